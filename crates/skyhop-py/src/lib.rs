@@ -1,0 +1,201 @@
+//! Thin PyO3 bindings of the skyhop engine, imported as `skyhop._core`.
+//!
+//! Everything crosses the boundary as JSON text: a scenario is validated and
+//! resolved into JSON by [`load_scenario`], and [`run`] simulates a resolved
+//! scenario for one seed and returns the `RunResult` as JSON. The typed
+//! Python facade lives in `python/skyhop/`.
+//!
+//! Errors are raised as the exception classes of `skyhop.errors` (the one
+//! place that defines the hierarchy): `ScenarioError(file, key, message)` for
+//! a bad scenario, `SimulationError(message, kind)` for a run that could not
+//! complete, `SkyhopError` otherwise. A Rust panic never crosses into Python:
+//! it is caught and raised as a `SimulationError` of kind `"internal"`.
+
+use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+use skyhop::scenario::Scenario;
+use skyhop::{RunOptions, ScenarioError, SimError};
+
+/// What went wrong, before it becomes a Python exception (built without the GIL).
+enum Failure {
+    Scenario(ScenarioError),
+    Sim { kind: &'static str, message: String },
+    Internal(String),
+}
+
+impl From<ScenarioError> for Failure {
+    fn from(e: ScenarioError) -> Self {
+        Failure::Scenario(e)
+    }
+}
+
+impl From<SimError> for Failure {
+    fn from(e: SimError) -> Self {
+        let kind = match &e {
+            SimError::Scenario(s) => return Failure::Scenario(s.clone()),
+            SimError::EventBudgetExceeded { .. } => "event_budget",
+            SimError::ByteConservation { .. } => "byte_conservation",
+            SimError::CacheOverflow { .. } => "cache_overflow",
+            #[allow(unreachable_patterns)]
+            _ => "simulation",
+        };
+        Failure::Sim {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Raise `skyhop.errors.<class_name>(*args)`; falls back to a builtin
+/// exception if the facade module cannot be imported.
+fn python_error(py: Python<'_>, failure: Failure) -> PyErr {
+    let built = (|| -> PyResult<PyErr> {
+        let errors = py.import_bound("skyhop.errors")?;
+        let instance = match &failure {
+            Failure::Scenario(e) => errors.getattr("ScenarioError")?.call1((
+                e.file.as_str(),
+                e.key.as_str(),
+                e.message.as_str(),
+            ))?,
+            Failure::Sim { kind, message } => errors
+                .getattr("SimulationError")?
+                .call1((message.as_str(), *kind))?,
+            Failure::Internal(message) => errors
+                .getattr("SimulationError")?
+                .call1((message.as_str(), "internal"))?,
+        };
+        Ok(PyErr::from_value_bound(instance))
+    })();
+    built.unwrap_or_else(|_| match failure {
+        Failure::Scenario(e) => PyValueError::new_err(e.to_string()),
+        Failure::Sim { message, .. } | Failure::Internal(message) => {
+            PyRuntimeError::new_err(message)
+        }
+    })
+}
+
+thread_local! {
+    /// Message and location of the last panic on this thread (see [`guarded`]).
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+static QUIET_PANICS: Once = Once::new();
+
+/// Install (once) a panic hook that records the panic instead of printing
+/// it, so that a user sees one error line, not a Rust panic report. Set
+/// `SKYHOP_PANIC_REPORT=1` to keep the default report as well.
+fn install_panic_hook() {
+    QUIET_PANICS.call_once(|| {
+        let default_hook = panic::take_hook();
+        let report = std::env::var_os("SKYHOP_PANIC_REPORT").is_some();
+        panic::set_hook(Box::new(move |info| {
+            let location = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{message}{location}")));
+            if report {
+                default_hook(info);
+            }
+        }));
+    });
+}
+
+/// Run `f`, turning a panic into `Failure::Internal`.
+fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
+    match panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(_) => {
+            let detail = LAST_PANIC
+                .with(|p| p.borrow_mut().take())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(Failure::Internal(format!(
+                "internal error while {what} (a skyhop bug, please report it): {detail}"
+            )))
+        }
+    }
+}
+
+fn to_json<T: serde::Serialize>(value: &T, what: &str) -> Result<String, Failure> {
+    serde_json::to_string(value)
+        .map_err(|e| Failure::Internal(format!("internal error: cannot serialise {what}: {e}")))
+}
+
+/// Validate a scenario and return it resolved (defaults filled in, units as
+/// strings) as JSON text.
+///
+/// `text` is TOML (`fmt="toml"`) or JSON (`fmt="json"`); `file` names it in
+/// error messages; `sets` are `"dotted.path=VALUE"` overrides, VALUE read as
+/// a TOML value (a bare word being a string).
+#[pyfunction]
+#[pyo3(signature = (text, file, sets=Vec::new(), fmt="toml"))]
+fn load_scenario(
+    py: Python<'_>,
+    text: &str,
+    file: &str,
+    sets: Vec<String>,
+    fmt: &str,
+) -> PyResult<String> {
+    let result = py.allow_threads(|| {
+        guarded("loading the scenario", || {
+            let scn: Scenario = match fmt {
+                "toml" => skyhop::scenario::load_str(text, file, &sets)?,
+                "json" => skyhop::scenario::load_json_str(text, file, &sets)?,
+                other => {
+                    return Err(Failure::Internal(format!(
+                        "load_scenario: unknown format {other:?} (expected \"toml\" or \"json\")"
+                    )))
+                }
+            };
+            to_json(&scn, "the resolved scenario")
+        })
+    });
+    result.map_err(|f| python_error(py, f))
+}
+
+/// Simulate a resolved scenario (the JSON of [`load_scenario`]) for one seed
+/// and return the `RunResult` as JSON text. The GIL is released meanwhile, so
+/// runs in several Python threads proceed in parallel.
+#[pyfunction]
+#[pyo3(signature = (resolved_json, seed, trace=false))]
+fn run(py: Python<'_>, resolved_json: &str, seed: u64, trace: bool) -> PyResult<String> {
+    let result = py.allow_threads(|| {
+        guarded("running the simulation", || {
+            let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
+            #[allow(clippy::needless_update)]
+            let opts = RunOptions {
+                trace,
+                ..RunOptions::default()
+            };
+            let result = skyhop::run(&scn, seed, &opts)?;
+            to_json(&result, "the run result")
+        })
+    });
+    result.map_err(|f| python_error(py, f))
+}
+
+/// Version of the compiled engine.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_panic_hook();
+    m.add_function(wrap_pyfunction!(load_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,94 @@
+//! What a run returns: per-flow results, per-proxy statistics, engine
+//! counters and (when asked) time series. All serialisable to JSON.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Results of one flow (end to end, across all of its legs).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FlowResult {
+    /// Seconds from the flow's start to the last byte reaching the destination
+    /// application; `None` for a bulk flow or a transfer that did not finish.
+    pub completion_time_s: Option<f64>,
+    /// Bytes delivered in order to the destination application / active time (bit/s).
+    pub goodput_bps: f64,
+    /// Bytes sent by the source's sender, retransmissions included / active time (bit/s).
+    pub throughput_bps: f64,
+    /// Bytes delivered in order to the destination application.
+    pub bytes_delivered: u64,
+    /// Bytes the source's sender put on the wire (first leg), retransmissions included.
+    pub bytes_sent: u64,
+    /// Retransmitted segments, summed over the flow's legs.
+    pub retransmissions: u64,
+    /// Retransmission timeouts, summed over the flow's legs.
+    pub timeouts: u64,
+    /// Loss recoveries entered via duplicate ACKs / SACK, summed over legs.
+    pub fast_recoveries: u64,
+    /// Seconds the flow was active (start to completion, or start to end of run).
+    pub active_time_s: f64,
+    /// Per-leg detail (one entry without proxies).
+    pub legs: Vec<LegResult>,
+}
+
+/// One TCP connection of a (possibly split) flow.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct LegResult {
+    pub from: String,
+    pub to: String,
+    pub tcp: String,
+    pub bytes_sent: u64,
+    pub bytes_acked: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub segments_sent: u64,
+    pub acks_received: u64,
+    pub window_probes: u64,
+}
+
+/// Statistics of one split proxy.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ProxyResult {
+    pub flow: String,
+    pub node: String,
+    pub cache_bytes: u64,
+    pub max_occupancy_bytes: u64,
+    /// Time-weighted mean occupancy over the flow's active time.
+    pub mean_occupancy_bytes: f64,
+    pub window_updates: u64,
+    /// Always zero: an overflow stops the run with an error.
+    pub drops: u64,
+}
+
+/// Engine counters, for benchmarks and sanity.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct EngineStats {
+    pub events: u64,
+    /// One packet crossing one link direction (lost packets included).
+    pub packet_hops: u64,
+    pub sim_time_s: f64,
+    pub queue_drops: u64,
+    pub channel_drops: u64,
+}
+
+/// A named time series: `t_s` and `value` columns of equal length.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Series {
+    pub t_s: Vec<f64>,
+    pub value: Vec<f64>,
+}
+
+/// Everything one run produced.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RunResult {
+    pub seed: u64,
+    pub flows: BTreeMap<String, FlowResult>,
+    pub proxies: Vec<ProxyResult>,
+    pub engine: EngineStats,
+    /// Time series keyed `"<flow>.<leg index>.<quantity>"` (cwnd, ssthresh,
+    /// srtt, flight, rwnd in bytes or seconds), or `"<flow>.proxy.<node>.occupancy"`.
+    /// Empty unless tracing was requested.
+    pub traces: BTreeMap<String, Series>,
+    /// Non-fatal observations about the scenario (e.g. a receive window below the BDP).
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,2 @@
+//! scenario
+pub struct Scenario;

@@ -1,0 +1,39 @@
+//! TCP endpoints as sans-IO state machines.
+pub mod cc;
+pub mod config;
+pub mod rangeset;
+pub mod receiver;
+pub mod recovery;
+pub mod rtt;
+pub mod sender;
+pub mod seg;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{CcKind, RecoveryKind, TcpConfig, Variant};
+pub use receiver::{TcpReceiver, WindowPolicy};
+pub use sender::TcpSender;
+pub use seg::{AckSeg, DataSeg, SackBlocks};
+
+/// Build a sender with the controller its variant names.
+pub fn new_sender(cfg: TcpConfig) -> TcpSender {
+    let cc = match cfg.variant.cc {
+        CcKind::Reno => cc::Cc::Reno(cc::RenoCc),
+        CcKind::Westwood => cc::Cc::Westwood(cc::Westwood::default()),
+        CcKind::WestwoodPlus => cc::Cc::WestwoodPlus(cc::WestwoodPlus::default()),
+    };
+    TcpSender::new(cfg, cc)
+}
+
+/// Build the matching receiver.
+pub fn new_receiver(cfg: &TcpConfig) -> TcpReceiver {
+    let sack = if cfg.variant.uses_sack() { cfg.sack_blocks } else { 0 };
+    TcpReceiver::new(
+        cfg.rcv_buffer,
+        cfg.mss,
+        sack,
+        cfg.delayed_ack,
+        cfg.delayed_ack_timeout,
+    )
+}

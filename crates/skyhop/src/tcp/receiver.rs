@@ -1,0 +1,291 @@
+//! The receiving side of a TCP connection, as a sans-IO state machine.
+//!
+//! It reassembles segments, delivers in-order bytes, and answers each data
+//! segment with an ACK (or, with delayed ACKs, every second full segment or on
+//! a timer, RFC 5681 section 4.2). SACK blocks follow RFC 2018 section 4.
+//!
+//! Buffer accounting: the receive buffer (or a proxy's cache) holds bytes
+//! delivered in order but not yet released by their consumer (`held`) and
+//! out-of-order bytes waiting for a hole. An end-host application consumes
+//! at once (`auto_release`); a split proxy releases bytes only when the next
+//! leg has them acknowledged. A segment is accepted if it ends within
+//! `rcv_nxt + (buffer - held)`; the advertised window never lets a sender
+//! go past that edge, so an accepted-window sender never loses data here.
+
+use super::rangeset::RangeSet;
+use super::seg::{AckSeg, DataSeg, SackBlocks};
+use crate::engine::time::{Dur, Time};
+
+/// How the advertised window is derived from the buffer (SPEC section 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowPolicy {
+    /// End host: the free receive buffer (out-of-order data not subtracted, as in BSD).
+    Free,
+    /// HAPS study proxy: half of the free cache.
+    HalfFree,
+    /// On-board proxy: at most one third of the cache, and never more than the
+    /// free cache minus one third (a window of slack for data already in flight).
+    Third,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    pub segments_received: u64,
+    pub bytes_received: u64,
+    pub duplicate_segments: u64,
+    pub out_of_order_segments: u64,
+    pub acks_sent: u64,
+    pub window_updates: u64,
+    /// Segments that did not fit in the buffer (zero-window probes excluded).
+    pub beyond_buffer: u64,
+    pub max_occupancy: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    rcv_nxt: u64,
+    ooo: RangeSet,
+    /// SACK blocks in the order to report them (RFC 2018: most recent first).
+    recent: Vec<(u64, u64)>,
+    buffer: u64,
+    held: u64,
+    auto_release: bool,
+    policy: WindowPolicy,
+    sack_blocks: usize,
+    mss: u64,
+    delayed_ack: bool,
+    delack_timeout: Dur,
+    unacked_segments: u32,
+    delack_at: Option<Time>,
+    last_adv: u64,
+    pub stats: ReceiverStats,
+}
+
+/// What one arriving segment did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Arrival {
+    /// Bytes `[start, end)` newly delivered in order, if any.
+    pub delivered: Option<(u64, u64)>,
+    /// The segment did not fit in the buffer and was discarded.
+    pub discarded: bool,
+}
+
+impl TcpReceiver {
+    /// `sack_blocks` = 0 disables SACK.
+    pub fn new(
+        buffer: u64,
+        mss: u32,
+        sack_blocks: u32,
+        delayed_ack: bool,
+        delack_timeout: Dur,
+    ) -> TcpReceiver {
+        TcpReceiver {
+            rcv_nxt: 0,
+            ooo: RangeSet::new(),
+            recent: Vec::new(),
+            buffer,
+            held: 0,
+            auto_release: true,
+            policy: WindowPolicy::Free,
+            sack_blocks: sack_blocks as usize,
+            mss: mss as u64,
+            delayed_ack,
+            delack_timeout,
+            unacked_segments: 0,
+            delack_at: None,
+            last_adv: buffer,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Make this receiver the incoming side of a proxy: bytes stay in the
+    /// buffer until `release`d, and the window follows `policy`.
+    pub fn set_proxy_mode(&mut self, policy: WindowPolicy) {
+        self.auto_release = false;
+        self.policy = policy;
+        self.last_adv = self.advertised_window();
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+    pub fn buffer(&self) -> u64 {
+        self.buffer
+    }
+    /// Bytes occupying the buffer: held in-order bytes plus out-of-order bytes.
+    pub fn occupancy(&self) -> u64 {
+        self.held + self.ooo.bytes()
+    }
+    pub fn held(&self) -> u64 {
+        self.held
+    }
+    pub fn poll_at(&self) -> Option<Time> {
+        self.delack_at
+    }
+
+    /// The window to advertise now.
+    pub fn advertised_window(&self) -> u64 {
+        let free_in_order = self.buffer.saturating_sub(self.held);
+        match self.policy {
+            WindowPolicy::Free => free_in_order,
+            WindowPolicy::HalfFree => self.buffer.saturating_sub(self.occupancy()) / 2,
+            WindowPolicy::Third => {
+                let third = self.buffer / 3;
+                let free = self.buffer.saturating_sub(self.occupancy());
+                third.min(free.saturating_sub(third))
+            }
+        }
+        // Never advertise past the acceptance edge.
+        .min(free_in_order)
+    }
+
+    fn make_ack(&mut self, window_update: bool) -> AckSeg {
+        let wnd = self.advertised_window();
+        self.last_adv = wnd;
+        self.stats.acks_sent += 1;
+        let mut sack = SackBlocks::default();
+        if self.sack_blocks > 0 {
+            for &(s, e) in self.recent.iter().take(self.sack_blocks) {
+                sack.push(s, e);
+            }
+        }
+        AckSeg {
+            ack: self.rcv_nxt,
+            wnd,
+            sack,
+            window_update,
+        }
+    }
+
+    /// RFC 2018 section 4: the first block reports the range holding the most
+    /// recently received segment; the others repeat the most recently
+    /// reported ranges still outstanding.
+    fn note_sack(&mut self, seg_start: u64) {
+        if self.sack_blocks == 0 {
+            return;
+        }
+        // Drop reported ranges that are now delivered or merged.
+        let ooo = &self.ooo;
+        self.recent
+            .retain(|&(s, _)| ooo.range_of(s).is_some_and(|r| r.0 == s));
+        for r in self.recent.iter_mut() {
+            if let Some(cur) = ooo.range_of(r.0) {
+                *r = cur;
+            }
+        }
+        if let Some(cur) = self.ooo.range_of(seg_start) {
+            self.recent.retain(|&r| r != cur && !(r.0 >= cur.0 && r.1 <= cur.1));
+            self.recent.insert(0, cur);
+        }
+        self.recent.truncate(8);
+    }
+
+    /// A data segment arrived. ACKs to send go into `acks`.
+    pub fn on_segment(&mut self, now: Time, seg: &DataSeg, acks: &mut Vec<AckSeg>) -> Arrival {
+        self.stats.segments_received += 1;
+        let (s, e) = (seg.seq, seg.end());
+        let mut arrival = Arrival::default();
+        let edge = self.rcv_nxt + self.buffer.saturating_sub(self.held);
+        if e <= self.rcv_nxt {
+            // Entirely old: a duplicate. ACK at once (RFC 5681 section 4.2).
+            self.stats.duplicate_segments += 1;
+            acks.push(self.make_ack(false));
+            self.cancel_delack();
+            return arrival;
+        }
+        if e > edge {
+            // Beyond the buffer: discard and re-advertise the window.
+            if !seg.probe {
+                self.stats.beyond_buffer += 1;
+            }
+            arrival.discarded = true;
+            acks.push(self.make_ack(false));
+            self.cancel_delack();
+            return arrival;
+        }
+        self.stats.bytes_received += seg.len as u64;
+        let had_gap = !self.ooo.is_empty();
+        if s > self.rcv_nxt {
+            // Out of order: hold it, ACK at once (duplicate ACK with SACK).
+            self.stats.out_of_order_segments += 1;
+            self.ooo.insert(s, e);
+            self.note_sack(s);
+            self.track_occupancy();
+            acks.push(self.make_ack(false));
+            self.cancel_delack();
+            return arrival;
+        }
+        // In order (possibly overlapping what we have).
+        let start = self.rcv_nxt;
+        let mut end = e;
+        self.ooo.remove_below(end);
+        while let Some(b) = self.ooo.pop_covering(end) {
+            end = end.max(b);
+        }
+        self.rcv_nxt = end;
+        if !self.auto_release {
+            self.held += end - start;
+        }
+        arrival.delivered = Some((start, end));
+        self.note_sack(s);
+        self.track_occupancy();
+        if !self.delayed_ack || had_gap || !self.ooo.is_empty() {
+            // Immediate ACK; also when filling a hole (RFC 5681 section 4.2).
+            acks.push(self.make_ack(false));
+            self.cancel_delack();
+        } else {
+            // RFC 5681 (4.2): ACK at least every second full-sized segment, and
+            // within the delayed-ACK timeout.
+            self.unacked_segments += 1;
+            if self.unacked_segments >= 2 {
+                acks.push(self.make_ack(false));
+                self.cancel_delack();
+            } else if self.delack_at.is_none() {
+                self.delack_at = Some(now + self.delack_timeout);
+            }
+        }
+        arrival
+    }
+
+    fn cancel_delack(&mut self) {
+        self.unacked_segments = 0;
+        self.delack_at = None;
+    }
+
+    fn track_occupancy(&mut self) {
+        let occ = self.occupancy();
+        if occ > self.stats.max_occupancy {
+            self.stats.max_occupancy = occ;
+        }
+    }
+
+    /// The delayed-ACK timer.
+    pub fn on_timer(&mut self, now: Time, acks: &mut Vec<AckSeg>) {
+        if let Some(t) = self.delack_at {
+            if now >= t {
+                acks.push(self.make_ack(false));
+                self.cancel_delack();
+            }
+        }
+    }
+
+    /// The consumer (a proxy's next leg) is done with `bytes` held bytes. A
+    /// window update goes out when the window grew by two segments or half the
+    /// buffer since last advertised, or reopened from below one segment
+    /// (BSD tcp_output's rule; SPEC section 6: "when a full cache drains, the
+    /// proxy sends a window update at once").
+    pub fn release(&mut self, bytes: u64, acks: &mut Vec<AckSeg>) {
+        debug_assert!(bytes <= self.held, "released more than held");
+        self.held -= bytes.min(self.held);
+        let adv = self.advertised_window();
+        let grew = adv.saturating_sub(self.last_adv);
+        if grew > 0
+            && (grew >= 2 * self.mss
+                || grew >= self.buffer / 2
+                || (self.last_adv < self.mss && adv >= self.mss))
+        {
+            self.stats.window_updates += 1;
+            acks.push(self.make_ack(true));
+        }
+    }
+}

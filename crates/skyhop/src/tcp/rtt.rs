@@ -1,0 +1,152 @@
+//! Round-trip time estimation and the retransmission timeout, RFC 6298.
+
+use crate::engine::time::Dur;
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    srtt: Option<Dur>,
+    rttvar: Dur,
+    min_rtt: Option<Dur>,
+    latest: Option<Dur>,
+    /// RTO before back-off.
+    rto: Dur,
+    /// Number of consecutive back-offs (RFC 6298 (5.5)).
+    backoff: u32,
+    rto_min: Dur,
+    rto_max: Dur,
+    granularity: Dur,
+}
+
+impl RttEstimator {
+    /// RFC 6298 (2.1): until a sample is taken, RTO = the initial RTO.
+    pub fn new(rto_initial: Dur, rto_min: Dur, rto_max: Dur, granularity: Dur) -> Self {
+        RttEstimator {
+            srtt: None,
+            rttvar: Dur::ZERO,
+            min_rtt: None,
+            latest: None,
+            rto: rto_initial,
+            backoff: 0,
+            rto_min,
+            rto_max,
+            granularity,
+        }
+    }
+
+    /// Take a valid sample (Karn's rule is the caller's duty: never a
+    /// retransmitted segment).
+    pub fn sample(&mut self, r: Dur) {
+        match self.srtt {
+            None => {
+                // RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2.
+                self.srtt = Some(r);
+                self.rttvar = Dur(r.0 / 2);
+            }
+            Some(srtt) => {
+                // RFC 6298 (2.3): RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|; SRTT <- 7/8 SRTT + 1/8 R'.
+                let diff = srtt.0.abs_diff(r.0);
+                self.rttvar = Dur((3 * self.rttvar.0 + diff) / 4);
+                self.srtt = Some(Dur((7 * srtt.0 + r.0) / 8));
+            }
+        }
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.latest = Some(r);
+        let srtt = self.srtt.unwrap();
+        // RFC 6298 (2.2)/(2.3): RTO <- SRTT + max(G, K*RTTVAR), K = 4.
+        let rto = srtt + Dur(self.granularity.0.max(4 * self.rttvar.0));
+        // RFC 6298 (2.4) minimum, (2.5) maximum.
+        self.rto = rto.max(self.rto_min).min(self.rto_max);
+        // Karn: a fresh sample from new data ends the back-off.
+        self.backoff = 0;
+    }
+
+    /// The current timeout, back-off applied: RTO * 2^backoff, capped at the maximum.
+    pub fn rto(&self) -> Dur {
+        let mult = 1u64.checked_shl(self.backoff).unwrap_or(u64::MAX);
+        Dur(self.rto.0.saturating_mul(mult)).min(self.rto_max.max(self.rto))
+    }
+
+    /// RFC 6298 (5.5): back off the timer after an expiry.
+    pub fn back_off(&mut self) {
+        if self.rto() < self.rto_max {
+            self.backoff += 1;
+        }
+    }
+
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+    pub fn srtt(&self) -> Option<Dur> {
+        self.srtt
+    }
+    pub fn rttvar(&self) -> Dur {
+        self.rttvar
+    }
+    pub fn min_rtt(&self) -> Option<Dur> {
+        self.min_rtt
+    }
+    pub fn latest(&self) -> Option<Dur> {
+        self.latest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est() -> RttEstimator {
+        RttEstimator::new(
+            Dur::from_secs(1),
+            Dur::from_secs(1),
+            Dur::from_secs(60),
+            Dur::from_millis(1),
+        )
+    }
+
+    #[test]
+    fn first_sample_sets_srtt_and_half_variance() {
+        let mut e = est();
+        e.sample(Dur::from_millis(500));
+        assert_eq!(e.srtt(), Some(Dur::from_millis(500)));
+        assert_eq!(e.rttvar(), Dur::from_millis(250));
+        // 500 + 4*250 = 1500 ms
+        assert_eq!(e.rto(), Dur::from_millis(1500));
+    }
+
+    #[test]
+    fn second_sample_follows_the_rfc_6298_filters() {
+        let mut e = est();
+        e.sample(Dur::from_millis(500));
+        e.sample(Dur::from_millis(700));
+        // RTTVAR = 3/4*250 + 1/4*200 = 237.5 ms; SRTT = 7/8*500 + 1/8*700 = 525 ms
+        assert_eq!(e.rttvar(), Dur(237_500_000));
+        assert_eq!(e.srtt(), Some(Dur::from_millis(525)));
+        assert_eq!(e.rto(), Dur(525_000_000 + 950_000_000));
+    }
+
+    #[test]
+    fn rto_is_floored_at_the_minimum() {
+        let mut e = est();
+        for _ in 0..50 {
+            e.sample(Dur::from_millis(20));
+        }
+        assert_eq!(e.rto(), Dur::from_secs(1));
+    }
+
+    #[test]
+    fn back_off_doubles_until_the_maximum_and_a_sample_resets_it() {
+        let mut e = est();
+        e.sample(Dur::from_millis(500)); // RTO 1.5 s
+        e.back_off();
+        assert_eq!(e.rto(), Dur::from_secs(3));
+        e.back_off();
+        assert_eq!(e.rto(), Dur::from_secs(6));
+        for _ in 0..10 {
+            e.back_off();
+        }
+        assert_eq!(e.rto(), Dur::from_secs(60));
+        e.sample(Dur::from_millis(500));
+        assert_eq!(e.backoff(), 0);
+        assert!(e.rto() < Dur::from_secs(2));
+    }
+}

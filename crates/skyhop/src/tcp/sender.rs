@@ -1,0 +1,428 @@
+//! The sending side of a TCP connection, as a sans-IO state machine.
+//!
+//! Inputs: application data (`add_app_data`), ACKs (`on_ack`), timer expiry
+//! (`on_timer`), each with the current time. Outputs: data segments pushed
+//! into the caller's vector, and `poll_at()`, the next instant the sender
+//! needs a timer call. It never reads a clock or touches the event queue.
+//!
+//! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the
+//! first data byte is 0. Loss recovery lives in `tcp::recovery` (one file per
+//! strategy); window arithmetic in the congestion controller (`tcp::cc`).
+
+use super::cc::{AckSample, Cc, CcState, CongestionOps};
+use super::config::{RecoveryKind, TcpConfig};
+use super::rangeset::RangeSet;
+use super::rtt::RttEstimator;
+use super::seg::{AckSeg, DataSeg};
+use crate::engine::time::{Dur, Time};
+
+/// Counters of one sender.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub acks_received: u64,
+    pub window_probes: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    pub(super) cfg: TcpConfig,
+    pub(super) cc: Cc,
+    pub(super) st: CcState,
+    /// Oldest unacknowledged byte (HighACK in RFC 6675).
+    pub(super) snd_una: u64,
+    /// Next byte to send (below `snd_max` after a go-back-N reset).
+    pub(super) snd_nxt: u64,
+    /// One past the highest byte ever sent (HighData in RFC 6675).
+    pub(super) snd_max: u64,
+    /// One past the last byte the application has handed over.
+    pub(super) app_end: u64,
+    /// The peer's advertised window.
+    pub(super) rwnd: u64,
+    pub(super) dupacks: u32,
+    pub(super) in_recovery: bool,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint (one past the highest byte
+    /// sent when recovery or the last timeout began); `None` before any.
+    pub(super) recover: Option<u64>,
+    /// NewReno Impatient: the first partial ACK of this recovery was seen.
+    pub(super) partial_seen: bool,
+    pub(super) rtt: RttEstimator,
+    pub(super) rto_at: Option<Time>,
+    /// The segment being timed for an RTT sample: (end byte, send time).
+    pub(super) timed: Option<(u64, Time)>,
+    pub(super) persist_at: Option<Time>,
+    pub(super) persist_backoff: u32,
+    /// SACK scoreboard: SACKed ranges above snd_una.
+    pub(super) sb: RangeSet,
+    /// RFC 6675 HighRxt, as one past the highest byte retransmitted.
+    pub(super) high_rxt: u64,
+    /// RFC 6675 RescueRxt.
+    pub(super) rescue_rxt: Option<u64>,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(cfg: TcpConfig, cc: Cc) -> TcpSender {
+        let mss = cfg.mss as u64;
+        let st = CcState {
+            // RFC 5681 (3.1) IW; RFC 3390 / 6928 values by configuration.
+            cwnd: cfg.initial_window as u64 * mss,
+            ssthresh: cfg.initial_ssthresh,
+            mss,
+        };
+        let rtt = RttEstimator::new(
+            cfg.rto_initial,
+            cfg.rto_min,
+            cfg.rto_max,
+            cfg.clock_granularity,
+        );
+        TcpSender {
+            rwnd: cfg.rcv_buffer,
+            cfg,
+            cc,
+            st,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_end: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            partial_seen: false,
+            rtt,
+            rto_at: None,
+            timed: None,
+            persist_at: None,
+            persist_backoff: 0,
+            sb: RangeSet::new(),
+            high_rxt: 0,
+            rescue_rxt: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    // ---- observers -------------------------------------------------------
+    pub fn cwnd(&self) -> u64 {
+        self.st.cwnd
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.st.ssthresh
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    pub fn rwnd(&self) -> u64 {
+        self.rwnd
+    }
+    /// Bytes sent and not yet cumulatively acknowledged.
+    pub fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    pub fn srtt(&self) -> Option<Dur> {
+        self.rtt.srtt()
+    }
+    pub fn rto(&self) -> Dur {
+        self.rtt.rto()
+    }
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_at
+    }
+    pub fn persist_deadline(&self) -> Option<Time> {
+        self.persist_at
+    }
+    pub fn rate_estimate_bps(&self) -> Option<f64> {
+        self.cc.rate_estimate_bps()
+    }
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+    /// Everything the application handed over has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd_una >= self.app_end
+    }
+    pub fn app_end(&self) -> u64 {
+        self.app_end
+    }
+
+    /// The next instant this sender needs `on_timer`.
+    #[inline]
+    pub fn poll_at(&self) -> Option<Time> {
+        match (self.rto_at, self.persist_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    // ---- inputs ----------------------------------------------------------
+
+    /// The application hands over `bytes` more bytes (`u64::MAX` saturates:
+    /// an unlimited source).
+    pub fn add_app_data(&mut self, now: Time, bytes: u64, out: &mut Vec<DataSeg>) {
+        self.app_end = self.app_end.saturating_add(bytes);
+        self.try_send(now, out);
+    }
+
+    /// Set the cap on unacknowledged bytes (a proxy's outgoing-leg limit).
+    pub fn set_max_unacked(&mut self, cap: Option<u64>) {
+        self.cfg.max_unacked = cap;
+    }
+
+    /// An acknowledgement arrived. Returns the bytes newly acknowledged.
+    pub fn on_ack(&mut self, now: Time, ack: &AckSeg, out: &mut Vec<DataSeg>) -> u64 {
+        self.stats.acks_received += 1;
+        let a = ack.ack;
+        if a > self.snd_max || a < self.snd_una {
+            // Acknowledges data never sent, or an old ACK: ignore (RFC 793).
+            return 0;
+        }
+        let persisting = self.persist_at.is_some();
+        self.rwnd = ack.wnd;
+        let flight_before = self.flight();
+
+        // SACK blocks update the scoreboard (RFC 6675 Update()).
+        let mut sacked_bytes = 0;
+        if self.cfg.variant.uses_sack() {
+            for &(s, e) in ack.sack.as_slice() {
+                let e = e.min(self.snd_max);
+                let s = s.max(a);
+                if s < e {
+                    sacked_bytes += self.sb.insert(s, e);
+                }
+            }
+        }
+        let acked = a - self.snd_una;
+        if acked > 0 {
+            self.sb.remove_below(a);
+        }
+
+        // RTT sample from the timed segment (Karn: cleared on any retransmission).
+        let mut rtt_sample = None;
+        if let Some((end, t0)) = self.timed {
+            if a >= end {
+                let r = now - t0;
+                self.rtt.sample(r);
+                rtt_sample = Some(r);
+                self.timed = None;
+            }
+        }
+        // RFC 5681 (2): a duplicate ACK acknowledges nothing new while data is
+        // outstanding. A pure window update or a reply to a zero-window probe
+        // is not one (as in BSD, which counts none while persisting).
+        let is_dupack = acked == 0
+            && self.snd_max > self.snd_una
+            && !ack.window_update
+            && ack.wnd > 0
+            && !persisting;
+        let sample = AckSample {
+            now,
+            acked_bytes: acked,
+            is_dupack,
+            sacked_bytes,
+            rtt_sample,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            flight_bytes: flight_before,
+        };
+        self.cc.observe_ack(&self.st, &sample);
+
+        if ack.wnd > 0 && self.persist_at.is_some() {
+            // The window opened: leave persist mode.
+            self.persist_at = None;
+            self.persist_backoff = 0;
+        }
+
+        if acked > 0 {
+            self.snd_una = a;
+            if self.snd_nxt < a {
+                self.snd_nxt = a;
+            }
+            if self.high_rxt < a {
+                self.high_rxt = a;
+            }
+            self.dupacks = 0;
+            let restart_timer = self.on_new_ack(now, &sample, out);
+            if self.snd_una == self.snd_max {
+                // RFC 6298 (5.2): all outstanding data acknowledged: stop the timer.
+                self.rto_at = None;
+            } else if restart_timer {
+                // RFC 6298 (5.3): restart the timer on an ACK of new data.
+                self.rto_at = Some(now + self.rtt.rto());
+            }
+        } else if is_dupack {
+            self.dupacks += 1;
+            self.on_dupack(now, &sample, out);
+        }
+        self.try_send(now, out);
+        acked
+    }
+
+    /// A timer expired (or the engine calls at `poll_at()`).
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        if let Some(t) = self.persist_at {
+            if now >= t {
+                self.persist_fire(now, out);
+            }
+        }
+        if let Some(t) = self.rto_at {
+            if now >= t {
+                self.rto_fire(now, out);
+            }
+        }
+    }
+
+    // ---- internals -------------------------------------------------------
+
+    /// Usable window: min(cwnd, rwnd, cap on unacknowledged bytes).
+    #[inline]
+    pub(super) fn window(&self) -> u64 {
+        let w = self.st.cwnd.min(self.rwnd);
+        match self.cfg.max_unacked {
+            Some(cap) => w.min(cap),
+            None => w,
+        }
+    }
+
+    /// Put one segment on the wire and do the bookkeeping every send shares.
+    pub(super) fn emit(&mut self, now: Time, seq: u64, len: u32, probe: bool, out: &mut Vec<DataSeg>) {
+        let retx = seq < self.snd_max;
+        out.push(DataSeg { seq, len, retx, probe });
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        if probe {
+            self.stats.window_probes += 1;
+        } else if retx {
+            self.stats.retransmissions += 1;
+        }
+        if retx {
+            // Karn's rule: no RTT sample from anything retransmitted.
+            self.timed = None;
+        } else if self.timed.is_none() && !probe {
+            self.timed = Some((seq + len as u64, now));
+        }
+        let end = seq + len as u64;
+        if end > self.snd_max {
+            self.snd_max = end;
+        }
+        // RFC 6298 (5.1): start the timer when sending data if it is not running.
+        if self.rto_at.is_none() && !probe {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// Length of the segment starting at `seq` (full MSS unless the app data ends first).
+    #[inline]
+    pub(super) fn seg_len_at(&self, seq: u64) -> u32 {
+        (self.app_end - seq).min(self.cfg.mss as u64) as u32
+    }
+
+    /// Send what the window allows. In SACK recovery transmission is driven by
+    /// RFC 6675 step (C) instead.
+    pub(super) fn try_send(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        let before = out.len();
+        if self.in_recovery && self.cfg.variant.recovery == RecoveryKind::Sack {
+            self.sack_transmit(now, out);
+        } else {
+            let limit = self.snd_una.saturating_add(self.window());
+            while self.snd_nxt < self.app_end {
+                let len = self.seg_len_at(self.snd_nxt);
+                if self.snd_nxt + len as u64 > limit {
+                    break;
+                }
+                let seq = self.snd_nxt;
+                self.emit(now, seq, len, false, out);
+                self.snd_nxt += len as u64;
+            }
+        }
+        // Persist (RFC 1122 4.2.2.17, BSD tcp_output): nothing outstanding, data
+        // waiting, nothing could be sent: probe the window when the timer fires.
+        if out.len() == before
+            && self.snd_max == self.snd_una
+            && self.snd_nxt < self.app_end
+            && self.persist_at.is_none()
+            && self.rto_at.is_none()
+        {
+            self.persist_at = Some(now + self.persist_interval());
+        }
+    }
+
+    fn persist_interval(&self) -> Dur {
+        let mult = 1u64 << self.persist_backoff.min(16);
+        Dur(self.rtt.rto().0.saturating_mul(mult)).min(self.cfg.rto_max)
+    }
+
+    fn persist_fire(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        self.persist_at = None;
+        if self.rwnd > 0 && self.snd_max == self.snd_una {
+            // The window is open again; just send.
+            self.persist_backoff = 0;
+            self.try_send(now, out);
+            return;
+        }
+        if self.snd_una < self.app_end {
+            // Probe with one byte: the first unacknowledged one, or the next new one.
+            let seq = self.snd_una;
+            self.emit(now, seq, 1, true, out);
+            if self.snd_nxt < seq + 1 {
+                self.snd_nxt = seq + 1;
+            }
+            self.persist_backoff += 1;
+            self.persist_at = Some(now + self.persist_interval());
+        }
+    }
+
+    fn rto_fire(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        self.rto_at = None;
+        if self.snd_una == self.snd_max {
+            return;
+        }
+        self.stats.timeouts += 1;
+        let flight = self.flight();
+        // RFC 5681 (5) via the controller: ssthresh and cwnd = loss window.
+        self.cc.on_rto(&mut self.st, now, flight);
+        // RFC 6298 (5.5): back off the timer.
+        self.rtt.back_off();
+        // Leave any recovery; remember the highest byte sent so duplicate ACKs
+        // caused by the go-back-N resends do not start a fast retransmit
+        // (RFC 6582 section 3.2 step 4; RFC 6675 section 5.1).
+        self.in_recovery = false;
+        self.partial_seen = false;
+        self.dupacks = 0;
+        self.recover = Some(self.snd_max);
+        // RFC 2018 section 8: after a timeout the SACK scoreboard is discarded.
+        self.sb.clear();
+        self.high_rxt = self.snd_una;
+        self.rescue_rxt = None;
+        self.timed = None;
+        // Go back N: resend from the first unacknowledged byte, as cwnd allows.
+        self.snd_nxt = self.snd_una;
+        // RFC 6298 (5.4)/(5.6): retransmit the earliest segment, restart the timer.
+        let seq = self.snd_una;
+        let len = self.seg_len_at(seq).max(1);
+        self.emit(now, seq, len, false, out);
+        self.snd_nxt = seq + len as u64;
+        self.rto_at = Some(now + self.rtt.rto());
+        self.try_send(now, out);
+    }
+
+    /// Whether duplicate ACKs may start a new recovery: only once the
+    /// cumulative ACK has passed `recover` (RFC 6582 section 3.2 step 2).
+    pub(super) fn may_enter_recovery(&self) -> bool {
+        match self.recover {
+            None => true,
+            Some(r) => self.snd_una > r,
+        }
+    }
+}
