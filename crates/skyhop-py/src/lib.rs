@@ -11,6 +11,9 @@
 //! complete, `SkyhopError` otherwise. A Rust panic never crosses into Python:
 //! it is caught and raised as a `SimulationError` of kind `"internal"`.
 
+// pyo3 0.22's #[pyfunction] expansion trips this lint on `PyResult` returns.
+#![allow(clippy::useless_conversion)]
+
 use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;

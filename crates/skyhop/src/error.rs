@@ -46,7 +46,11 @@ pub enum SimError {
     /// a simulator bug, reported rather than hidden.
     ByteConservation { flow: String, detail: String },
     /// A split proxy's cache overflowed: a simulator bug (backpressure must prevent it).
-    CacheOverflow { flow: String, node: String, detail: String },
+    CacheOverflow {
+        flow: String,
+        node: String,
+        detail: String,
+    },
 }
 
 impl fmt::Display for SimError {

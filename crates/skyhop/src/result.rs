@@ -44,6 +44,8 @@ pub struct LegResult {
     pub segments_sent: u64,
     pub acks_received: u64,
     pub window_probes: u64,
+    /// Pure window updates sent by this leg's receiver.
+    pub window_updates_sent: u64,
 }
 
 /// Statistics of one split proxy.

@@ -1,5 +1,682 @@
-//! placeholder
-use crate::{RunResult, SimError};
+//! The simulator: builds a world from a [`Plan`] and drives the sans-IO
+//! state machines with the event queue.
+//!
+//! Events (one enum, addressed by indices):
+//! - `Arrive(p)`: packet slot `p` reaches the far end of its current link;
+//!   it is forwarded on the next link of its route or delivered to its
+//!   endpoint. Links compute departure times when a packet is queued, so a
+//!   hop costs one event, and a corrupted packet none.
+//! - `SenderTimer` / `ReceiverTimer`: an endpoint's deadline; cancelled
+//!   lazily by generation number, and re-armed only when a deadline moves earlier.
+//! - `Start(f)`: flow `f` begins.
+//!
+//! Same-instant order is insertion order (the queue's sequence number).
+
+use crate::app::ByteLedger;
+use crate::channel::ErrorModel;
+use crate::engine::{Dur, EventQueue, RngStream, Time};
+use crate::error::SimError;
+use crate::net::{Enqueue, LinkDir, NodeId, Packet, Payload};
+use crate::observe::{SenderTrace, ValueTrace};
+use crate::pep::ProxyRt;
+use crate::result::{EngineStats, FlowResult, LegResult, ProxyResult, RunResult};
+use crate::scenario::{FlowSize, Plan, ProxyPolicy, Scenario};
+use crate::tcp::{self, AckSeg, DataSeg, TcpReceiver, TcpSender};
+
+/// What a run should record beyond the results.
 #[derive(Clone, Debug, Default)]
-pub struct RunOptions { pub trace: bool }
-pub fn run(_s: &crate::scenario::Scenario, _seed: u64, _o: &RunOptions) -> Result<RunResult, SimError> { unimplemented!() }
+pub struct RunOptions {
+    /// Record time series (cwnd, ssthresh, srtt, flight, rwnd per leg; proxy occupancy).
+    pub trace: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Arrive(u32),
+    SenderTimer { conn: u32, gen: u32 },
+    ReceiverTimer { conn: u32, gen: u32 },
+    Start(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct TimerSlot {
+    at: Time,
+    gen: u32,
+}
+
+impl Default for TimerSlot {
+    fn default() -> Self {
+        TimerSlot {
+            at: Time::MAX,
+            gen: 0,
+        }
+    }
+}
+
+/// One TCP connection: a leg of a flow.
+struct Conn {
+    flow: usize,
+    leg: usize,
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    fwd_route: u32,
+    rev_route: u32,
+    header: u32,
+    s_timer: TimerSlot,
+    r_timer: TimerSlot,
+    ledger: ByteLedger,
+    /// Proxy index (in the flow) feeding this connection's sender, if any.
+    proxy_in: Option<usize>,
+    /// Proxy index this connection's receiver feeds, if any.
+    proxy_out: Option<usize>,
+    trace: Option<SenderTrace>,
+}
+
+struct FlowRt {
+    name: String,
+    start: Time,
+    size: FlowSize,
+    conns: Vec<usize>,
+    proxies: Vec<ProxyRt>,
+    proxy_traces: Vec<ValueTrace>,
+    done_at: Option<Time>,
+    variant_names: Vec<String>,
+    leg_ends: Vec<(String, String)>,
+}
+
+struct World {
+    q: EventQueue<Ev>,
+    links: Vec<LinkDir>,
+    routes: Vec<Vec<u32>>,
+    packets: Vec<Packet>,
+    free: Vec<u32>,
+    conns: Vec<Conn>,
+    flows: Vec<FlowRt>,
+    data_out: Vec<DataSeg>,
+    ack_out: Vec<AckSeg>,
+    packet_hops: u64,
+    pending_files: usize,
+    trace: bool,
+    error: Option<SimError>,
+}
+
+/// Simulate `scn` once with `seed`.
+pub fn run(scn: &Scenario, seed: u64, opts: &RunOptions) -> Result<RunResult, SimError> {
+    let plan = Plan::build(scn, "<scenario>")?;
+    run_plan(&plan, seed, opts)
+}
+
+/// Simulate a resolved plan once with `seed`.
+pub fn run_plan(plan: &Plan, seed: u64, opts: &RunOptions) -> Result<RunResult, SimError> {
+    let mut w = World::build(plan, seed, opts);
+    let end = Time(plan.duration.0);
+    let budget = plan.event_budget;
+    let mut events: u64 = 0;
+    while let Some(t) = w.q.peek_time() {
+        if t > end || (w.pending_files == 0 && w.no_bulk()) {
+            break;
+        }
+        let (now, ev) = w.q.pop().unwrap();
+        events += 1;
+        if events > budget {
+            return Err(SimError::EventBudgetExceeded {
+                budget,
+                sim_time_s: now.as_secs_f64(),
+            });
+        }
+        w.dispatch(now, ev);
+        if let Some(e) = w.error.take() {
+            return Err(e);
+        }
+    }
+    let stop = if w.pending_files == 0 && w.no_bulk() {
+        w.q.now()
+    } else {
+        end
+    };
+    Ok(w.finish(plan, seed, stop, events))
+}
+
+impl World {
+    fn build(plan: &Plan, seed: u64, opts: &RunOptions) -> World {
+        let links: Vec<LinkDir> = plan
+            .links
+            .iter()
+            .map(|l| {
+                let mut em = ErrorModel::new(l.loss.clone(), l.apply_to);
+                em.drop_list = l.drop_segments.clone();
+                LinkDir::new(
+                    l.name.clone(),
+                    NodeId(l.from),
+                    NodeId(l.to),
+                    l.rate_bps,
+                    l.delay,
+                    l.queue,
+                    em,
+                    RngStream::derive(seed, &format!("link:{}", l.name)),
+                )
+            })
+            .collect();
+        let mut routes = Vec::new();
+        let mut conns = Vec::new();
+        let mut flows = Vec::new();
+        let mut q = EventQueue::new();
+        let mut pending_files = 0;
+        for (fi, f) in plan.flows.iter().enumerate() {
+            let mut conn_ids = Vec::new();
+            for (li, leg) in f.legs.iter().enumerate() {
+                let fwd_route = routes.len() as u32;
+                routes.push(leg.fwd.clone());
+                let rev_route = routes.len() as u32;
+                routes.push(leg.rev.clone());
+                let mut cfg = leg.cfg.clone();
+                if li > 0 {
+                    cfg.max_unacked = None;
+                }
+                let sender = tcp::new_sender(cfg.clone());
+                let mut receiver = tcp::new_receiver(&cfg);
+                if li + 1 < f.legs.len() {
+                    let p = &f.proxies[li];
+                    let pr = ProxyRt::new(p.node, p.policy, p.cache_bytes, p.send_buffer, 0, 0);
+                    receiver = TcpReceiver::new(
+                        p.cache_bytes,
+                        cfg.mss,
+                        if cfg.variant.uses_sack() {
+                            cfg.sack_blocks
+                        } else {
+                            0
+                        },
+                        cfg.delayed_ack,
+                        cfg.delayed_ack_timeout,
+                    );
+                    receiver.set_proxy_mode(pr.window_policy());
+                }
+                conn_ids.push(conns.len());
+                conns.push(Conn {
+                    flow: fi,
+                    leg: li,
+                    sender,
+                    receiver,
+                    fwd_route,
+                    rev_route,
+                    header: cfg.header_bytes,
+                    s_timer: TimerSlot::default(),
+                    r_timer: TimerSlot::default(),
+                    ledger: ByteLedger::default(),
+                    proxy_in: if li > 0 { Some(li - 1) } else { None },
+                    proxy_out: if li + 1 < f.legs.len() {
+                        Some(li)
+                    } else {
+                        None
+                    },
+                    trace: opts.trace.then(SenderTrace::default),
+                });
+            }
+            let mut proxies = Vec::new();
+            for (pi, p) in f.proxies.iter().enumerate() {
+                let mut pr = ProxyRt::new(
+                    p.node,
+                    p.policy,
+                    p.cache_bytes,
+                    p.send_buffer,
+                    conn_ids[pi],
+                    conn_ids[pi + 1],
+                );
+                pr.set_start(Time(f.start.0));
+                conns[conn_ids[pi + 1]]
+                    .sender
+                    .set_max_unacked(pr.out_max_unacked());
+                proxies.push(pr);
+            }
+            if let FlowSize::Bytes(_) = f.size {
+                pending_files += 1;
+            }
+            q.push(Time(f.start.0), Ev::Start(fi as u32));
+            flows.push(FlowRt {
+                name: f.name.clone(),
+                start: Time(f.start.0),
+                size: f.size,
+                proxy_traces: if opts.trace {
+                    proxies.iter().map(|_| ValueTrace::default()).collect()
+                } else {
+                    Vec::new()
+                },
+                proxies,
+                conns: conn_ids,
+                done_at: None,
+                variant_names: f.legs.iter().map(|l| l.variant_name.clone()).collect(),
+                leg_ends: f
+                    .legs
+                    .iter()
+                    .map(|l| {
+                        (
+                            plan.nodes[*l.path.first().unwrap() as usize].clone(),
+                            plan.nodes[*l.path.last().unwrap() as usize].clone(),
+                        )
+                    })
+                    .collect(),
+            });
+        }
+        World {
+            q,
+            links,
+            routes,
+            packets: Vec::with_capacity(4096),
+            free: Vec::with_capacity(4096),
+            conns,
+            flows,
+            data_out: Vec::with_capacity(64),
+            ack_out: Vec::with_capacity(64),
+            packet_hops: 0,
+            pending_files,
+            trace: opts.trace,
+            error: None,
+        }
+    }
+
+    fn no_bulk(&self) -> bool {
+        !self.flows.iter().any(|f| f.size == FlowSize::Unlimited)
+    }
+
+    #[inline]
+    fn dispatch(&mut self, now: Time, ev: Ev) {
+        match ev {
+            Ev::Arrive(p) => self.arrive(now, p),
+            Ev::SenderTimer { conn, gen } => {
+                let c = conn as usize;
+                if self.conns[c].s_timer.gen != gen {
+                    return;
+                }
+                self.conns[c].s_timer.at = Time::MAX;
+                let mut out = std::mem::take(&mut self.data_out);
+                if self.conns[c].sender.poll_at().is_some_and(|d| d <= now) {
+                    self.conns[c].sender.on_timer(now, &mut out);
+                }
+                self.send_data(now, c, &mut out);
+                self.data_out = out;
+                self.after_sender(now, c);
+            }
+            Ev::ReceiverTimer { conn, gen } => {
+                let c = conn as usize;
+                if self.conns[c].r_timer.gen != gen {
+                    return;
+                }
+                self.conns[c].r_timer.at = Time::MAX;
+                let mut acks = std::mem::take(&mut self.ack_out);
+                self.conns[c].receiver.on_timer(now, &mut acks);
+                self.send_acks(now, c, &mut acks);
+                self.ack_out = acks;
+                self.sync_receiver_timer(c);
+            }
+            Ev::Start(f) => {
+                let f = f as usize;
+                let c = self.flows[f].conns[0];
+                let bytes = match self.flows[f].size {
+                    FlowSize::Bytes(b) => b,
+                    FlowSize::Unlimited => u64::MAX,
+                };
+                let mut out = std::mem::take(&mut self.data_out);
+                self.conns[c].sender.add_app_data(now, bytes, &mut out);
+                self.send_data(now, c, &mut out);
+                self.data_out = out;
+                self.after_sender(now, c);
+            }
+        }
+    }
+
+    #[inline]
+    fn alloc(&mut self, p: Packet) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.packets[i as usize] = p;
+            i
+        } else {
+            self.packets.push(p);
+            (self.packets.len() - 1) as u32
+        }
+    }
+
+    /// Put packet slot `slot` on link `route[hop]`.
+    #[inline]
+    fn transmit(&mut self, now: Time, slot: u32) {
+        let p = self.packets[slot as usize];
+        let link = self.routes[p.route as usize][p.hop as usize] as usize;
+        let l = &mut self.links[link];
+        let listed = match p.payload {
+            Payload::Data(d) => l.errors.drop_listed(d.seq, d.retx),
+            Payload::Ack(_) => false,
+        };
+        self.packet_hops += 1;
+        match l.enqueue(now, p.size_bytes, p.is_ack(), listed) {
+            Enqueue::Arrives(t) => self.q.push(t, Ev::Arrive(slot)),
+            Enqueue::QueueDrop | Enqueue::Corrupted => self.free.push(slot),
+        }
+    }
+
+    fn arrive(&mut self, now: Time, slot: u32) {
+        let p = &mut self.packets[slot as usize];
+        p.hop += 1;
+        if (p.hop as usize) < self.routes[p.route as usize].len() {
+            self.transmit(now, slot);
+            return;
+        }
+        let p = *p;
+        self.free.push(slot);
+        let c = p.conn as usize;
+        match p.payload {
+            Payload::Data(seg) => self.data_at_receiver(now, c, &seg),
+            Payload::Ack(ack) => self.ack_at_sender(now, c, &ack),
+        }
+    }
+
+    fn data_at_receiver(&mut self, now: Time, c: usize, seg: &DataSeg) {
+        let mut acks = std::mem::take(&mut self.ack_out);
+        let arrival = self.conns[c].receiver.on_segment(now, seg, &mut acks);
+        if arrival.discarded && !seg.probe && self.conns[c].proxy_out.is_some() {
+            let f = &self.flows[self.conns[c].flow];
+            self.error = Some(SimError::CacheOverflow {
+                flow: f.name.clone(),
+                node: format!("leg {} receiver", self.conns[c].leg),
+                detail: format!(
+                    "segment [{}, {}) did not fit in the cache",
+                    seg.seq,
+                    seg.end()
+                ),
+            });
+        }
+        if !arrival.discarded {
+            self.conns[c].ledger.on_arrival(seg.seq, seg.len);
+        }
+        self.send_acks(now, c, &mut acks);
+        self.ack_out = acks;
+        self.sync_receiver_timer(c);
+        if let Some((a, b)) = arrival.delivered {
+            if let Err(detail) = self.conns[c].ledger.on_delivery(a, b) {
+                let f = &self.flows[self.conns[c].flow];
+                self.error = Some(SimError::ByteConservation {
+                    flow: f.name.clone(),
+                    detail: format!("leg {}: {detail}", self.conns[c].leg),
+                });
+                return;
+            }
+            self.on_delivered(now, c, b - a);
+        }
+        if let Some(pi) = self.conns[c].proxy_out {
+            self.observe_proxy(now, self.conns[c].flow, pi);
+        }
+    }
+
+    /// In-order bytes left leg `c`'s receiver: to the application, or into a proxy.
+    fn on_delivered(&mut self, now: Time, c: usize, bytes: u64) {
+        let fi = self.conns[c].flow;
+        match self.conns[c].proxy_out {
+            None => {
+                // The destination application.
+                if let FlowSize::Bytes(size) = self.flows[fi].size {
+                    let got = self.conns[c].ledger.delivered();
+                    if got > size {
+                        self.error = Some(SimError::ByteConservation {
+                            flow: self.flows[fi].name.clone(),
+                            detail: format!("{got} bytes delivered for a {size}-byte transfer"),
+                        });
+                    } else if got == size && self.flows[fi].done_at.is_none() {
+                        self.flows[fi].done_at = Some(now);
+                        self.pending_files -= 1;
+                    }
+                }
+            }
+            Some(pi) => {
+                let out = self.flows[fi].proxies[pi].out_conn;
+                match self.flows[fi].proxies[pi].policy {
+                    ProxyPolicy::Buffers => {
+                        self.flows[fi].proxies[pi].pending += bytes;
+                        self.move_to_send_buffer(now, fi, pi);
+                    }
+                    _ => {
+                        let mut outv = std::mem::take(&mut self.data_out);
+                        self.conns[out].sender.add_app_data(now, bytes, &mut outv);
+                        self.send_data(now, out, &mut outv);
+                        self.data_out = outv;
+                        self.after_sender(now, out);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `buffers` policy: move what fits from the incoming receive buffer to the
+    /// outgoing send buffer, releasing receive-buffer space.
+    fn move_to_send_buffer(&mut self, now: Time, fi: usize, pi: usize) {
+        let (inc, out, sb) = {
+            let p = &self.flows[fi].proxies[pi];
+            (p.in_conn, p.out_conn, p.send_buffer)
+        };
+        let s = &self.conns[out].sender;
+        let used = s.app_end() - s.snd_una();
+        let room = sb.saturating_sub(used);
+        let n = room.min(self.flows[fi].proxies[pi].pending);
+        if n == 0 {
+            return;
+        }
+        self.flows[fi].proxies[pi].pending -= n;
+        let mut acks = std::mem::take(&mut self.ack_out);
+        self.conns[inc].receiver.release(n, &mut acks);
+        self.send_acks(now, inc, &mut acks);
+        self.ack_out = acks;
+        let mut outv = std::mem::take(&mut self.data_out);
+        self.conns[out].sender.add_app_data(now, n, &mut outv);
+        self.send_data(now, out, &mut outv);
+        self.data_out = outv;
+        self.after_sender(now, out);
+    }
+
+    fn ack_at_sender(&mut self, now: Time, c: usize, ack: &AckSeg) {
+        let mut out = std::mem::take(&mut self.data_out);
+        let acked = self.conns[c].sender.on_ack(now, ack, &mut out);
+        self.send_data(now, c, &mut out);
+        self.data_out = out;
+        self.after_sender(now, c);
+        if acked > 0 {
+            if let Some(pi) = self.conns[c].proxy_in {
+                let fi = self.conns[c].flow;
+                match self.flows[fi].proxies[pi].policy {
+                    ProxyPolicy::Buffers => self.move_to_send_buffer(now, fi, pi),
+                    _ => {
+                        // Acknowledged by the next hop: the bytes leave the cache.
+                        let inc = self.flows[fi].proxies[pi].in_conn;
+                        let mut acks = std::mem::take(&mut self.ack_out);
+                        self.conns[inc].receiver.release(acked, &mut acks);
+                        self.send_acks(now, inc, &mut acks);
+                        self.ack_out = acks;
+                    }
+                }
+                self.observe_proxy(now, fi, pi);
+            }
+        }
+    }
+
+    fn observe_proxy(&mut self, now: Time, fi: usize, pi: usize) {
+        let (inc, out) = (
+            self.flows[fi].proxies[pi].in_conn,
+            self.flows[fi].proxies[pi].out_conn,
+        );
+        let mut occ = self.conns[inc].receiver.occupancy();
+        if self.flows[fi].proxies[pi].policy == ProxyPolicy::Buffers {
+            let s = &self.conns[out].sender;
+            occ = occ - self.flows[fi].proxies[pi].pending.min(occ)
+                + self.flows[fi].proxies[pi].pending
+                + (s.app_end() - s.snd_una());
+        }
+        self.flows[fi].proxies[pi].observe(now, occ);
+        if self.trace {
+            self.flows[fi].proxy_traces[pi].push(now, occ as f64);
+        }
+    }
+
+    #[inline]
+    fn send_data(&mut self, now: Time, c: usize, out: &mut Vec<DataSeg>) {
+        let (route, header) = (self.conns[c].fwd_route, self.conns[c].header);
+        for seg in out.drain(..) {
+            let slot = self.alloc(Packet {
+                size_bytes: seg.len + header,
+                conn: c as u32,
+                route,
+                hop: 0,
+                payload: Payload::Data(seg),
+            });
+            self.transmit(now, slot);
+        }
+    }
+
+    #[inline]
+    fn send_acks(&mut self, now: Time, c: usize, acks: &mut Vec<AckSeg>) {
+        let (route, header) = (self.conns[c].rev_route, self.conns[c].header);
+        for ack in acks.drain(..) {
+            // SPEC section 1: ACK = header; with SACK, 2 bytes + 8 per block.
+            let sack = if ack.sack.is_empty() {
+                0
+            } else {
+                2 + 8 * ack.sack.len() as u32
+            };
+            let slot = self.alloc(Packet {
+                size_bytes: header + sack,
+                conn: c as u32,
+                route,
+                hop: 0,
+                payload: Payload::Ack(ack),
+            });
+            self.transmit(now, slot);
+        }
+    }
+
+    /// After any sender input: re-arm its timer, record its trace.
+    #[inline]
+    fn after_sender(&mut self, now: Time, c: usize) {
+        let conn = &mut self.conns[c];
+        if let Some(d) = conn.sender.poll_at() {
+            if d < conn.s_timer.at {
+                conn.s_timer.gen = conn.s_timer.gen.wrapping_add(1);
+                conn.s_timer.at = d;
+                let ev = Ev::SenderTimer {
+                    conn: c as u32,
+                    gen: conn.s_timer.gen,
+                };
+                self.q.push(d.max(now), ev);
+            }
+        }
+        if let Some(tr) = conn.trace.as_mut() {
+            let s = &conn.sender;
+            tr.push(
+                now,
+                s.cwnd(),
+                s.ssthresh(),
+                s.srtt().map_or(f64::NAN, |d| d.as_secs_f64()),
+                s.flight(),
+                s.rwnd(),
+            );
+        }
+    }
+
+    fn sync_receiver_timer(&mut self, c: usize) {
+        let conn = &mut self.conns[c];
+        if let Some(d) = conn.receiver.poll_at() {
+            if d < conn.r_timer.at {
+                conn.r_timer.gen = conn.r_timer.gen.wrapping_add(1);
+                conn.r_timer.at = d;
+                let ev = Ev::ReceiverTimer {
+                    conn: c as u32,
+                    gen: conn.r_timer.gen,
+                };
+                self.q.push(d, ev);
+            }
+        }
+    }
+
+    fn finish(self, plan: &Plan, seed: u64, stop: Time, events: u64) -> RunResult {
+        let mut res = RunResult {
+            seed,
+            warnings: plan.warnings.clone(),
+            ..Default::default()
+        };
+        let mut conns: Vec<Option<Conn>> = self.conns.into_iter().map(Some).collect();
+        for f in self.flows {
+            let last = *f.conns.last().unwrap();
+            let delivered = conns[last].as_ref().unwrap().ledger.delivered();
+            let end = f.done_at.unwrap_or(stop);
+            let active = end.since(f.start).as_secs_f64();
+            let mut fr = FlowResult {
+                completion_time_s: f.done_at.map(|t| t.since(f.start).as_secs_f64()),
+                bytes_delivered: delivered,
+                active_time_s: active,
+                ..Default::default()
+            };
+            for (li, &ci) in f.conns.iter().enumerate() {
+                let c = conns[ci].take().unwrap();
+                let st = &c.sender.stats;
+                fr.retransmissions += st.retransmissions;
+                fr.timeouts += st.timeouts;
+                fr.fast_recoveries += st.fast_recoveries;
+                if li == 0 {
+                    fr.bytes_sent = st.bytes_sent;
+                }
+                res.legs_push(&mut fr, &f.leg_ends[li], &f.variant_names[li], &c);
+                if let Some(tr) = c.trace {
+                    for (k, s) in tr.into_series(&format!("{}.{}", f.name, li)) {
+                        res.traces.insert(k, s);
+                    }
+                }
+            }
+            if active > 0.0 {
+                fr.goodput_bps = delivered as f64 * 8.0 / active;
+                fr.throughput_bps = fr.bytes_sent as f64 * 8.0 / active;
+            }
+            for (pi, p) in f.proxies.iter().enumerate() {
+                res.proxies.push(ProxyResult {
+                    flow: f.name.clone(),
+                    node: plan.nodes[p.node as usize].clone(),
+                    cache_bytes: p.cache_bytes,
+                    max_occupancy_bytes: p.max_occupancy,
+                    mean_occupancy_bytes: p.mean_occupancy(end),
+                    window_updates: fr.legs[pi].window_updates_sent,
+                    drops: 0,
+                });
+            }
+            for (pi, tr) in f.proxy_traces.into_iter().enumerate() {
+                let node = &plan.nodes[f.proxies[pi].node as usize];
+                res.traces.insert(
+                    format!("{}.proxy.{}.occupancy", f.name, node),
+                    tr.into_series(),
+                );
+            }
+            res.flows.insert(f.name.clone(), fr);
+        }
+        res.engine = EngineStats {
+            events,
+            packet_hops: self.packet_hops,
+            sim_time_s: stop.as_secs_f64(),
+            queue_drops: self.links.iter().map(|l| l.stats.queue_drops).sum(),
+            channel_drops: self.links.iter().map(|l| l.stats.channel_drops).sum(),
+        };
+        let _ = Dur::ZERO;
+        res
+    }
+}
+
+impl RunResult {
+    fn legs_push(&mut self, fr: &mut FlowResult, ends: &(String, String), variant: &str, c: &Conn) {
+        let st = &c.sender.stats;
+        fr.legs.push(LegResult {
+            from: ends.0.clone(),
+            to: ends.1.clone(),
+            tcp: variant.to_string(),
+            bytes_sent: st.bytes_sent,
+            bytes_acked: c.sender.snd_una(),
+            retransmissions: st.retransmissions,
+            timeouts: st.timeouts,
+            fast_recoveries: st.fast_recoveries,
+            segments_sent: st.segments_sent,
+            acks_received: st.acks_received,
+            window_probes: st.window_probes,
+            window_updates_sent: c.receiver.stats.window_updates,
+        });
+    }
+}

@@ -211,8 +211,14 @@ mod tests {
         assert_eq!(Rate::parse("1 Mbps").unwrap(), Rate(1_000_000));
         assert_eq!(Size::parse("5 MB").unwrap(), Size(5_000_000));
         assert_eq!(Size::parse("64 KiB").unwrap(), Size(65_536));
-        assert_eq!(Duration::parse("125 ms").unwrap(), Duration(Dur::from_millis(125)));
-        assert_eq!(Duration::parse("1.5e-3 s").unwrap(), Duration(Dur::from_micros(1500)));
+        assert_eq!(
+            Duration::parse("125 ms").unwrap(),
+            Duration(Dur::from_millis(125))
+        );
+        assert_eq!(
+            Duration::parse("1.5e-3 s").unwrap(),
+            Duration(Dur::from_micros(1500))
+        );
         assert_eq!(Rate::parse("144 kbps").unwrap(), Rate(144_000));
     }
     #[test]

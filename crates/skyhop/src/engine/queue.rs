@@ -74,9 +74,17 @@ impl<E> EventQueue<E> {
     /// Schedule `ev` at `at` (never in the past).
     #[inline]
     pub fn push(&mut self, at: Time, ev: E) {
-        assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: {at} < {}",
+            self.now
+        );
         self.seq += 1;
-        self.heap.push(Entry { at, seq: self.seq, ev });
+        self.heap.push(Entry {
+            at,
+            seq: self.seq,
+            ev,
+        });
     }
 
     /// Time of the next event, if any.

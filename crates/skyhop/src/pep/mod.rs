@@ -1,1 +1,112 @@
-//! pep
+//! Split-TCP performance-enhancing proxy (SPEC section 6).
+//!
+//! A proxy joins the receiver of its incoming leg to the sender of its
+//! outgoing leg. Bytes the incoming receiver delivers in order enter the
+//! cache and are handed to the outgoing sender; they leave the cache when the
+//! outgoing leg's receiver acknowledges them. Out-of-order bytes waiting for
+//! a hole also occupy the cache. Backpressure is the advertised window of the
+//! incoming leg, computed by the receiver's [`WindowPolicy`]:
+//!
+//! - `half-free`: half of the free cache;
+//! - `third`: at most a third of the cache, reduced as it fills, while the
+//!   outgoing leg keeps at most a third of the cache unacknowledged;
+//! - `buffers`: a receive buffer on the incoming leg and a send buffer on the
+//!   outgoing leg; bytes move from one to the other as space allows (the
+//!   blocking write of a socket-based relay).
+//!
+//! A full cache that drains sends a window update at once (receiver `release`).
+
+use crate::engine::time::Time;
+use crate::scenario::ProxyPolicy;
+use crate::tcp::receiver::WindowPolicy;
+
+pub struct ProxyRt {
+    pub node: u32,
+    pub policy: ProxyPolicy,
+    pub cache_bytes: u64,
+    pub send_buffer: u64,
+    /// Connections (global indices) of the incoming and outgoing legs.
+    pub in_conn: usize,
+    pub out_conn: usize,
+    /// `buffers`: bytes delivered by the incoming leg not yet moved to the send buffer.
+    pub pending: u64,
+    // Occupancy statistics (time-weighted mean).
+    pub max_occupancy: u64,
+    last_t: Time,
+    last_occ: u64,
+    area: f64,
+    start: Time,
+}
+
+impl ProxyRt {
+    pub fn new(
+        node: u32,
+        policy: ProxyPolicy,
+        cache_bytes: u64,
+        send_buffer: u64,
+        in_conn: usize,
+        out_conn: usize,
+    ) -> Self {
+        ProxyRt {
+            node,
+            policy,
+            cache_bytes,
+            send_buffer,
+            in_conn,
+            out_conn,
+            pending: 0,
+            max_occupancy: 0,
+            last_t: Time::ZERO,
+            last_occ: 0,
+            area: 0.0,
+            start: Time::ZERO,
+        }
+    }
+
+    /// The incoming receiver's window policy.
+    pub fn window_policy(&self) -> WindowPolicy {
+        match self.policy {
+            ProxyPolicy::HalfFree => WindowPolicy::HalfFree,
+            ProxyPolicy::Third => WindowPolicy::Third,
+            ProxyPolicy::Buffers => WindowPolicy::Free,
+        }
+    }
+
+    /// The outgoing sender's cap on unacknowledged bytes.
+    pub fn out_max_unacked(&self) -> Option<u64> {
+        match self.policy {
+            ProxyPolicy::Third => Some((self.cache_bytes / 3).max(1)),
+            _ => None,
+        }
+    }
+
+    pub fn set_start(&mut self, t: Time) {
+        self.start = t;
+        self.last_t = t;
+    }
+
+    /// Record the occupancy after an event at `now`.
+    pub fn observe(&mut self, now: Time, occupancy: u64) {
+        if now > self.last_t {
+            self.area += self.last_occ as f64 * (now - self.last_t).as_secs_f64();
+            self.last_t = now;
+        }
+        self.last_occ = occupancy;
+        if occupancy > self.max_occupancy {
+            self.max_occupancy = occupancy;
+        }
+    }
+
+    pub fn mean_occupancy(&self, end: Time) -> f64 {
+        let mut area = self.area;
+        if end > self.last_t {
+            area += self.last_occ as f64 * (end - self.last_t).as_secs_f64();
+        }
+        let span = end.since(self.start).as_secs_f64();
+        if span > 0.0 {
+            area / span
+        } else {
+            0.0
+        }
+    }
+}

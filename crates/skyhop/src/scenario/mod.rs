@@ -1,2 +1,180 @@
-//! scenario
-pub struct Scenario;
+//! Scenario files: loading (TOML or JSON), `--set` overrides by dotted path,
+//! validation with errors that name the file and the key, and the resolved
+//! [`Plan`] the simulator builds from.
+
+mod plan;
+mod schema;
+
+pub use plan::{Plan, PlanFlow, PlanLeg, PlanLinkDir, PlanProxy, ProxyPolicy};
+pub use schema::*;
+
+use crate::error::ScenarioError;
+
+/// Parse TOML scenario text, apply `--set` overrides (`"dotted.path=VALUE"`,
+/// VALUE read as a TOML value, a bare word being a string) and validate.
+pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
+        let msg = e.message().to_string();
+        let line = e
+            .span()
+            .map(|sp| {
+                format!(
+                    " (line {})",
+                    text[..sp.start.min(text.len())].lines().count().max(1)
+                )
+            })
+            .unwrap_or_default();
+        ScenarioError::new(file, "", format!("malformed TOML{line}: {msg}"))
+    })?;
+    load_value(toml::Value::Table(table), file, sets)
+}
+
+/// The same as [`load_str`] for a JSON document of the same structure
+/// (the resolved scenario a run reports round-trips through this).
+pub fn load_json_str(text: &str, file: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| ScenarioError::new(file, "", format!("malformed JSON: {e}")))?;
+    let tv = json_to_toml(&v, "").map_err(|(k, m)| ScenarioError::new(file, k, m))?;
+    load_value(tv, file, sets)
+}
+
+/// Read a scenario file (TOML, or JSON by extension).
+pub fn load_path(path: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ScenarioError::new(path, "", format!("cannot read scenario file: {e}")))?;
+    if path.ends_with(".json") {
+        load_json_str(&text, path, sets)
+    } else {
+        load_str(&text, path, sets)
+    }
+}
+
+fn json_to_toml(v: &serde_json::Value, key: &str) -> Result<toml::Value, (String, String)> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => {
+            return Err((
+                key.to_string(),
+                "null is not a value; leave the key out".into(),
+            ))
+        }
+        J::Bool(b) => toml::Value::Boolean(*b),
+        J::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                toml::Value::Integer(i)
+            } else if let Some(u) = n.as_u64() {
+                toml::Value::Float(u as f64)
+            } else {
+                toml::Value::Float(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        J::String(s) => toml::Value::String(s.clone()),
+        J::Array(a) => toml::Value::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| json_to_toml(x, &format!("{key}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        ),
+        J::Object(o) => {
+            let mut t = toml::Table::new();
+            for (k, x) in o {
+                let sub = if key.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{key}.{k}")
+                };
+                t.insert(k.clone(), json_to_toml(x, &sub)?);
+            }
+            toml::Value::Table(t)
+        }
+    })
+}
+
+/// Maps whose entries are named by the user: `--set` may not invent entries there.
+const NAMED_MAPS: &[(&str, &str)] = &[("nodes", "node"), ("links", "link"), ("flows", "flow")];
+
+fn parse_set_value(raw: &str) -> toml::Value {
+    let doc = format!("v = {raw}");
+    match toml::from_str::<toml::Table>(&doc) {
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or(toml::Value::String(raw.to_string())),
+        Err(_) => toml::Value::String(raw.trim().to_string()),
+    }
+}
+
+fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), ScenarioError> {
+    let Some((path, raw)) = set.split_once('=') else {
+        return Err(ScenarioError::new(
+            file,
+            set,
+            "--set needs PATH=VALUE, e.g. --set links.wu.per=0.005",
+        ));
+    };
+    let path = path.trim();
+    let parts: Vec<&str> = path.split('.').collect();
+    if path.is_empty() || parts.iter().any(|p| p.is_empty()) {
+        return Err(ScenarioError::new(
+            file,
+            path,
+            "--set path is empty or has an empty part",
+        ));
+    }
+    let mut cur = root;
+    for (i, part) in parts.iter().enumerate() {
+        let here = parts[..i].join(".");
+        let t = match cur {
+            toml::Value::Table(t) => t,
+            _ => {
+                return Err(ScenarioError::new(
+                    file,
+                    path,
+                    format!("--set path goes through {here}, which is not a table"),
+                ))
+            }
+        };
+        if i + 1 == parts.len() {
+            t.insert(part.to_string(), parse_set_value(raw));
+            return Ok(());
+        }
+        if !t.contains_key(*part) {
+            if i == 1 {
+                if let Some((_, what)) = NAMED_MAPS.iter().find(|(m, _)| *m == parts[0]) {
+                    let known: Vec<&String> = t.keys().collect();
+                    return Err(ScenarioError::new(
+                        file,
+                        path,
+                        format!(
+                            "--set names no existing {what} {part:?} (have: {})",
+                            known
+                                .iter()
+                                .map(|k| k.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ));
+                }
+            }
+            t.insert(part.to_string(), toml::Value::Table(toml::Table::new()));
+        }
+        cur = t.get_mut(*part).unwrap();
+    }
+    Ok(())
+}
+
+fn load_value(mut v: toml::Value, file: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
+    for s in sets {
+        apply_set(&mut v, s, file)?;
+    }
+    let scn: Scenario = serde_path_to_error::deserialize(v).map_err(|e| {
+        let key = e.path().to_string();
+        let key = if key == "." { String::new() } else { key };
+        ScenarioError::new(file, key, e.inner().message().to_string())
+    })?;
+    // Validate everything the builder relies on.
+    Plan::build(&scn, file)?;
+    Ok(scn)
+}
+
+#[cfg(test)]
+mod tests;

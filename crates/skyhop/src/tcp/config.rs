@@ -53,17 +53,44 @@ impl Variant {
         let nr = NewReno { impatient: true };
         let reno = CcKind::Reno;
         Some(match name {
-            "tahoe" => Variant { cc: reno, recovery: Tahoe },
-            "reno" => Variant { cc: reno, recovery: RecoveryKind::Reno },
+            "tahoe" => Variant {
+                cc: reno,
+                recovery: Tahoe,
+            },
+            "reno" => Variant {
+                cc: reno,
+                recovery: RecoveryKind::Reno,
+            },
             // RFC 6582 recommends Impatient; it is also the studies' default.
-            "newreno" | "newreno-impatient" => Variant { cc: reno, recovery: nr },
-            "newreno-sbs" => Variant { cc: reno, recovery: NewReno { impatient: false } },
-            "sack" => Variant { cc: reno, recovery: Sack },
+            "newreno" | "newreno-impatient" => Variant {
+                cc: reno,
+                recovery: nr,
+            },
+            "newreno-sbs" => Variant {
+                cc: reno,
+                recovery: NewReno { impatient: false },
+            },
+            "sack" => Variant {
+                cc: reno,
+                recovery: Sack,
+            },
             // The studies run Westwood with NewReno recovery.
-            "westwood" => Variant { cc: CcKind::Westwood, recovery: nr },
-            "westwood+" => Variant { cc: CcKind::WestwoodPlus, recovery: nr },
-            "westwood-sack" => Variant { cc: CcKind::Westwood, recovery: Sack },
-            "westwood+-sack" => Variant { cc: CcKind::WestwoodPlus, recovery: Sack },
+            "westwood" => Variant {
+                cc: CcKind::Westwood,
+                recovery: nr,
+            },
+            "westwood+" => Variant {
+                cc: CcKind::WestwoodPlus,
+                recovery: nr,
+            },
+            "westwood-sack" => Variant {
+                cc: CcKind::Westwood,
+                recovery: Sack,
+            },
+            "westwood+-sack" => Variant {
+                cc: CcKind::WestwoodPlus,
+                recovery: Sack,
+            },
             _ => return None,
         })
     }

@@ -5,16 +5,16 @@ pub mod rangeset;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
-pub mod sender;
 pub mod seg;
+pub mod sender;
 
 #[cfg(test)]
 mod tests;
 
 pub use config::{CcKind, RecoveryKind, TcpConfig, Variant};
 pub use receiver::{TcpReceiver, WindowPolicy};
-pub use sender::TcpSender;
 pub use seg::{AckSeg, DataSeg, SackBlocks};
+pub use sender::TcpSender;
 
 /// Build a sender with the controller its variant names.
 pub fn new_sender(cfg: TcpConfig) -> TcpSender {
@@ -28,7 +28,11 @@ pub fn new_sender(cfg: TcpConfig) -> TcpSender {
 
 /// Build the matching receiver.
 pub fn new_receiver(cfg: &TcpConfig) -> TcpReceiver {
-    let sack = if cfg.variant.uses_sack() { cfg.sack_blocks } else { 0 };
+    let sack = if cfg.variant.uses_sack() {
+        cfg.sack_blocks
+    } else {
+        0
+    };
     TcpReceiver::new(
         cfg.rcv_buffer,
         cfg.mss,

@@ -174,7 +174,8 @@ impl TcpReceiver {
             }
         }
         if let Some(cur) = self.ooo.range_of(seg_start) {
-            self.recent.retain(|&r| r != cur && !(r.0 >= cur.0 && r.1 <= cur.1));
+            self.recent
+                .retain(|&r| r != cur && !(r.0 >= cur.0 && r.1 <= cur.1));
             self.recent.insert(0, cur);
         }
         self.recent.truncate(8);

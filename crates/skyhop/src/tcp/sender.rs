@@ -296,9 +296,21 @@ impl TcpSender {
     }
 
     /// Put one segment on the wire and do the bookkeeping every send shares.
-    pub(super) fn emit(&mut self, now: Time, seq: u64, len: u32, probe: bool, out: &mut Vec<DataSeg>) {
+    pub(super) fn emit(
+        &mut self,
+        now: Time,
+        seq: u64,
+        len: u32,
+        probe: bool,
+        out: &mut Vec<DataSeg>,
+    ) {
         let retx = seq < self.snd_max;
-        out.push(DataSeg { seq, len, retx, probe });
+        out.push(DataSeg {
+            seq,
+            len,
+            retx,
+            probe,
+        });
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
         if probe {

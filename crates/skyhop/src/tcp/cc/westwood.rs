@@ -13,6 +13,10 @@
 //! The estimator is driven by ACKs only ([`CongestionOps::observe_ack`]); it
 //! owns no clock and no timer.
 //!
+//! Mascolo et al.'s first filter inserted "virtual null samples" when no ACK
+//! came for a while; ABSE and SPEC §3 do not, and neither does this: after a
+//! gap the next sample (T_k ≥ Δt_k) is small and α_k gives it a large weight.
+//!
 //! Helpers shared with Westwood+ (`westwood_plus.rs`): [`DeliveryCounter`]
 //! (what an ACK reports delivered) and [`westwood_loss`] / [`westwood_rto`]
 //! (the window rules).
@@ -237,15 +241,15 @@ impl Westwood {
         self.last_interval
     }
 
-    /// Filter weight α_k = (2τ − Δt_k)/(2τ + Δt_k) (ABSE; Tustin
+    /// Filter weight α_k = (2τ − Δt_k)/(2τ + Δt_k) (ABSE; the Tustin
     /// discretisation of a first-order low-pass filter with time constant τ),
-    /// clamped to 0 when Δt_k > 2τ (the formula would go negative: after so
-    /// long a gap the old estimate carries no weight). Returned as 1 − α_k,
-    /// = 2Δt/(2τ + Δt), which the update uses directly.
-    pub fn filter_gain(&self, dt: Dur) -> f64 {
+    /// clamped to 0 when Δt_k > 2τ, where the formula would go negative:
+    /// after so long a gap the old estimate carries no weight. In [0, 1) for
+    /// Δt_k > 0.
+    pub fn alpha(&self, dt: Dur) -> f64 {
         let two_tau = 2.0 * self.params.tau.0 as f64;
         let dt = dt.0 as f64;
-        (2.0 * dt / (two_tau + dt)).min(1.0)
+        ((two_tau - dt) / (two_tau + dt)).max(0.0)
     }
 
     /// T_k, the ABSE sampling interval (Wang et al. 2002; SPEC §3).
@@ -297,8 +301,7 @@ impl Westwood {
         let horizon = self.max_rtt.max(self.params.tau).saturating_mul(2);
         let keep_after = Time(now.0.saturating_sub(horizon.0));
         while let Some(&(t, cum)) = self.history.front() {
-            // Keep the previous ACK: the T_min window starts at it.
-            if t >= keep_after || self.history.len() <= 1 {
+            if t >= keep_after {
                 break;
             }
             self.pruned_total = cum;
@@ -355,7 +358,7 @@ impl CongestionOps for Westwood {
         // small ssthresh.
         self.ere = Some(match self.ere {
             None => s_k,
-            Some(d) => d + self.filter_gain(dt) * (s_k - d),
+            Some(d) => d + (1.0 - self.alpha(dt)) * (s_k - d),
         });
         self.last_sample = Some(s_k);
         self.last_interval = Some(t_k);
@@ -473,7 +476,7 @@ mod tests {
         // Δt = 0.25 s: α = (2 − 0.25)/(2 + 0.25) = 7/9. A delayed ACK of two
         // segments: s_2 = 2920 B / 0.25 s = 11 680 B/s.
         // δ_2 = 7/9·2920 + 2/9·11 680 = 43 800/9 = 4866.67 B/s.
-        assert!(rel_err(1.0 - w.filter_gain(ms(250)), 7.0 / 9.0) < 1e-15);
+        assert!(rel_err(w.alpha(ms(250)), 7.0 / 9.0) < 1e-15);
         w.observe_ack(&s, &ack(at_ms(750), 2 * MSS, None, None));
         assert_eq!(w.last_sample_bytes_per_s(), Some(11_680.0));
         assert!(rel_err(w.ere_bytes_per_s().unwrap(), 43_800.0 / 9.0) < 1e-12);
@@ -483,7 +486,7 @@ mod tests {
     fn westwood_filter_forgets_the_old_estimate_after_a_gap_longer_than_two_tau() {
         // Δt = 3 s > 2τ = 2 s: α would be (2 − 3)/(2 + 3) = −0.2; clamped to 0.
         let mut w = Westwood::default();
-        assert_eq!(w.filter_gain(Dur::from_secs(3)), 1.0);
+        assert_eq!(w.alpha(Dur::from_secs(3)), 0.0);
         let s = state(1);
         w.observe_ack(&s, &ack(at_ms(0), MSS, None, None));
         w.observe_ack(&s, &ack(at_ms(10), MSS, None, None));

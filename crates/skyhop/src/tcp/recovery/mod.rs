@@ -11,8 +11,8 @@ mod sack;
 
 use super::cc::{AckSample, CongestionOps};
 use super::config::RecoveryKind;
-use super::sender::TcpSender;
 use super::seg::DataSeg;
+use super::sender::TcpSender;
 use crate::engine::time::Time;
 
 impl TcpSender {

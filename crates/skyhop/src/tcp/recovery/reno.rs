@@ -1,8 +1,8 @@
 //! Tahoe, Reno and NewReno recovery (RFC 5681 section 3.2, RFC 6582).
 
 use super::super::cc::AckSample;
-use super::super::sender::TcpSender;
 use super::super::seg::DataSeg;
+use super::super::sender::TcpSender;
 use crate::engine::time::Time;
 
 impl TcpSender {
@@ -83,7 +83,11 @@ impl TcpSender {
             self.snd_nxt = seq + len as u64;
         }
         let deflated = self.st.cwnd.saturating_sub(s.acked_bytes);
-        let add_back = if s.acked_bytes >= self.st.mss { self.st.mss } else { 0 };
+        let add_back = if s.acked_bytes >= self.st.mss {
+            self.st.mss
+        } else {
+            0
+        };
         self.st.cwnd = (deflated + add_back).max(self.st.mss);
         // RFC 6582 section 4: Impatient resets the timer only on the first
         // partial ACK; Slow-but-Steady on every one.

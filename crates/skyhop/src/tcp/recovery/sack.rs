@@ -2,8 +2,8 @@
 //! NextSeg() and transmission step (C).
 
 use super::super::cc::AckSample;
-use super::super::sender::TcpSender;
 use super::super::seg::DataSeg;
+use super::super::sender::TcpSender;
 use crate::engine::time::Time;
 
 /// Which NextSeg() rule chose a segment (RFC 6675 section 4).
@@ -149,7 +149,9 @@ impl TcpSender {
         // (4.3) Retransmit the first segment presumed dropped; HighRxt to its end.
         let seq = self.snd_una;
         let first_sacked = self.sb.first().map_or(u64::MAX, |r| r.0);
-        let len = (self.seg_len_at(seq) as u64).min(first_sacked.saturating_sub(seq)).max(1) as u32;
+        let len = (self.seg_len_at(seq) as u64)
+            .min(first_sacked.saturating_sub(seq))
+            .max(1) as u32;
         self.emit(now, seq, len, false, out);
         self.high_rxt = seq + len as u64;
         if self.snd_nxt < self.high_rxt {

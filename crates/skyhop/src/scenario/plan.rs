@@ -1,0 +1,639 @@
+//! From a deserialised [`Scenario`] to a resolved, validated [`Plan`]:
+//! node indices, link directions with their parameters, routes, TCP legs and
+//! proxies. Every semantic check lives here, so a scenario that loads will build.
+
+use super::schema::*;
+use crate::channel::{ApplyTo, LossModel};
+use crate::engine::time::Dur;
+use crate::error::ScenarioError;
+use crate::tcp::{TcpConfig, Variant};
+use std::collections::{BTreeMap, VecDeque};
+
+pub struct PlanLinkDir {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub queue: u32,
+    pub loss: LossModel,
+    pub apply_to: ApplyTo,
+    pub drop_segments: Vec<u64>,
+}
+
+pub struct PlanLeg {
+    /// Node indices of the leg's path.
+    pub path: Vec<u32>,
+    pub variant_name: String,
+    pub cfg: TcpConfig,
+    /// Link directions from the leg's sender to its receiver, and back.
+    pub fwd: Vec<u32>,
+    pub rev: Vec<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProxyPolicy {
+    HalfFree,
+    Third,
+    Buffers,
+}
+
+pub struct PlanProxy {
+    pub node: u32,
+    pub policy: ProxyPolicy,
+    /// Cache (half-free, third) or receive buffer (buffers), bytes.
+    pub cache_bytes: u64,
+    /// `buffers` policy: send buffer of the outgoing leg.
+    pub send_buffer: u64,
+    pub ack_after_forward: bool,
+}
+
+pub struct PlanFlow {
+    pub name: String,
+    pub start: Dur,
+    pub size: FlowSize,
+    pub path: Vec<u32>,
+    pub legs: Vec<PlanLeg>,
+    pub proxies: Vec<PlanProxy>,
+}
+
+pub struct Plan {
+    pub nodes: Vec<String>,
+    pub links: Vec<PlanLinkDir>,
+    pub flows: Vec<PlanFlow>,
+    pub duration: Dur,
+    pub event_budget: u64,
+    pub warnings: Vec<String>,
+}
+
+const DEFAULT_QUEUE: u32 = 50;
+const DEFAULT_CACHE_PACKETS: u64 = 200;
+
+fn err(file: &str, key: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+    ScenarioError::new(file, key, msg)
+}
+
+fn check_prob(file: &str, key: &str, v: Option<f64>) -> Result<(), ScenarioError> {
+    if let Some(p) = v {
+        if !(0.0..1.0).contains(&p) || p.is_nan() {
+            return Err(err(
+                file,
+                key,
+                format!("{p} is not a probability in [0, 1)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Resolve a flow's TCP options: flow value, then `[tcp]`, then the default.
+fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
+    let g = &scn.tcp;
+    let d = TcpConfig::default();
+    macro_rules! pick {
+        ($f:ident) => {
+            o.$f.or(g.$f)
+        };
+    }
+    TcpConfig {
+        variant,
+        mss: pick!(mss).map_or(d.mss, |s| s.0 as u32),
+        header_bytes: pick!(header).map_or(d.header_bytes, |s| s.0 as u32),
+        initial_window: pick!(initial_window).unwrap_or(d.initial_window),
+        initial_ssthresh: pick!(initial_ssthresh).map_or(d.initial_ssthresh, |s| s.0),
+        rto_initial: pick!(rto_initial).map_or(d.rto_initial, |x| x.0),
+        rto_min: pick!(rto_min).map_or(d.rto_min, |x| x.0),
+        rto_max: pick!(rto_max).map_or(d.rto_max, |x| x.0),
+        clock_granularity: pick!(clock_granularity).map_or(d.clock_granularity, |x| x.0),
+        dupthresh: pick!(dupthresh).unwrap_or(d.dupthresh),
+        rcv_buffer: pick!(rcv_buffer).map_or(d.rcv_buffer, |s| s.0),
+        sack_blocks: pick!(sack_blocks).unwrap_or(d.sack_blocks),
+        delayed_ack: pick!(delayed_ack).unwrap_or(d.delayed_ack),
+        delayed_ack_timeout: pick!(delayed_ack_timeout).map_or(d.delayed_ack_timeout, |x| x.0),
+        max_unacked: None,
+    }
+}
+
+fn check_tcp(file: &str, prefix: &str, o: &TcpOptions) -> Result<(), ScenarioError> {
+    let k = |f: &str| format!("{prefix}.{f}");
+    if let Some(m) = o.mss {
+        if m.0 == 0 || m.0 > 65_000 {
+            return Err(err(
+                file,
+                k("mss"),
+                format!("{m} must be between 1 B and 65000 B"),
+            ));
+        }
+    }
+    if o.initial_window == Some(0) {
+        return Err(err(file, k("initial_window"), "must be at least 1 segment"));
+    }
+    if o.dupthresh == Some(0) {
+        return Err(err(file, k("dupthresh"), "must be at least 1"));
+    }
+    if let Some(b) = o.sack_blocks {
+        if b > crate::tcp::seg::MAX_SACK_BLOCKS as u32 {
+            return Err(err(
+                file,
+                k("sack_blocks"),
+                format!("{b} is more than the 4 an ACK can carry"),
+            ));
+        }
+    }
+    if let Some(r) = o.rcv_buffer {
+        if r.0 == 0 {
+            return Err(err(file, k("rcv_buffer"), "must be positive"));
+        }
+    }
+    if let (Some(a), Some(b)) = (o.rto_min, o.rto_max) {
+        if a > b {
+            return Err(err(file, k("rto_min"), "is larger than rto_max"));
+        }
+    }
+    Ok(())
+}
+
+impl Plan {
+    pub fn build(scn: &Scenario, file: &str) -> Result<Plan, ScenarioError> {
+        let mut warnings = Vec::new();
+        if scn.nodes.is_empty() {
+            return Err(err(file, "nodes", "no nodes defined"));
+        }
+        let nodes: Vec<String> = scn.nodes.keys().cloned().collect();
+        let index: BTreeMap<&str, u32> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i as u32))
+            .collect();
+        for (name, n) in &scn.nodes {
+            let key = format!("nodes.{name}");
+            if n.lat.is_some() != n.lon.is_some() {
+                return Err(err(file, key, "give both lat and lon, or neither"));
+            }
+            if n.lat.is_some() && n.geo_longitude.is_some() {
+                return Err(err(file, key, "a node is either on the ground (lat, lon) or a GEO satellite (geo_longitude), not both"));
+            }
+        }
+        check_tcp(file, "tcp", &scn.tcp)?;
+
+        // ---- links ----
+        let mut links = Vec::new();
+        let mut adjacency: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        for (name, l) in &scn.links {
+            let key = |f: &str| format!("links.{name}.{f}");
+            if l.between.len() != 2 {
+                return Err(err(file, key("between"), "must name exactly two nodes"));
+            }
+            let mut ends = [0u32; 2];
+            for (i, n) in l.between.iter().enumerate() {
+                ends[i] = *index.get(n.as_str()).ok_or_else(|| {
+                    err(
+                        file,
+                        key("between"),
+                        format!("node {n:?} does not exist (nodes: {})", nodes.join(", ")),
+                    )
+                })?;
+            }
+            if ends[0] == ends[1] {
+                return Err(err(
+                    file,
+                    key("between"),
+                    "a link needs two different nodes",
+                ));
+            }
+            if adjacency.contains_key(&(ends[0], ends[1])) {
+                return Err(err(
+                    file,
+                    key("between"),
+                    "another link already joins these nodes",
+                ));
+            }
+            check_prob(file, &key("per"), l.per)?;
+            check_prob(file, &key("ber"), l.ber)?;
+            if l.per.is_some() && l.ber.is_some() {
+                return Err(err(file, key("ber"), "give per or ber, not both"));
+            }
+            let geometric = geometric_delay(scn, &l.between[0], &l.between[1])
+                .map_err(|m| err(file, key("delay"), m))?;
+            for (dir_name, dir, from, to) in [
+                ("forward", &l.forward, ends[0], ends[1]),
+                ("reverse", &l.reverse, ends[1], ends[0]),
+            ] {
+                let d = dir.clone().unwrap_or_default();
+                let dkey = |f: &str| format!("links.{name}.{dir_name}.{f}");
+                let rate = d.rate.or(l.rate).ok_or_else(|| {
+                    err(
+                        file,
+                        key("rate"),
+                        "missing: every link needs a rate, e.g. rate = \"1 Mbps\"",
+                    )
+                })?;
+                let delay = match d.delay.or(l.delay) {
+                    Some(x) => x.0,
+                    None => geometric.ok_or_else(|| {
+                        err(file, key("delay"), "missing: give delay = \"125 ms\", or positions (lat/lon, geo_longitude) on both nodes")
+                    })?,
+                };
+                let queue = d.queue.or(l.queue).unwrap_or(DEFAULT_QUEUE);
+                check_prob(file, &dkey("per"), d.per)?;
+                check_prob(file, &dkey("ber"), d.ber)?;
+                if d.per.is_some() && d.ber.is_some() {
+                    return Err(err(file, dkey("ber"), "give per or ber, not both"));
+                }
+                let loss = match (d.per, d.ber, l.per, l.ber) {
+                    (Some(p), _, _, _) => LossModel::Per(p),
+                    (_, Some(b), _, _) => LossModel::Ber(b),
+                    (_, _, Some(p), _) => LossModel::Per(p),
+                    (_, _, _, Some(b)) => LossModel::Ber(b),
+                    _ => LossModel::None,
+                };
+                let apply_name = d.errors_apply_to.as_ref().or(l.errors_apply_to.as_ref());
+                let apply_to = match apply_name {
+                    None => ApplyTo::Both,
+                    Some(s) => ApplyTo::parse(s).ok_or_else(|| {
+                        let k = if d.errors_apply_to.is_some() {
+                            dkey("errors_apply_to")
+                        } else {
+                            key("errors_apply_to")
+                        };
+                        err(
+                            file,
+                            k,
+                            format!("{s:?} is not one of \"data\", \"acks\", \"both\""),
+                        )
+                    })?,
+                };
+                adjacency.insert((from, to), links.len() as u32);
+                links.push(PlanLinkDir {
+                    name: format!("{name}:{dir_name}"),
+                    from,
+                    to,
+                    rate_bps: rate.0,
+                    delay,
+                    queue,
+                    loss,
+                    apply_to,
+                    drop_segments: d.drop_segments.clone(),
+                });
+            }
+        }
+
+        // ---- flows ----
+        if scn.flows.is_empty() {
+            return Err(err(file, "flows", "no flows defined"));
+        }
+        let mut flows = Vec::new();
+        let mut any_bulk = false;
+        for (name, f) in &scn.flows {
+            let key = |k: &str| format!("flows.{name}.{k}");
+            let node = |k: &str, n: &str| -> Result<u32, ScenarioError> {
+                index.get(n).copied().ok_or_else(|| {
+                    err(
+                        file,
+                        key(k),
+                        format!("node {n:?} does not exist (nodes: {})", nodes.join(", ")),
+                    )
+                })
+            };
+            let src = node("from", &f.from)?;
+            let dst = node("to", &f.to)?;
+            if src == dst {
+                return Err(err(file, key("to"), "a flow needs two different end nodes"));
+            }
+            let path: Vec<u32> = match &f.path {
+                Some(p) => {
+                    let ids = p
+                        .iter()
+                        .map(|n| node("path", n))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    if ids.first() != Some(&src) || ids.last() != Some(&dst) {
+                        return Err(err(
+                            file,
+                            key("path"),
+                            "must start at `from` and end at `to`",
+                        ));
+                    }
+                    for w in ids.windows(2) {
+                        if !adjacency.contains_key(&(w[0], w[1])) {
+                            return Err(err(
+                                file,
+                                key("path"),
+                                format!(
+                                    "no link between {} and {}",
+                                    nodes[w[0] as usize], nodes[w[1] as usize]
+                                ),
+                            ));
+                        }
+                    }
+                    let mut seen = std::collections::BTreeSet::new();
+                    if !ids.iter().all(|i| seen.insert(*i)) {
+                        return Err(err(file, key("path"), "visits a node twice"));
+                    }
+                    ids
+                }
+                None => shortest_path(&adjacency, nodes.len(), src, dst).ok_or_else(|| {
+                    err(
+                        file,
+                        key("to"),
+                        format!("no path from {} to {} over the links", f.from, f.to),
+                    )
+                })?,
+            };
+            check_tcp(file, &format!("flows.{name}.options"), &f.options)?;
+            // Proxies, in path order.
+            let mut cut = vec![0usize];
+            for (i, p) in f.proxies.iter().enumerate() {
+                let pk = format!("flows.{name}.proxies[{i}]");
+                let id = *index
+                    .get(p.as_str())
+                    .ok_or_else(|| err(file, &pk, format!("node {p:?} does not exist")))?;
+                let pos = path.iter().position(|&n| n == id).ok_or_else(|| {
+                    err(
+                        file,
+                        &pk,
+                        format!(
+                            "node {p:?} is not on the flow's path ({})",
+                            path.iter()
+                                .map(|&n| nodes[n as usize].as_str())
+                                .collect::<Vec<_>>()
+                                .join("-")
+                        ),
+                    )
+                })?;
+                if pos == 0 || pos == path.len() - 1 {
+                    return Err(err(
+                        file,
+                        &pk,
+                        format!("node {p:?} is an end of the flow; a proxy sits between them"),
+                    ));
+                }
+                if pos <= *cut.last().unwrap() {
+                    return Err(err(
+                        file,
+                        &pk,
+                        "proxies must be distinct and listed in path order",
+                    ));
+                }
+                cut.push(pos);
+            }
+            cut.push(path.len() - 1);
+            let nlegs = cut.len() - 1;
+            let leg_names: Vec<String> = match &f.legs {
+                Some(l) => {
+                    if l.len() != nlegs {
+                        return Err(err(
+                            file,
+                            key("legs"),
+                            format!(
+                                "lists {} variants but the flow has {} legs ({} proxies + 1)",
+                                l.len(),
+                                nlegs,
+                                f.proxies.len()
+                            ),
+                        ));
+                    }
+                    l.clone()
+                }
+                None => vec![f.tcp.clone(); nlegs],
+            };
+            let mut legs = Vec::new();
+            for (i, vname) in leg_names.iter().enumerate() {
+                let vkey = if f.legs.is_some() {
+                    format!("flows.{name}.legs[{i}]")
+                } else {
+                    key("tcp")
+                };
+                let variant = Variant::parse(vname).ok_or_else(|| {
+                    err(
+                        file,
+                        vkey,
+                        format!(
+                            "unknown TCP variant {vname:?} (known: {})",
+                            Variant::NAMES.join(", ")
+                        ),
+                    )
+                })?;
+                let lp: Vec<u32> = path[cut[i]..=cut[i + 1]].to_vec();
+                let fwd = lp
+                    .windows(2)
+                    .map(|w| adjacency[&(w[0], w[1])])
+                    .collect::<Vec<_>>();
+                let rev = lp
+                    .windows(2)
+                    .rev()
+                    .map(|w| adjacency[&(w[1], w[0])])
+                    .collect::<Vec<_>>();
+                let cfg = tcp_config(scn, &f.options, variant);
+                legs.push(PlanLeg {
+                    path: lp,
+                    variant_name: vname.clone(),
+                    cfg,
+                    fwd,
+                    rev,
+                });
+            }
+            let mut proxies = Vec::new();
+            for (i, p) in f.proxies.iter().enumerate() {
+                let id = index[p.as_str()];
+                let sec = scn.nodes[p].proxy.clone().unwrap_or_default();
+                let pkey = |k: &str| format!("nodes.{p}.proxy.{k}");
+                let policy = match sec.policy.as_deref().unwrap_or("half-free") {
+                    "half-free" => ProxyPolicy::HalfFree,
+                    "third" => ProxyPolicy::Third,
+                    "buffers" => ProxyPolicy::Buffers,
+                    other => {
+                        return Err(err(
+                            file,
+                            pkey("policy"),
+                            format!("unknown policy {other:?} (known: half-free, third, buffers)"),
+                        ))
+                    }
+                };
+                let in_leg = &legs[i];
+                let packet = (in_leg.cfg.mss + in_leg.cfg.header_bytes) as u64;
+                let _ = packet;
+                let mss = in_leg.cfg.mss as u64;
+                let cache_bytes = match (sec.cache, sec.cache_packets, sec.recv_buffer) {
+                    (Some(_), Some(_), _) => {
+                        return Err(err(
+                            file,
+                            pkey("cache"),
+                            "give cache or cache_packets, not both",
+                        ))
+                    }
+                    (_, _, Some(r)) if policy == ProxyPolicy::Buffers => r.0,
+                    (Some(c), None, _) => c.0,
+                    (None, Some(n), _) => n * mss,
+                    (None, None, _) => DEFAULT_CACHE_PACKETS * mss,
+                };
+                if cache_bytes == 0 {
+                    let k = if sec.cache.is_some() {
+                        pkey("cache")
+                    } else {
+                        pkey("cache_packets")
+                    };
+                    return Err(err(file, k, "a proxy cache must hold at least one packet"));
+                }
+                if cache_bytes < mss {
+                    return Err(err(
+                        file,
+                        pkey("cache"),
+                        format!("{cache_bytes} B is smaller than one segment ({mss} B)"),
+                    ));
+                }
+                let send_buffer = match policy {
+                    ProxyPolicy::Buffers => sec.send_buffer.map(|s| s.0).ok_or_else(|| {
+                        err(
+                            file,
+                            pkey("send_buffer"),
+                            "the buffers policy needs send_buffer (and recv_buffer)",
+                        )
+                    })?,
+                    _ => 0,
+                };
+                if policy == ProxyPolicy::Buffers && sec.recv_buffer.is_none() {
+                    return Err(err(
+                        file,
+                        pkey("recv_buffer"),
+                        "the buffers policy needs recv_buffer (and send_buffer)",
+                    ));
+                }
+                if policy == ProxyPolicy::Buffers && send_buffer < mss {
+                    return Err(err(
+                        file,
+                        pkey("send_buffer"),
+                        "must hold at least one segment",
+                    ));
+                }
+                proxies.push(PlanProxy {
+                    node: id,
+                    policy,
+                    cache_bytes,
+                    send_buffer,
+                    ack_after_forward: sec.ack_after_forward.unwrap_or(false),
+                });
+            }
+            let size = f.size.unwrap_or(FlowSize::Unlimited);
+            if size == FlowSize::Bytes(0) {
+                return Err(err(
+                    file,
+                    key("size"),
+                    "must be positive (or \"unlimited\")",
+                ));
+            }
+            if size == FlowSize::Unlimited {
+                any_bulk = true;
+            }
+            // The trap of SPEC section 3: a receive window below the BDP caps goodput.
+            for (i, leg) in legs.iter().enumerate() {
+                let rate = leg
+                    .fwd
+                    .iter()
+                    .map(|&l| links[l as usize].rate_bps)
+                    .min()
+                    .unwrap_or(1);
+                let rtt: Dur = leg
+                    .fwd
+                    .iter()
+                    .chain(leg.rev.iter())
+                    .map(|&l| links[l as usize].delay)
+                    .fold(Dur::ZERO, |a, b| a + b);
+                let bdp = (rate as f64 / 8.0 * rtt.as_secs_f64()) as u64;
+                let rwnd = if i + 1 == legs.len() {
+                    leg.cfg.rcv_buffer
+                } else {
+                    proxies[i].cache_bytes
+                };
+                if i + 1 == legs.len() && rwnd < bdp {
+                    warnings.push(format!(
+                        "flows.{name}: receive buffer {rwnd} B is below the path's bandwidth-delay product {bdp} B; goodput is capped near {:.0} bit/s (raise tcp.rcv_buffer)",
+                        rwnd as f64 * 8.0 / rtt.as_secs_f64().max(1e-9)
+                    ));
+                }
+            }
+            flows.push(PlanFlow {
+                name: name.clone(),
+                start: f.start.0,
+                size,
+                path,
+                legs,
+                proxies,
+            });
+        }
+        let duration = match scn.run.duration {
+            Some(d) => {
+                if d.0 == Dur::ZERO {
+                    return Err(err(file, "run.duration", "must be positive"));
+                }
+                d.0
+            }
+            None if any_bulk => Dur::from_secs(230),
+            None => Dur::from_secs(3600),
+        };
+        if scn.run.runs == 0 {
+            return Err(err(file, "run.runs", "must be at least 1"));
+        }
+        Ok(Plan {
+            nodes,
+            links,
+            flows,
+            duration,
+            event_budget: scn.run.event_budget,
+            warnings,
+        })
+    }
+}
+
+/// Delay from positions: ground-GEO slant range or GEO-GEO inter-satellite link.
+fn geometric_delay(scn: &Scenario, a: &str, b: &str) -> Result<Option<Dur>, String> {
+    let (Some(na), Some(nb)) = (scn.nodes.get(a), scn.nodes.get(b)) else {
+        return Ok(None);
+    };
+    let ground = |n: &NodeSection| n.lat.zip(n.lon);
+    match (ground(na), na.geo_longitude, ground(nb), nb.geo_longitude) {
+        (Some((lat, lon)), _, _, Some(sat)) | (_, Some(sat), Some((lat, lon)), _) => {
+            crate::geo::geo_link(lat, lon, sat)
+                .map(|g| Some(g.delay))
+                .map_err(|e| e.to_string())
+        }
+        (_, Some(s1), _, Some(s2)) => crate::geo::geo_isl(s1, s2)
+            .map(|(_, d)| Some(d))
+            .map_err(|e| e.to_string()),
+        _ => Ok(None),
+    }
+}
+
+/// Fewest hops; ties broken by the lowest node index, so the choice is deterministic.
+fn shortest_path(
+    adj: &BTreeMap<(u32, u32), u32>,
+    n: usize,
+    src: u32,
+    dst: u32,
+) -> Option<Vec<u32>> {
+    let mut prev = vec![u32::MAX; n];
+    let mut seen = vec![false; n];
+    let mut q = VecDeque::new();
+    seen[src as usize] = true;
+    q.push_back(src);
+    while let Some(u) = q.pop_front() {
+        if u == dst {
+            let mut p = vec![dst];
+            let mut c = dst;
+            while c != src {
+                c = prev[c as usize];
+                p.push(c);
+            }
+            p.reverse();
+            return Some(p);
+        }
+        for (&(a, b), _) in adj.range((u, 0)..=(u, u32::MAX)) {
+            debug_assert_eq!(a, u);
+            if !seen[b as usize] {
+                seen[b as usize] = true;
+                prev[b as usize] = u;
+                q.push_back(b);
+            }
+        }
+    }
+    None
+}

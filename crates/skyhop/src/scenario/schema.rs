@@ -1,0 +1,270 @@
+//! The scenario file schema. Every table rejects unknown keys; every
+//! quantity carries a unit. Defaults are listed in docs/scenario.md.
+
+use crate::units::{Duration, Rate, Size};
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub run: RunSection,
+    /// TCP defaults for every flow (each flow may override in `options`).
+    #[serde(default)]
+    pub tcp: TcpOptions,
+    pub nodes: BTreeMap<String, NodeSection>,
+    pub links: BTreeMap<String, LinkSection>,
+    pub flows: BTreeMap<String, FlowSection>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Stop time; bulk flows send until then. Default: 230 s if any flow is
+    /// bulk, else 3600 s as an upper bound for file transfers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Duration>,
+    /// Base seed; run i of N uses seed + i.
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Independent runs by default (the command line's --runs overrides).
+    #[serde(default = "one_u32")]
+    pub runs: u32,
+    /// Maximum events one run may process before it stops with an error.
+    #[serde(default = "default_budget")]
+    pub event_budget: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+fn one_u32() -> u32 {
+    1
+}
+fn default_budget() -> u64 {
+    2_000_000_000
+}
+
+impl Default for RunSection {
+    fn default() -> Self {
+        RunSection {
+            duration: None,
+            seed: 1,
+            runs: 1,
+            event_budget: default_budget(),
+        }
+    }
+}
+
+/// TCP parameters. All optional: a flow's value overrides `[tcp]`, which
+/// overrides the built-in default.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpOptions {
+    /// Maximum segment size (payload bytes). Default 1460 B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<Size>,
+    /// TCP/IP header bytes per packet. Default 40 B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<Size>,
+    /// Initial window in segments. Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_window: Option<u32>,
+    /// Initial ssthresh. Default: unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_initial: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_min: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_max: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_granularity: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupthresh: Option<u32>,
+    /// Receive buffer of end hosts (the advertised window). Default 4 MB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcv_buffer: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack_blocks: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack_timeout: Option<Duration>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSection {
+    /// Ground position (degrees): links to a GEO node get their delay from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lon: Option<f64>,
+    /// A GEO satellite at this longitude (degrees east; west negative).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geo_longitude: Option<f64>,
+    /// Split-proxy settings used when a flow names this node in `proxies`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<ProxySection>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProxySection {
+    /// Cache size in packets (of the incoming leg's MSS). Default 200.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_packets: Option<u64>,
+    /// Cache size in bytes (instead of packets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<Size>,
+    /// Window policy: "half-free" (default), "third" or "buffers".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    /// `buffers` policy: receive buffer of the incoming leg, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recv_buffer: Option<Size>,
+    /// `buffers` policy: send buffer of the outgoing leg, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<Size>,
+    /// On-board integrity rule: acknowledge an incoming segment only once it
+    /// has been transmitted on the outgoing leg.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_after_forward: Option<bool>,
+}
+
+/// Per-direction settings; anything unset falls back to the link's own.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirSection {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ber: Option<f64>,
+    /// "data", "acks" or "both".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors_apply_to: Option<String>,
+    /// Exact losses for tests: first bytes of data segments dropped on their
+    /// first transmission in this direction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop_segments: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSection {
+    /// The two nodes; "forward" is from the first to the second.
+    pub between: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    /// Drop-tail queue limit in packets (waiting, not in service). Default 50.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<u32>,
+    /// Uniform packet error rate, both directions unless overridden.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<f64>,
+    /// Bit error rate, both directions unless overridden.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ber: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors_apply_to: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forward: Option<DirSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<DirSection>,
+}
+
+/// A flow's size: bytes, or unlimited (a bulk flow lasting run.duration).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowSize {
+    Bytes(u64),
+    Unlimited,
+}
+
+impl Serialize for FlowSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FlowSize::Bytes(b) => s.serialize_str(&Size(*b).to_string()),
+            FlowSize::Unlimited => s.serialize_str("unlimited"),
+        }
+    }
+}
+impl<'de> Deserialize<'de> for FlowSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = FlowSize;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a size with a unit (e.g. \"5 MB\") or \"unlimited\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<FlowSize, E> {
+                if v.trim() == "unlimited" {
+                    return Ok(FlowSize::Unlimited);
+                }
+                Size::parse(v)
+                    .map(|s| FlowSize::Bytes(s.0))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<FlowSize, E> {
+                Err(E::custom(format!(
+                    "size {v} has no unit: write it as a string, e.g. \"{v} B\" or \"{v} MB\""
+                )))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<FlowSize, E> {
+                self.visit_i64(v as i64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<FlowSize, E> {
+                Err(E::custom(format!(
+                    "size {v} has no unit: write it as a string, e.g. \"{v} MB\""
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSection {
+    pub from: String,
+    pub to: String,
+    /// Node list from `from` to `to`; default: the shortest path (fewest hops).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<Vec<String>>,
+    /// TCP variant of every leg (default "newreno").
+    #[serde(default = "default_tcp")]
+    pub tcp: String,
+    /// Bytes to transfer, or "unlimited" / absent for a bulk flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<FlowSize>,
+    /// When the flow starts. Default 0 s.
+    #[serde(default)]
+    pub start: Duration,
+    /// Split proxies, node names in path order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proxies: Vec<String>,
+    /// Per-leg TCP variants (one more than proxies); default: `tcp` on every leg.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legs: Option<Vec<String>>,
+    /// TCP parameter overrides for this flow.
+    #[serde(default)]
+    pub options: TcpOptions,
+}
+
+fn default_tcp() -> String {
+    "newreno".to_string()
+}
