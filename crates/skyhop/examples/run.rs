@@ -6,9 +6,13 @@ fn main() {
     let path = &args[0];
     let mut seed = 1;
     let mut sets = Vec::new();
+    let mut trace = false;
     let mut i = 1;
     while i < args.len() {
-        if args[i] == "--set" {
+        if args[i] == "--trace" {
+            trace = true;
+            i += 1;
+        } else if args[i] == "--set" {
             sets.push(args[i + 1].clone());
             i += 2;
         } else {
@@ -24,7 +28,7 @@ fn main() {
         }
     };
     let t0 = std::time::Instant::now();
-    match skyhop::run(&scn, seed, &skyhop::RunOptions::default()) {
+    match skyhop::run(&scn, seed, &skyhop::RunOptions { trace }) {
         Ok(r) => {
             let wall = t0.elapsed().as_secs_f64();
             let mut v = serde_json::to_value(&r).unwrap();

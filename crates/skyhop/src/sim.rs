@@ -572,6 +572,7 @@ impl World {
                 s.srtt().map_or(f64::NAN, |d| d.as_secs_f64()),
                 s.flight(),
                 s.rwnd(),
+                s.rate_estimate_bps(),
             );
         }
     }

@@ -12,6 +12,8 @@ pub struct SenderTrace {
     pub srtt: Vec<f64>,
     pub flight: Vec<f64>,
     pub rwnd: Vec<f64>,
+    /// The controller's rate estimate (Westwood ERE / BWE), bit/s; NaN if none.
+    pub rate: Vec<f64>,
 }
 
 impl SenderTrace {
@@ -24,6 +26,7 @@ impl SenderTrace {
         srtt_s: f64,
         flight: u64,
         rwnd: u64,
+        rate: Option<f64>,
     ) {
         // Skip rows identical to the last one apart from time.
         if let Some(&c) = self.cwnd.last() {
@@ -47,6 +50,7 @@ impl SenderTrace {
         self.srtt.push(srtt_s);
         self.flight.push(flight as f64);
         self.rwnd.push(rwnd as f64);
+        self.rate.push(rate.unwrap_or(f64::NAN));
     }
 
     /// Split into named series `<prefix>.<quantity>`.
@@ -58,6 +62,7 @@ impl SenderTrace {
             ("srtt", self.srtt),
             ("flight", self.flight),
             ("rwnd", self.rwnd),
+            ("rate_estimate", self.rate),
         ]
         .into_iter()
         .map(|(q, v)| {
