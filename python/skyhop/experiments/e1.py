@@ -1,0 +1,339 @@
+"""E1 — HAPS/UAV + GEO emergency network (SPEC section 9).
+
+Chain W–U–T–S–G, every link 1 Mb/s, 2 ms / 2 ms / 125 ms / 125 ms, 50-packet
+queues, PER 0.1 % on T–S and S–G, PER on W–U swept (0.1 %, 0.5 %, 1 %),
+NewReno or Westwood (ABSE), no proxy / proxy at T / proxies at T and S, both
+directions. Results: 5 MB transfer time, 230 s throughput, cwnd of the last
+leg's sender over time, and the half-free cache sweep (10..250 packets).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import Context, errorbar_lines, grouped, plt, rel_dev, scenario_path, targets
+
+SCENARIO = "e1_haps.toml"
+PERS = [0.001, 0.005, 0.01]
+TCPS = ["newreno", "westwood"]
+CACHES = list(range(10, 251, 10))
+DIRECTIONS = {
+    # direction: (from, to, {placement: proxies in path order})
+    "W->G": ("W", "G", {"none": [], "T": ["T"], "TS": ["T", "S"]}),
+    "G->W": ("G", "W", {"none": [], "T": ["T"], "TS": ["S", "T"]}),
+}
+
+
+def _literal(nodes: list[str]) -> str:
+    return "[" + ", ".join(f'"{n}"' for n in nodes) + "]"
+
+
+def _placement_of(literal: str, placements: dict[str, list[str]]) -> str:
+    for name, nodes in placements.items():
+        if literal.replace(" ", "") == _literal(nodes).replace(" ", ""):
+            return name
+    raise ValueError(literal)
+
+
+def run(ctx: Context) -> dict[str, Any]:
+    scn = scenario_path(SCENARIO)
+    pub = targets()["E1"]
+    summary: dict[str, Any] = {"fig9": {}, "per_sweep": {}, "cache_sweep": {}, "cwnd": {}}
+    time_tables: dict[str, Any] = {}
+    tput_tables: dict[str, Any] = {}
+
+    for d, (src, dst, placements) in DIRECTIONS.items():
+        tag = d.replace("->", "")
+        base = {"flows.ftp.from": src, "flows.ftp.to": dst}
+        grid = {
+            "links.wu.per": PERS,
+            "flows.ftp.tcp": TCPS,
+            "flows.ftp.proxies": [placements[p] for p in ("none", "T", "TS")],
+        }
+        # 5 MB transfer time.
+        df = ctx.sweep(f"time_{tag}", scn, grid, sets={**base, "flows.ftp.size": "5 MB"})
+        df["placement"] = [_placement_of(v, placements) for v in df["flows.ftp.proxies"]]
+        time_tables[d] = grouped(
+            df, ["links.wu.per", "flows.ftp.tcp", "placement"], "completion_time_s"
+        )
+        # 230 s bulk throughput.
+        df = ctx.sweep(
+            f"throughput_{tag}",
+            scn,
+            grid,
+            sets={**base, "flows.ftp.size": "unlimited", "run.duration": "230 s"},
+        )
+        df["placement"] = [_placement_of(v, placements) for v in df["flows.ftp.proxies"]]
+        tput_tables[d] = grouped(df, ["links.wu.per", "flows.ftp.tcp", "placement"], "goodput_bps")
+        summary["per_sweep"][d] = {
+            "transfer_time_s": _nest(time_tables[d]),
+            "throughput_bps": _nest(tput_tables[d]),
+        }
+
+    # Fig. 9: W->G at 1 % PER.
+    fig9 = pub["fig9"]
+    for tcp in TCPS:
+        summary["fig9"][tcp] = {}
+        for p in ("none", "T", "TS"):
+            s = dict(time_tables["W->G"][(0.01, tcp, p)])
+            s["published"] = fig9[tcp][p]
+            s["deviation"] = rel_dev(s["mean"], fig9[tcp][p])
+            s["within_tolerance"] = (
+                s["deviation"] is not None and abs(s["deviation"]) <= fig9["tolerance"]
+            )
+            summary["fig9"][tcp][p] = s
+
+    # Cache sweep: proxy at T, 1 % PER, half-free, 230 s throughput, both directions.
+    cache_tables = {}
+    for d, (src, dst, _placements) in DIRECTIONS.items():
+        tag = d.replace("->", "")
+        df = ctx.sweep(
+            f"cache_{tag}",
+            scn,
+            {"nodes.T.proxy.cache_packets": CACHES, "flows.ftp.tcp": TCPS},
+            sets={
+                "flows.ftp.from": src,
+                "flows.ftp.to": dst,
+                "flows.ftp.size": "unlimited",
+                "run.duration": "230 s",
+                "flows.ftp.proxies": ["T"],
+                "nodes.T.proxy.policy": "half-free",
+                "links.wu.per": 0.01,
+            },
+        )
+        cache_tables[d] = grouped(
+            df, ["nodes.T.proxy.cache_packets", "flows.ftp.tcp"], "goodput_bps"
+        )
+        summary["cache_sweep"][d] = {
+            tcp: {
+                "cache_packets": CACHES,
+                "throughput_bps": [cache_tables[d][(c, tcp)] for c in CACHES],
+                "no_proxy_bps": tput_tables[d][(0.01, tcp, "none")],
+            }
+            for tcp in TCPS
+        }
+
+    # cwnd of the last leg's sender, NewReno, 1 % PER, W->G.
+    import skyhop
+
+    traces = {}
+    for p, nodes in DIRECTIONS["W->G"][2].items():
+        res = skyhop.run(
+            scn,
+            runs=1,
+            seed=ctx.seed,
+            trace=True,
+            set={
+                "flows.ftp.tcp": "newreno",
+                "flows.ftp.proxies": nodes,
+                "links.wu.per": 0.01,
+                "flows.ftp.size": "unlimited",
+                "run.duration": "230 s",
+            },
+        )
+        tr = res.runs[0]["traces"]
+        leg = len(nodes)
+        traces[p] = tr[f"ftp.{leg}.cwnd"]
+        summary["cwnd"][p] = {"leg": leg, "points": len(traces[p]["t_s"])}
+
+    _claims(ctx, summary, time_tables, tput_tables, cache_tables)
+    _figures(ctx, time_tables, tput_tables, cache_tables, traces, summary)
+    return summary
+
+
+def _nest(table: dict[tuple, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for (per, tcp, place), s in table.items():
+        out.setdefault(tcp, {}).setdefault(place, {})[str(per)] = s
+    return out
+
+
+def _m(s: dict[str, Any]) -> float:
+    return s["mean"] if s["mean"] is not None else float("inf")
+
+
+def _claims(ctx: Context, summary, time_t, tput_t, cache_t) -> None:
+    f9 = summary["fig9"]
+    nr, ww = f9["newreno"], f9["westwood"]
+    ctx.claim(
+        "E1.fig9",
+        "NewReno gains the most from splitting; with proxies at T and S it moves the file at about 91 % of the 1 Mb/s capacity, equal to Westwood",
+        (_m(nr["none"]) / _m(nr["TS"]) > _m(ww["none"]) / _m(ww["TS"]))
+        and abs(_m(nr["TS"]) - _m(ww["TS"])) / _m(ww["TS"]) < 0.1,
+        f"gain none/TS: NewReno {_m(nr['none']) / _m(nr['TS']):.2f}x, Westwood {_m(ww['none']) / _m(ww['TS']):.2f}x; TS goodput {5e6 * 8 / _m(nr['TS']) / 1e6:.2f} (NewReno) and {5e6 * 8 / _m(ww['TS']) / 1e6:.2f} Mb/s (Westwood)",
+    )
+    ok = all(_m(f9[t]["none"]) > _m(f9[t]["T"]) > _m(f9[t]["TS"]) for t in TCPS)
+    ctx.claim(
+        "E1.fig9",
+        "for both variants: none > T > TS (transfer time)",
+        ok,
+        "; ".join(
+            f"{t}: {_m(f9[t]['none']):.1f} / {_m(f9[t]['T']):.1f} / {_m(f9[t]['TS']):.1f} s"
+            for t in TCPS
+        ),
+    )
+    for d in DIRECTIONS:
+        t = time_t[d]
+        adv = [_m(t[(p, "newreno", "none")]) - _m(t[(p, "westwood", "none")]) for p in PERS]
+        ctx.claim(
+            "E1.per_sweep",
+            f"[{d}] without a proxy Westwood needs clearly less time than NewReno at every PER, and its advantage grows with PER",
+            all(a > 0 for a in adv) and adv[-1] > adv[0],
+            "NewReno minus Westwood: "
+            + ", ".join(f"{a:.1f} s" for a in adv)
+            + " at PER "
+            + ", ".join(map(str, PERS)),
+        )
+        gapT = [abs(_m(t[(p, "newreno", "T")]) - _m(t[(p, "westwood", "T")])) for p in PERS]
+        gapN = [abs(_m(t[(p, "newreno", "none")]) - _m(t[(p, "westwood", "none")])) for p in PERS]
+        ctx.claim(
+            "E1.per_sweep",
+            f"[{d}] with a proxy at T the gap between the variants shrinks",
+            all(a < b for a, b in zip(gapT, gapN, strict=True)),
+            "gap with T: "
+            + ", ".join(f"{g:.1f}" for g in gapT)
+            + " s; without: "
+            + ", ".join(f"{g:.1f}" for g in gapN)
+            + " s",
+        )
+        spreads = {
+            tcp: max(_m(t[(p, tcp, "T")]) for p in PERS) / min(_m(t[(p, tcp, "T")]) for p in PERS)
+            for tcp in TCPS
+        }
+        spreads_none = {
+            tcp: max(_m(t[(p, tcp, "none")]) for p in PERS)
+            / min(_m(t[(p, tcp, "none")]) for p in PERS)
+            for tcp in TCPS
+        }
+        ctx.claim(
+            "E1.per_sweep",
+            f"[{d}] with a proxy at T the result is nearly flat across PER (the proxy hides the wireless losses)",
+            all(spreads[k] < 1.25 and spreads[k] < spreads_none[k] for k in TCPS),
+            "max/min transfer time over PER with T: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in spreads.items())
+            + "; without proxy: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in spreads_none.items()),
+        )
+        best = all(
+            _m(t[(p, "westwood", "T")])
+            <= min(_m(t[(p, tcp, pl)]) for tcp in TCPS for pl in ("none", "T"))
+            for p in PERS
+        )
+        ctx.claim(
+            "E1.per_sweep",
+            f"[{d}] Westwood with a proxy at T is the best configuration at every PER (among none/T)",
+            best,
+            ", ".join(
+                f"PER {p}: Westwood+T {_m(t[(p, 'westwood', 'T')]):.1f} s vs NewReno+T {_m(t[(p, 'newreno', 'T')]):.1f} s"
+                for p in PERS
+            ),
+        )
+    same = all(
+        (_m(time_t["W->G"][(p, tcp, "none")]) > _m(time_t["W->G"][(p, tcp, "T")]))
+        == (_m(time_t["G->W"][(p, tcp, "none")]) > _m(time_t["G->W"][(p, tcp, "T")]))
+        for p in PERS
+        for tcp in TCPS
+    )
+    ctx.claim(
+        "E1.per_sweep",
+        "G->W results follow the same pattern as W->G",
+        same,
+        "ordering none vs T agrees in every (PER, variant)"
+        if same
+        else "ordering none vs T differs somewhere",
+    )
+    for d in DIRECTIONS:
+        for tcp in TCPS:
+            c = cache_t[d]
+            at = {k: _m(c[(k, tcp)]) for k in CACHES}
+            plateau = sum(at[k] for k in CACHES if k >= 100) / len([k for k in CACHES if k >= 100])
+            knee = min((k for k in CACHES if at[k] >= 0.9 * plateau), default=None)
+            ctx.claim(
+                "E1.cache_sweep",
+                f"[{d}, {tcp}] throughput drops steeply when the cache is below about 84 packets (twice the 42-packet pipe); above that it levels off",
+                knee is not None and 40 <= knee <= 100 and at[10] < 0.5 * plateau,
+                f"90 % of the plateau ({plateau / 1e3:.0f} kb/s) first reached at {knee} packets; {at[10] / 1e3:.0f} kb/s at 10 packets",
+            )
+            nop = _m(tput_t[d][(0.01, tcp, "none")])
+            ctx.claim(
+                "E1.cache_sweep",
+                f"[{d}, {tcp}] a small cache can be worse than no proxy at all",
+                at[10] < nop,
+                f"10 packets: {at[10] / 1e3:.0f} kb/s; no proxy: {nop / 1e3:.0f} kb/s",
+            )
+
+
+def _figures(ctx: Context, time_t, tput_t, cache_t, traces, summary) -> None:
+    pyplot = plt()
+    # Transfer time and throughput against PER, both directions.
+    for name, table, scale, ylabel in (
+        ("e1_transfer_time_vs_per.png", time_t, 1.0, "5 MB transfer time (s)"),
+        ("e1_throughput_vs_per.png", tput_t, 1e3, "230 s throughput (kb/s)"),
+    ):
+        fig, axes = pyplot.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+        for ax, d in zip(axes, DIRECTIONS, strict=False):
+            series = {
+                f"{tcp}, {pl}": [table[d][(p, tcp, pl)] for p in PERS]
+                for tcp in TCPS
+                for pl in ("none", "T", "TS")
+            }
+            errorbar_lines(ax, [p * 100 for p in PERS], series, scale=scale)
+            ax.set_title(f"E1 {d}")
+            ax.set_xlabel("PER on W–U (%)")
+            ax.grid(alpha=0.3)
+        axes[0].set_ylabel(ylabel)
+        axes[1].legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(ctx.out / name, dpi=110)
+        pyplot.close(fig)
+    # Fig. 9 bars, ours beside published.
+    fig, ax = pyplot.subplots(figsize=(7, 4))
+    labels, ours, errs, pub = [], [], [], []
+    for tcp in TCPS:
+        for p in ("none", "T", "TS"):
+            s = summary["fig9"][tcp][p]
+            labels.append(f"{tcp}\n{p}")
+            ours.append(s["mean"])
+            errs.append(s["ci95"] or 0)
+            pub.append(s["published"])
+    x = range(len(labels))
+    ax.bar([i - 0.2 for i in x], ours, 0.4, yerr=errs, capsize=3, label="skyhop")
+    ax.bar([i + 0.2 for i in x], pub, 0.4, label="published")
+    ax.set_xticks(list(x), labels)
+    ax.set_ylabel("5 MB transfer time W→G (s), 1 % PER")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(ctx.out / "e1_fig9.png", dpi=110)
+    pyplot.close(fig)
+    # Cache sweep.
+    fig, axes = pyplot.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    for ax, d in zip(axes, DIRECTIONS, strict=False):
+        series = {tcp: [cache_t[d][(c, tcp)] for c in CACHES] for tcp in TCPS}
+        errorbar_lines(ax, CACHES, series, scale=1e3, marker=".")
+        for tcp in TCPS:
+            ax.axhline(_m(tput_t[d][(0.01, tcp, "none")]) / 1e3, ls=":", lw=1, color="grey")
+        ax.axvline(84, ls="--", lw=1, color="red")
+        ax.set_title(f"E1 cache sweep {d} (proxy at T, half-free, 1 % PER)")
+        ax.set_xlabel("proxy cache (packets)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("230 s throughput (kb/s)")
+    axes[1].legend()
+    fig.tight_layout()
+    fig.savefig(ctx.out / "e1_cache_sweep.png", dpi=110)
+    pyplot.close(fig)
+    # cwnd traces.
+    fig, axes = pyplot.subplots(3, 1, figsize=(9, 7), sharex=True)
+    for ax, (p, tr) in zip(axes, traces.items(), strict=True):
+        ax.step(
+            tr["t_s"],
+            [v / 1460 if v is not None else None for v in tr["value"]],
+            where="post",
+            lw=0.8,
+        )
+        ax.set_ylabel("cwnd (segments)")
+        ax.set_title(f"last leg's sender, {p} split (NewReno, 1 % PER)", fontsize=9)
+        ax.grid(alpha=0.3)
+    axes[-1].set_xlabel("time (s)")
+    fig.tight_layout()
+    fig.savefig(ctx.out / "e1_cwnd.png", dpi=110)
+    pyplot.close(fig)

@@ -1,0 +1,269 @@
+"""E2 and E3 — on-board split proxies over GEO paths (SPEC section 9).
+
+Both experiments share one shape: two rates (1 and 20 Mb/s) × three BERs
+(1e-6, 1e-7, 1e-8 on every link, data and ACKs) × NewReno and Westwood (NewReno
+recovery), end to end and split on board with the `third` cache policy and
+the cache swept; throughput of 31 s FTP sessions averaged over 100 sessions.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .common import Context, errorbar_lines, grouped, plt, scenario_path
+
+RATES_MBPS = [1, 20]
+BERS = [1e-6, 1e-7, 1e-8]
+TCPS = ["newreno", "westwood"]
+
+
+@dataclass(frozen=True)
+class GeoSplit:
+    name: str  # "E2" / "E3"
+    scenario: str
+    links: tuple[str, ...]
+    proxy_node: str
+    #: cache sizes in multiples of the split node's larger-leg pipe (at 1 Mb/s, in packets)
+    caches_1mbps: tuple[int, ...]
+
+    def caches(self, rate_mbps: int) -> list[int]:
+        return [c * rate_mbps for c in self.caches_1mbps]
+
+
+E2 = GeoSplit(
+    "E2", "e2_geo_onboard.toml", ("up", "down"), "SAT", (10, 21, 42, 63, 84, 126, 168, 250)
+)
+E3 = GeoSplit(
+    "E3",
+    "e3_double_geo.toml",
+    ("up", "isl", "down"),
+    "SAT2",
+    (21, 55, 110, 165, 220, 330, 440, 660),
+)
+
+
+def _rate_sets(exp: GeoSplit, rate: int, ber: float) -> dict[str, Any]:
+    sets: dict[str, Any] = {}
+    for link in exp.links:
+        sets[f"links.{link}.rate"] = f"{rate} Mbps"
+        sets[f"links.{link}.ber"] = ber
+    return sets
+
+
+def run(exp: GeoSplit, ctx: Context) -> dict[str, Any]:
+    scn = scenario_path(exp.scenario)
+    summary: dict[str, Any] = {"cache_sweep": {}, "summary": {}}
+    tables: dict[tuple[int, float], Any] = {}
+    e2e: dict[tuple[int, float], Any] = {}
+    for rate in RATES_MBPS:
+        for ber in BERS:
+            tag = f"{rate}mbps_ber{ber:g}"
+            sets = _rate_sets(exp, rate, ber)
+            df = ctx.sweep(
+                f"e2e_{tag}", scn, {"flows.ftp.tcp": TCPS}, sets={**sets, "flows.ftp.proxies": []}
+            )
+            e2e[(rate, ber)] = grouped(df, ["flows.ftp.tcp"], "goodput_bps")
+            caches = exp.caches(rate)
+            df = ctx.sweep(
+                f"split_{tag}",
+                scn,
+                {f"nodes.{exp.proxy_node}.proxy.cache_packets": caches, "flows.ftp.tcp": TCPS},
+                sets={
+                    **sets,
+                    "flows.ftp.proxies": [exp.proxy_node],
+                    f"nodes.{exp.proxy_node}.proxy.policy": "third",
+                },
+            )
+            tables[(rate, ber)] = grouped(
+                df, [f"nodes.{exp.proxy_node}.proxy.cache_packets", "flows.ftp.tcp"], "goodput_bps"
+            )
+            key = f"{rate}Mbps"
+            summary["cache_sweep"].setdefault(key, {})[f"{ber:g}"] = {
+                tcp: {
+                    "cache_packets": caches,
+                    "throughput_bps": [tables[(rate, ber)][(c, tcp)] for c in caches],
+                    "end_to_end_bps": e2e[(rate, ber)][(tcp,)],
+                }
+                for tcp in TCPS
+            }
+            summary["summary"].setdefault(key, {})[f"{ber:g}"] = {
+                tcp: {
+                    "end_to_end_bps": e2e[(rate, ber)][(tcp,)]["mean"],
+                    "split_saturated_bps": tables[(rate, ber)][(caches[-1], tcp)]["mean"],
+                    "gain": _ratio(
+                        tables[(rate, ber)][(caches[-1], tcp)]["mean"],
+                        e2e[(rate, ber)][(tcp,)]["mean"],
+                    ),
+                }
+                for tcp in TCPS
+            }
+    _claims(exp, ctx, summary, tables, e2e)
+    _figures(exp, ctx, summary, tables, e2e)
+    return summary
+
+
+def _ratio(a, b) -> float | None:
+    if a is None or b in (None, 0):
+        return None
+    return a / b
+
+
+def _m(s) -> float:
+    return s["mean"] if s and s.get("mean") is not None else math.nan
+
+
+def _knee(exp: GeoSplit, tables, rate, ber, tcp) -> tuple[int | None, float]:
+    caches = exp.caches(rate)
+    vals = [_m(tables[(rate, ber)][(c, tcp)]) for c in caches]
+    top = max(vals)
+    knee = next((c for c, v in zip(caches, vals, strict=False) if v >= 0.9 * top), None)
+    return knee, top
+
+
+def _claims(exp: GeoSplit, ctx: Context, summary, tables, e2e) -> None:
+    s = summary["summary"]
+    gains = {
+        (r, b, t): s[f"{r}Mbps"][f"{b:g}"][t]["gain"] or 0
+        for r in RATES_MBPS
+        for b in BERS
+        for t in TCPS
+    }
+    if exp.name == "E2":
+        knee, top = _knee(exp, tables, 1, 1e-6, "newreno")
+        ctx.claim(
+            "E2.cache_sweep",
+            "throughput rises with the cache and levels off after about 63 packets (three times the 21-packet pipe of one GEO hop)",
+            knee is not None and 42 <= knee <= 126,
+            f"1 Mb/s, BER 1e-6, NewReno: 90 % of the largest value ({top / 1e3:.0f} kb/s) first reached at {knee} packets",
+        )
+        ctx.claim(
+            "E2.cache_sweep",
+            "with a saturated cache the split beats the end-to-end connection for both variants; NewReno gains more than Westwood",
+            gains[(1, 1e-6, "newreno")] > 1
+            and gains[(1, 1e-6, "westwood")] > 1
+            and gains[(1, 1e-6, "newreno")] > gains[(1, 1e-6, "westwood")],
+            f"gain at 1 Mb/s, BER 1e-6: NewReno {gains[(1, 1e-6, 'newreno')]:.2f}x, Westwood {gains[(1, 1e-6, 'westwood')]:.2f}x",
+        )
+        small = exp.caches(1)[0]
+        worse = any(_m(tables[(1, 1e-6)][(small, t)]) < _m(e2e[(1, 1e-6)][(t,)]) for t in TCPS)
+        ctx.claim(
+            "E2.cache_sweep",
+            "below saturation the split can be worse than no split",
+            worse,
+            f"cache {small} packets: "
+            + ", ".join(
+                f"{t} {_m(tables[(1, 1e-6)][(small, t)]) / 1e3:.0f} vs {_m(e2e[(1, 1e-6)][(t,)]) / 1e3:.0f} kb/s end to end"
+                for t in TCPS
+            ),
+        )
+        g1 = max(gains[(1, b, t)] for b in BERS for t in TCPS)
+        g20 = max(gains[(20, b, t)] for b in BERS for t in TCPS)
+        grows_ber = all(
+            gains[(r, 1e-6, t)] >= gains[(r, 1e-8, t)] for r in RATES_MBPS for t in TCPS
+        )
+        ctx.claim(
+            "E2.summary",
+            "splitting on board gains more as bandwidth and error rate grow; in some configurations throughput improves threefold",
+            g20 > g1 and grows_ber and max(gains.values()) >= 2.5,
+            f"largest gain {max(gains.values()):.2f}x; best at 1 Mb/s {g1:.2f}x, at 20 Mb/s {g20:.2f}x; gain at BER 1e-6 vs 1e-8 per (rate, variant): "
+            + ", ".join(
+                f"{r}M {t}: {gains[(r, 1e-6, t)]:.2f}/{gains[(r, 1e-8, t)]:.2f}"
+                for r in RATES_MBPS
+                for t in TCPS
+            ),
+        )
+        ww_better = all(
+            _m(e2e[(r, b)][("westwood",)]) >= _m(e2e[(r, b)][("newreno",)])
+            for r in RATES_MBPS
+            for b in BERS
+        )
+        ww_less = all(
+            gains[(r, b, "westwood")] <= gains[(r, b, "newreno")] for r in RATES_MBPS for b in BERS
+        )
+        ctx.claim(
+            "E2.summary",
+            "Westwood performs better than NewReno end to end, and gains less from splitting",
+            ww_better and ww_less,
+            "end to end Westwood/NewReno: "
+            + ", ".join(
+                f"{r}M {b:g}: {_m(e2e[(r, b)][('westwood',)]) / max(_m(e2e[(r, b)][('newreno',)]), 1):.2f}"
+                for r in RATES_MBPS
+                for b in BERS
+            ),
+        )
+    else:
+        knee, top = _knee(exp, tables, 1, 1e-6, "newreno")
+        ctx.claim(
+            "E3",
+            "lower throughput than the single GEO overall; the cache must be much larger before throughput levels off",
+            knee is not None and knee > 84,
+            f"1 Mb/s, BER 1e-6, NewReno: 90 % of the largest value first reached at {knee} packets (E2: about 63); compare E2's tables for the throughput level",
+        )
+        g20 = max(gains[(20, b, t)] for b in BERS for t in TCPS)
+        ctx.claim(
+            "E3",
+            "at 20 Mb/s the on-board split improves throughput more than threefold",
+            g20 > 3,
+            f"largest gain at 20 Mb/s: {g20:.2f}x",
+        )
+        adv = {
+            r: max(
+                _m(e2e[(r, b)][("westwood",)]) / max(_m(e2e[(r, b)][("newreno",)]), 1) for b in BERS
+            )
+            for r in RATES_MBPS
+        }
+        ctx.claim(
+            "E3",
+            "Westwood's advantage over NewReno is larger than in the single-GEO case, especially at high bandwidth",
+            adv[20] >= adv[1],
+            f"end-to-end Westwood/NewReno, best over BER: 1 Mb/s {adv[1]:.2f}, 20 Mb/s {adv[20]:.2f} (compare E2)",
+        )
+
+
+def _figures(exp: GeoSplit, ctx: Context, summary, tables, e2e) -> None:
+    pyplot = plt()
+    fig, axes = pyplot.subplots(len(RATES_MBPS), len(BERS), figsize=(13, 7.5))
+    for i, rate in enumerate(RATES_MBPS):
+        caches = exp.caches(rate)
+        for j, ber in enumerate(BERS):
+            ax = axes[i][j]
+            series = {f"{t} split": [tables[(rate, ber)][(c, t)] for c in caches] for t in TCPS}
+            errorbar_lines(ax, caches, series, scale=1e3 if rate == 1 else 1e6, marker=".")
+            for t, ls in zip(TCPS, ("--", ":"), strict=True):
+                ax.axhline(
+                    _m(e2e[(rate, ber)][(t,)]) / (1e3 if rate == 1 else 1e6),
+                    ls=ls,
+                    color="grey",
+                    lw=1,
+                    label=f"{t} end to end",
+                )
+            ax.set_title(f"{exp.name}: {rate} Mb/s, BER {ber:g}", fontsize=9)
+            ax.set_xlabel("on-board cache (packets)", fontsize=8)
+            ax.set_ylabel("throughput (kb/s)" if rate == 1 else "throughput (Mb/s)", fontsize=8)
+            ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(ctx.out / f"{exp.name.lower()}_cache_sweep.png", dpi=100)
+    pyplot.close(fig)
+    # Summary bars: split (largest cache) vs end to end.
+    fig, axes = pyplot.subplots(1, len(RATES_MBPS), figsize=(12, 4))
+    for ax, rate in zip(axes, RATES_MBPS, strict=False):
+        labels, a, b = [], [], []
+        for ber in BERS:
+            for t in TCPS:
+                s = summary["summary"][f"{rate}Mbps"][f"{ber:g}"][t]
+                labels.append(f"{t}\n{ber:g}")
+                a.append((s["end_to_end_bps"] or 0) / 1e6)
+                b.append((s["split_saturated_bps"] or 0) / 1e6)
+        x = range(len(labels))
+        ax.bar([k - 0.2 for k in x], a, 0.4, label="end to end")
+        ax.bar([k + 0.2 for k in x], b, 0.4, label="split on board")
+        ax.set_xticks(list(x), labels, fontsize=7)
+        ax.set_ylabel("throughput (Mb/s)")
+        ax.set_title(f"{exp.name}: {rate} Mb/s")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(ctx.out / f"{exp.name.lower()}_summary.png", dpi=100)
+    pyplot.close(fig)
