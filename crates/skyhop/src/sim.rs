@@ -2,10 +2,15 @@
 //! state machines with the event queue.
 //!
 //! Events (one enum, addressed by indices):
-//! - `Arrive(p)`: packet slot `p` reaches the far end of its current link;
-//!   it is forwarded on the next link of its route or delivered to its
-//!   endpoint. Links compute departure times when a packet is queued, so a
-//!   hop costs one event, and a corrupted packet none.
+//! - `LinkHead(l)`: the first packet in flight on link direction `l` reaches
+//!   the far end; it is forwarded on the next link of its route or delivered
+//!   to its endpoint. Links compute departure times when a packet is queued,
+//!   so a hop costs one event, and a corrupted packet none. A link direction
+//!   is FIFO with a constant delay, so its arrivals come in queueing order:
+//!   only the head of each link's in-flight list sits in the heap, with the
+//!   sequence number it got when queued, which keeps the global
+//!   (time, sequence) order while the heap holds one entry per busy link
+//!   instead of one per packet.
 //! - `SenderTimer` / `ReceiverTimer`: an endpoint's deadline; cancelled
 //!   lazily by generation number, and re-armed only when a deadline moves earlier.
 //! - `Start(f)`: flow `f` begins.
@@ -22,6 +27,7 @@ use crate::pep::ProxyRt;
 use crate::result::{EngineStats, FlowResult, LegResult, ProxyResult, RunResult};
 use crate::scenario::{FlowSize, Plan, ProxyPolicy, Scenario};
 use crate::tcp::{self, AckSeg, DataSeg, TcpReceiver, TcpSender};
+use std::collections::VecDeque;
 
 /// What a run should record beyond the results.
 #[derive(Clone, Debug, Default)]
@@ -32,7 +38,7 @@ pub struct RunOptions {
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
-    Arrive(u32),
+    LinkHead(u32),
     SenderTimer { conn: u32, gen: u32 },
     ReceiverTimer { conn: u32, gen: u32 },
     Start(u32),
@@ -87,6 +93,8 @@ struct FlowRt {
 struct World {
     q: EventQueue<Ev>,
     links: Vec<LinkDir>,
+    /// Per link direction: packets in flight as (arrival time, sequence, slot).
+    in_flight: Vec<VecDeque<(Time, u64, u32)>>,
     routes: Vec<Vec<u32>>,
     packets: Vec<Packet>,
     free: Vec<u32>,
@@ -259,6 +267,7 @@ impl World {
         }
         World {
             q,
+            in_flight: links.iter().map(|_| VecDeque::new()).collect(),
             links,
             routes,
             packets: Vec::with_capacity(4096),
@@ -281,7 +290,17 @@ impl World {
     #[inline]
     fn dispatch(&mut self, now: Time, ev: Ev) {
         match ev {
-            Ev::Arrive(p) => self.arrive(now, p),
+            Ev::LinkHead(l) => {
+                let fl = &mut self.in_flight[l as usize];
+                let (t, _, slot) = fl
+                    .pop_front()
+                    .expect("link head event with nothing in flight");
+                debug_assert_eq!(t, now);
+                if let Some(&(t2, s2, _)) = fl.front() {
+                    self.q.push_seq(t2, s2, Ev::LinkHead(l));
+                }
+                self.arrive(now, slot)
+            }
             Ev::SenderTimer { conn, gen } => {
                 let c = conn as usize;
                 if self.conns[c].s_timer.gen != gen {
@@ -347,7 +366,14 @@ impl World {
         };
         self.packet_hops += 1;
         match l.enqueue(now, p.size_bytes, p.is_ack(), listed) {
-            Enqueue::Arrives(t) => self.q.push(t, Ev::Arrive(slot)),
+            Enqueue::Arrives(t) => {
+                let seq = self.q.next_seq();
+                let fl = &mut self.in_flight[link];
+                if fl.is_empty() {
+                    self.q.push_seq(t, seq, Ev::LinkHead(link as u32));
+                }
+                fl.push_back((t, seq, slot));
+            }
             Enqueue::QueueDrop | Enqueue::Corrupted => self.free.push(slot),
         }
     }

@@ -87,6 +87,27 @@ impl<E> EventQueue<E> {
         });
     }
 
+    /// Reserve the next insertion sequence number, for an event that will be
+    /// pushed later with [`push_seq`](Self::push_seq) (used by per-link FIFOs:
+    /// only a link's head arrival sits in the heap, keeping its place in the
+    /// global (time, sequence) order).
+    #[inline]
+    pub fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Schedule `ev` at `at` with a sequence number from [`next_seq`](Self::next_seq).
+    #[inline]
+    pub fn push_seq(&mut self, at: Time, seq: u64, ev: E) {
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: {at} < {}",
+            self.now
+        );
+        self.heap.push(Entry { at, seq, ev });
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {

@@ -505,6 +505,13 @@ impl Plan {
                         "must hold at least one segment",
                     ));
                 }
+                if sec.ack_after_forward == Some(true) {
+                    return Err(err(
+                        file,
+                        pkey("ack_after_forward"),
+                        "the ack-after-forward integrity rule is not supported yet; leave it false",
+                    ));
+                }
                 proxies.push(PlanProxy {
                     node: id,
                     policy,

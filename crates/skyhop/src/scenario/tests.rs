@@ -1,1 +1,190 @@
+use super::*;
 
+const BASE: &str = r#"
+[run]
+duration = "10 s"
+[nodes.A]
+[nodes.B]
+[nodes.C]
+[links.ab]
+between = ["A", "B"]
+rate = "1 Mbps"
+delay = "10 ms"
+[links.bc]
+between = ["B", "C"]
+rate = "1 Mbps"
+delay = "10 ms"
+[flows.ftp]
+from = "A"
+to = "C"
+size = "100 kB"
+"#;
+
+fn load(sets: &[&str]) -> Result<Scenario, ScenarioError> {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    load_str(BASE, "t.toml", &sets)
+}
+
+fn err_of(sets: &[&str]) -> ScenarioError {
+    load(sets).expect_err("expected a scenario error")
+}
+
+#[test]
+fn the_base_scenario_loads_and_finds_the_shortest_path() {
+    let scn = load(&[]).unwrap();
+    let plan = Plan::build(&scn, "t.toml").unwrap();
+    assert_eq!(plan.flows[0].path.len(), 3);
+    assert_eq!(plan.links.len(), 4);
+}
+
+#[test]
+fn an_unknown_key_is_named_with_its_path() {
+    let e = err_of(&["links.ab.speed=\"1 Mbps\""]);
+    assert_eq!(e.key, "links.ab.speed");
+    assert!(e.message.contains("unknown field"), "{e}");
+    assert_eq!(e.file, "t.toml");
+}
+
+#[test]
+fn a_rate_without_unit_or_with_a_wrong_unit_is_refused() {
+    let e = err_of(&["links.ab.rate=1"]);
+    assert_eq!(e.key, "links.ab.rate");
+    assert!(e.message.contains("no unit"));
+    let e = err_of(&["links.ab.rate=\"1 Mbs\""]);
+    assert!(e.message.contains("unknown unit"));
+}
+
+#[test]
+fn zero_or_negative_rates_are_refused() {
+    assert!(err_of(&["links.ab.rate=\"0 Mbps\""])
+        .message
+        .contains("positive"));
+    assert!(err_of(&["links.ab.rate=\"-1 Mbps\""])
+        .message
+        .contains("positive"));
+}
+
+#[test]
+fn a_link_or_flow_naming_a_missing_node_is_refused() {
+    let e = err_of(&["links.ab.between=[\"A\", \"Z\"]"]);
+    assert_eq!(e.key, "links.ab.between");
+    assert!(e.message.contains("\"Z\" does not exist"));
+    let e = err_of(&["flows.ftp.to=\"Z\""]);
+    assert_eq!(e.key, "flows.ftp.to");
+}
+
+#[test]
+fn a_flow_with_no_path_is_refused() {
+    let text = BASE.replace(
+        "[links.bc]\nbetween = [\"B\", \"C\"]\nrate = \"1 Mbps\"\ndelay = \"10 ms\"\n",
+        "",
+    );
+    let e = load_str(&text, "t.toml", &[]).unwrap_err();
+    assert_eq!(e.key, "flows.ftp.to");
+    assert!(e.message.contains("no path"), "{e}");
+}
+
+#[test]
+fn set_cannot_invent_a_link_and_cannot_go_through_a_value() {
+    let e = err_of(&["links.zz.rate=\"1 Mbps\""]);
+    assert!(e.message.contains("no existing link \"zz\""), "{e}");
+    let e = err_of(&["links.ab.rate.x=1"]);
+    assert!(e.message.contains("not a table"), "{e}");
+    let e = err_of(&["links.ab.rate"]);
+    assert!(e.message.contains("PATH=VALUE"));
+}
+
+#[test]
+fn set_values_are_toml_and_bare_words_are_strings() {
+    let scn = load(&[
+        "flows.ftp.tcp=sack",
+        "links.ab.per=0.01",
+        "flows.ftp.proxies=[\"B\"]",
+    ])
+    .unwrap();
+    assert_eq!(scn.flows["ftp"].tcp, "sack");
+    assert_eq!(scn.links["ab"].per, Some(0.01));
+    assert_eq!(scn.flows["ftp"].proxies, vec!["B".to_string()]);
+}
+
+#[test]
+fn proxy_errors_name_the_offending_key() {
+    let e = err_of(&["flows.ftp.proxies=[\"A\"]"]);
+    assert_eq!(e.key, "flows.ftp.proxies[0]");
+    assert!(e.message.contains("end of the flow"));
+    let text = BASE.to_string() + "[nodes.D]\n";
+    let e = load_str(&text, "t.toml", &["flows.ftp.proxies=[\"D\"]".into()]).unwrap_err();
+    assert!(e.message.contains("not on the flow's path"), "{e}");
+    let e = err_of(&["flows.ftp.proxies=[\"B\"]", "nodes.B.proxy.cache_packets=0"]);
+    assert_eq!(e.key, "nodes.B.proxy.cache_packets");
+    let e = err_of(&[
+        "flows.ftp.proxies=[\"B\"]",
+        "nodes.B.proxy.policy=\"quarter\"",
+    ]);
+    assert_eq!(e.key, "nodes.B.proxy.policy");
+    assert!(e.message.contains("unknown policy"));
+    let e = err_of(&["flows.ftp.proxies=[\"B\"]", "flows.ftp.legs=[\"sack\"]"]);
+    assert_eq!(e.key, "flows.ftp.legs");
+    assert!(e.message.contains("2 legs"));
+}
+
+#[test]
+fn an_unknown_variant_lists_the_known_ones() {
+    let e = err_of(&["flows.ftp.tcp=cubic"]);
+    assert_eq!(e.key, "flows.ftp.tcp");
+    assert!(e.message.contains("newreno-sbs"));
+}
+
+#[test]
+fn malformed_toml_reports_the_line() {
+    let e = load_str("[run\nx=1", "bad.toml", &[]).unwrap_err();
+    assert!(e.message.starts_with("malformed TOML (line 1)"), "{e}");
+}
+
+#[test]
+fn the_resolved_scenario_round_trips_through_json() {
+    let scn = load(&["links.ab.ber=1e-6", "flows.ftp.proxies=[\"B\"]"]).unwrap();
+    let json = serde_json::to_string(&scn).unwrap();
+    let back = load_json_str(&json, "<json>", &[]).unwrap();
+    assert_eq!(serde_json::to_string(&back).unwrap(), json);
+}
+
+#[test]
+fn a_receive_buffer_below_the_bdp_gives_a_warning() {
+    let scn = load(&["tcp.rcv_buffer=\"1 kB\""]).unwrap();
+    let plan = Plan::build(&scn, "t.toml").unwrap();
+    assert_eq!(plan.warnings.len(), 1);
+    assert!(plan.warnings[0].contains("bandwidth-delay product"));
+}
+
+#[test]
+fn geo_delays_come_from_positions() {
+    let text = r#"
+[nodes.NY]
+lat = 40.71
+lon = -74.01
+[nodes.SAT]
+geo_longitude = -96.0
+[nodes.SF]
+lat = 37.77
+lon = -122.42
+[links.up]
+between = ["NY", "SAT"]
+rate = "1 Mbps"
+[links.down]
+between = ["SAT", "SF"]
+rate = "1 Mbps"
+[flows.f]
+from = "NY"
+to = "SF"
+size = "1 MB"
+"#;
+    let scn = load_str(text, "g.toml", &[]).unwrap();
+    let plan = Plan::build(&scn, "g.toml").unwrap();
+    let up = plan.links.iter().find(|l| l.name == "up:forward").unwrap();
+    assert!(
+        (up.delay.as_secs_f64() - 0.1266).abs() < 0.0005,
+        "{:?}",
+        up.delay
+    );
+}
