@@ -44,11 +44,19 @@ E3 = GeoSplit(
 )
 
 
+#: Drop-tail queue per link at 1 Mb/s, in packets; scaled with the rate so the
+#: queue stays about one bandwidth-delay product of the end-to-end GEO path
+#: (42 packets at 1 Mb/s), the usual sizing rule. The studies did not report
+#: their queues; 50 is ns-2's default.
+QUEUE_PER_MBPS = 50
+
+
 def _rate_sets(exp: GeoSplit, rate: int, ber: float) -> dict[str, Any]:
     sets: dict[str, Any] = {}
     for link in exp.links:
         sets[f"links.{link}.rate"] = f"{rate} Mbps"
         sets[f"links.{link}.ber"] = ber
+        sets[f"links.{link}.queue"] = QUEUE_PER_MBPS * rate
     return sets
 
 

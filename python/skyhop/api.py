@@ -1,0 +1,383 @@
+"""The Python facade: load a scenario, run it over seeds, collect results."""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import _core
+from .errors import ScenarioError, SimulationError
+from .stats import flow_metrics, summarize
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["Results", "Scenario", "load_scenario", "run"]
+
+ScenarioSource = str | os.PathLike[str] | Mapping[str, Any]
+SetOverrides = Sequence[str] | Mapping[str, Any] | None
+
+_U64_MAX = 2**64 - 1
+
+
+class Scenario:
+    """A validated scenario, resolved (every default filled in).
+
+    Attributes
+    ----------
+    file : str
+        Where it came from (a path, or ``<dict>``).
+    resolved : dict
+        The resolved scenario, units as strings.
+    json : str
+        The same as JSON text (what the engine runs).
+    """
+
+    __slots__ = ("file", "json", "resolved")
+
+    def __init__(self, file: str, resolved_json: str) -> None:
+        self.file = file
+        self.json = resolved_json
+        self.resolved: dict[str, Any] = json.loads(resolved_json)
+
+    @property
+    def default_runs(self) -> int:
+        """``run.runs`` of the scenario (1 when absent)."""
+        return int(self.resolved.get("run", {}).get("runs", 1))
+
+    @property
+    def default_seed(self) -> int:
+        """``run.seed`` of the scenario (1 when absent)."""
+        return int(self.resolved.get("run", {}).get("seed", 1))
+
+    def __repr__(self) -> str:
+        return f"Scenario({self.file!r})"
+
+
+def _toml_literal(value: Any) -> str:
+    """A Python value as a TOML literal (for ``set={path: value}``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a valid TOML basic string
+    if isinstance(value, Mapping):
+        inner = ", ".join(f"{json.dumps(str(k))} = {_toml_literal(v)}" for k, v in value.items())
+        return "{" + inner + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_literal(v) for v in value) + "]"
+    raise ScenarioError("<set>", "", f"cannot express {value!r} as a scenario value")
+
+
+def _set_strings(overrides: SetOverrides) -> list[str]:
+    if overrides is None:
+        return []
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, Mapping):
+        return [f"{k}={_toml_literal(v)}" for k, v in overrides.items()]
+    return [str(s) for s in overrides]
+
+
+def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenario:
+    """Read and validate a scenario.
+
+    Parameters
+    ----------
+    source : str, path-like or dict
+        A TOML scenario file, or the scenario as a dict (same schema).
+    set : list of str or dict, optional
+        Overrides by dotted path: ``["links.wu.per=0.005"]`` (VALUE read as a
+        TOML value, a bare word being a string) or ``{"links.wu.per": 0.005}``.
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    ScenarioError
+        Unreadable or malformed file, unknown key, bad unit, bad override, ...
+    """
+    sets = _set_strings(set)
+    if isinstance(source, Mapping):
+        try:
+            text = json.dumps(source, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise ScenarioError("<dict>", "", f"not representable as a scenario: {e}") from None
+        return Scenario("<dict>", _core.load_scenario(text, "<dict>", sets, "json"))
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"scenario must be a path or a dict, not {type(source).__name__}")
+    file = os.fspath(source)
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError(file, "", "cannot read file: not UTF-8 text") from None
+    except OSError as e:
+        raise ScenarioError(file, "", f"cannot read file: {e.strerror or e}") from None
+    return Scenario(file, _core.load_scenario(text, file, sets, "toml"))
+
+
+def check_seeds(seed: Any, runs: Any) -> tuple[int, int]:
+    """Validate a base seed and a run count; return them as ints."""
+    try:
+        runs = operator.index(runs)
+    except TypeError:
+        raise ScenarioError("<options>", "runs", f"must be an integer, got {runs!r}") from None
+    if runs < 1:
+        raise ScenarioError("<options>", "runs", f"must be at least 1, got {runs}")
+    try:
+        seed = operator.index(seed)
+    except TypeError:
+        raise ScenarioError("<options>", "seed", f"must be an integer, got {seed!r}") from None
+    if seed < 0 or seed + runs - 1 > _U64_MAX:
+        raise ScenarioError(
+            "<options>", "seed", f"seeds must lie in 0..2^64-1, got {seed}..{seed + runs - 1}"
+        )
+    return seed, runs
+
+
+def default_jobs() -> int:
+    """Worker threads/processes to use by default: the CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_seeds(
+    scenario: Scenario,
+    seeds: Iterable[int],
+    *,
+    trace: bool = False,
+    jobs: int | None = None,
+    on_done: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run ``scenario`` once per seed, in parallel threads; results in seed order.
+
+    The engine releases the GIL, so threads run truly in parallel. Each run
+    depends only on (scenario, seed): the results do not depend on ``jobs``.
+    If runs fail, the error of the lowest failing seed among those that ran is
+    raised, with the file and seed prepended to its message.
+    """
+    seeds = sorted(seeds)
+    jobs = min(len(seeds), jobs or default_jobs()) or 1
+    texts: dict[int, str] = {}
+    if jobs == 1:
+        for s in seeds:
+            try:
+                texts[s] = _core.run(scenario.json, s, trace)
+            except SimulationError as e:
+                raise _with_context(e, scenario, s) from None
+            if on_done:
+                on_done(s)
+        return [json.loads(texts[s]) for s in seeds]
+
+    failed: dict[int, SimulationError] = {}
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="skyhop-run") as pool:
+        futures = {pool.submit(_core.run, scenario.json, s, trace): s for s in seeds}
+        try:
+            for fut in as_completed(futures):
+                if fut.cancelled():  # after a failure
+                    continue
+                s = futures[fut]
+                try:
+                    texts[s] = fut.result()
+                except SimulationError as e:
+                    failed[s] = e
+                    for f in futures:
+                        f.cancel()
+                    continue
+                if on_done and not failed:
+                    on_done(s)
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    if failed:
+        s = min(failed)
+        raise _with_context(failed[s], scenario, s)
+    return [json.loads(texts[s]) for s in seeds]
+
+
+def _with_context(e: SimulationError, scenario: Scenario, seed: int) -> SimulationError:
+    key = "run.event_budget: " if e.kind == "event_budget" else ""
+    return SimulationError(f"{scenario.file}: {key}seed {seed}: {e.message}", e.kind)
+
+
+class Results:
+    """Results of several runs of one scenario.
+
+    Attributes
+    ----------
+    scenario : dict
+        The resolved scenario that was run.
+    runs : list of dict
+        One RunResult per run, in seed order: ``seed``, ``flows`` (per flow:
+        ``completion_time_s``, ``goodput_bps``, ``bytes_delivered``,
+        ``retransmissions``, ``timeouts``, ...), ``proxies``, ``engine``,
+        ``traces`` (empty unless ``trace=True``), ``warnings``.
+    """
+
+    def __init__(self, scenario: dict[str, Any], runs: list[dict[str, Any]]) -> None:
+        self.scenario = scenario
+        self.runs = runs
+
+    @property
+    def seeds(self) -> list[int]:
+        """The seed of each run, in order."""
+        return [r["seed"] for r in self.runs]
+
+    @property
+    def warnings(self) -> list[str]:
+        """Distinct warnings of all runs, in first-seen order."""
+        seen: dict[str, None] = {}
+        for r in self.runs:
+            for w in r.get("warnings", []):
+                seen.setdefault(w, None)
+        return list(seen)
+
+    def summary(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Mean and 95 % confidence interval per flow and metric.
+
+        Returns
+        -------
+        dict
+            ``{flow: {metric: {"mean": M, "ci95": H, "n": K}}}`` over every
+            scalar FlowResult field. ``ci95`` is the half-width of the
+            two-sided 95 % Student-t interval, ``None`` when ``n < 2``.
+            Null values (e.g. ``completion_time_s`` of a transfer that did
+            not finish) are left out, so ``n`` counts the runs that have a
+            value; ``mean`` is ``None`` when none has.
+        """
+        return summarize(self.runs)
+
+    def summary_frame(self) -> pd.DataFrame:
+        """:meth:`summary` as a DataFrame indexed by (flow, metric)."""
+        import pandas as pd
+
+        rows = [
+            {"flow": flow, "metric": metric, **stats}
+            for flow, metrics in self.summary().items()
+            for metric, stats in metrics.items()
+        ]
+        return pd.DataFrame(rows, columns=["flow", "metric", "mean", "ci95", "n"]).set_index(
+            ["flow", "metric"]
+        )
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per run and flow: ``seed``, ``flow`` and every scalar FlowResult field."""
+        import pandas as pd
+
+        rows = [
+            {"seed": r["seed"], "flow": name, **flow_metrics(flow)}
+            for r in self.runs
+            for name, flow in r["flows"].items()
+        ]
+        return _numeric_nulls(pd.DataFrame(rows))
+
+    def trace_frame(self, name: str) -> pd.DataFrame:
+        """One time series of every run (``trace=True``): columns seed, t_s, value.
+
+        ``name`` is a key of ``runs[i]["traces"]``, e.g. ``"ftp.0.cwnd"``.
+        """
+        import pandas as pd
+
+        frames = []
+        for r in self.runs:
+            series = r.get("traces", {}).get(name)
+            if series is None:
+                continue
+            frames.append(
+                pd.DataFrame({"seed": r["seed"], "t_s": series["t_s"], "value": series["value"]})
+            )
+        if not frames:
+            known = sorted({k for r in self.runs for k in r.get("traces", {})})
+            raise KeyError(
+                f"no trace {name!r} (traces: {', '.join(known) or 'none; run with trace=True'})"
+            )
+        return pd.concat(frames, ignore_index=True)
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __repr__(self) -> str:
+        flows = sorted({f for r in self.runs for f in r["flows"]})
+        return f"Results(runs={len(self.runs)}, flows={flows})"
+
+
+def _numeric_nulls(df: pd.DataFrame) -> pd.DataFrame:
+    """Columns that are null in every row (e.g. the completion time of a bulk
+    flow) become float columns of NaN rather than untyped object columns."""
+    for col in df.columns:
+        if df[col].dtype == object and df[col].isna().all():
+            df[col] = df[col].astype("float64")
+    return df
+
+
+def run(
+    scenario: ScenarioSource,
+    *,
+    runs: int | None = None,
+    seed: int | None = None,
+    set: SetOverrides = None,
+    trace: bool = False,
+    jobs: int | None = None,
+) -> Results:
+    """Simulate a scenario over independent seeds.
+
+    Parameters
+    ----------
+    scenario : str, path-like or dict
+        A TOML scenario file, or the scenario as a dict (same schema).
+    runs : int, optional
+        Number of independent runs; default ``run.runs`` of the scenario (1).
+    seed : int, optional
+        Base seed S: run i (0-based) uses seed S + i. Default ``run.seed``.
+    set : list of str or dict, optional
+        Overrides by dotted path, as ``--set`` on the command line:
+        ``["flows.ftp.tcp=sack"]`` or ``{"flows.ftp.tcp": "sack"}``.
+    trace : bool, default False
+        Record time series (cwnd, ssthresh, srtt, ...) in ``runs[i]["traces"]``.
+    jobs : int, optional
+        Runs simulated at once (threads); default: all CPUs. Results do not
+        depend on it.
+
+    Returns
+    -------
+    Results
+
+    Raises
+    ------
+    ScenarioError
+        The scenario or an option is invalid (also a ``ValueError``).
+    SimulationError
+        A run could not complete (e.g. it exceeded its event budget).
+
+    Examples
+    --------
+    >>> import skyhop
+    >>> res = skyhop.run("scenarios/geo_single.toml", runs=3, seed=7)  # doctest: +SKIP
+    >>> res.summary()["ftp"]["goodput_bps"]["n"]  # doctest: +SKIP
+    3
+    >>> res.to_pandas()[["seed", "flow", "goodput_bps"]]  # doctest: +SKIP
+    """
+    scn = load_scenario(scenario, set=set)
+    base, n = check_seeds(
+        scn.default_seed if seed is None else seed, scn.default_runs if runs is None else runs
+    )
+    results = run_seeds(scn, range(base, base + n), trace=trace, jobs=jobs)
+    return Results(scn.resolved, results)

@@ -1,0 +1,122 @@
+"""``skyhop bench``: how fast the engine simulates.
+
+Runs each benchmark scenario for a number of seeds, one after the other on
+one thread, and reports wall time, events per second, packet-hops per second
+(one packet crossing one link direction) and simulated seconds per wall
+second, from the engine counters of each RunResult. Wall time is measured
+here and only reported, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from .api import load_scenario
+from .errors import ScenarioError
+
+__all__ = ["DEFAULT_BENCHES", "bench"]
+
+#: Benchmark scenarios, relative to the repository root.
+DEFAULT_BENCHES = ("benches/e1_chain.toml", "benches/dumbbell_1g.toml")
+
+
+def bench_one(path: str, repeat: int | None = None) -> dict[str, Any]:
+    """Time one scenario over ``repeat`` seeds (default: its ``run.runs``)."""
+    scn = load_scenario(path)
+    n = repeat or scn.default_runs
+    seeds = range(scn.default_seed, scn.default_seed + n)
+    wall = events = hops = 0.0
+    sim = 0.0
+    for seed in seeds:
+        t0 = time.perf_counter()
+        text = _core.run(scn.json, seed, False)
+        wall += time.perf_counter() - t0
+        engine = json.loads(text)["engine"]
+        events += engine["events"]
+        hops += engine["packet_hops"]
+        sim += engine["sim_time_s"]
+    return {
+        "scenario": path,
+        "runs": n,
+        "wall_s": wall,
+        "events": int(events),
+        "packet_hops": int(hops),
+        "sim_time_s": sim,
+        "events_per_s": events / wall if wall > 0 else None,
+        "packet_hops_per_s": hops / wall if wall > 0 else None,
+        "sim_s_per_wall_s": sim / wall if wall > 0 else None,
+    }
+
+
+def bench(paths: Sequence[str] = DEFAULT_BENCHES, repeat: int | None = None) -> dict[str, Any]:
+    """Run the benchmarks.
+
+    Parameters
+    ----------
+    paths : sequence of str
+        Benchmark scenario files.
+    repeat : int, optional
+        Runs per scenario (default: each scenario's ``run.runs``).
+
+    Returns
+    -------
+    dict
+        ``{"machine": {...}, "results": [{"scenario", "runs", "wall_s", "events",
+        "packet_hops", "sim_time_s", "events_per_s", "packet_hops_per_s",
+        "sim_s_per_wall_s"}, ...]}``
+    """
+    for p in paths:
+        if not Path(p).is_file():
+            hint = " (run from the repository root)" if p in DEFAULT_BENCHES else ""
+            raise ScenarioError(p, "", f"no such benchmark scenario{hint}")
+    return {
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "processor": platform.machine(),
+            "skyhop": _core.version(),
+            "threads": 1,
+        },
+        "results": [bench_one(p, repeat) for p in paths],
+    }
+
+
+def _si(x: float | None) -> str:
+    if x is None:
+        return "—"
+    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= factor:
+            return f"{x / factor:.2f} {prefix}"
+    return f"{x:.2f} "
+
+
+def run_bench_cli(args: argparse.Namespace) -> int:
+    report = bench(args.scenarios or DEFAULT_BENCHES, args.repeat)
+    if args.json:
+        sys.stdout.write(json.dumps(report) + "\n")
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="skyhop bench (one thread)")
+    for col in ("scenario", "runs", "wall (s)", "events/s", "packet-hops/s", "sim s / wall s"):
+        table.add_column(col, justify="left" if col == "scenario" else "right")
+    for r in report["results"]:
+        table.add_row(
+            Path(r["scenario"]).stem,
+            str(r["runs"]),
+            f"{r['wall_s']:.3f}",
+            _si(r["events_per_s"]),
+            _si(r["packet_hops_per_s"]),
+            f"{r['sim_s_per_wall_s']:.1f}" if r["sim_s_per_wall_s"] else "—",
+        )
+    Console().print(table)
+    return 0

@@ -1,0 +1,36 @@
+"""`skyhop bench`: reports speed from the engine counters (never asserts wall time)."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import REPO, TINY
+
+
+def test_bench_json_report(cli):
+    proc = cli("bench", TINY, "--repeat", "2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    (r,) = report["results"]
+    assert r["scenario"] == str(TINY) and r["runs"] == 2
+    assert r["events"] > 0 and r["packet_hops"] > 0 and r["wall_s"] > 0
+    assert r["events_per_s"] == r["events"] / r["wall_s"]
+    assert r["packet_hops_per_s"] == r["packet_hops"] / r["wall_s"]
+    assert r["sim_s_per_wall_s"] == r["sim_time_s"] / r["wall_s"]
+
+
+def test_bench_scenarios_are_valid(cli):
+    import skyhop
+
+    for name in ("e1_chain.toml", "dumbbell_1g.toml"):
+        scn = skyhop.load_scenario(REPO / "benches" / name)
+        assert scn.resolved["flows"]
+    dumbbell = skyhop.load_scenario(REPO / "benches" / "dumbbell_1g.toml").resolved
+    assert len(dumbbell["flows"]) == 100
+
+
+def test_bench_outside_the_repository_is_a_clear_error(cli, tmp_path):
+    proc = cli("bench", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("skyhop: error: benches/e1_chain.toml")
+    assert len(proc.stderr.splitlines()) == 1

@@ -1,0 +1,206 @@
+"""`skyhop sweep` and `skyhop.sweep`: grids, tables, interruption and --resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+import skyhop
+from conftest import DATA, TINY
+
+SLOW = DATA / "sweep_slow.toml"
+
+
+def test_sweep_tables(cli, tmp_path):
+    out = tmp_path / "sw"
+    proc = cli(
+        "sweep",
+        TINY,
+        "--grid",
+        "links.ar.per=0,0.05",
+        "--grid",
+        "flows.ftp.tcp=newreno,sack",
+        "--runs",
+        "2",
+        "--seed",
+        "3",
+        "--out",
+        out,
+        "--jobs",
+        "2",
+    )
+    assert proc.returncode == 0, proc.stderr
+    df = pd.read_parquet(out / "results.parquet")
+    assert len(df) == 4 * 2  # points x seeds x one flow
+    assert list(df.columns[:5]) == ["point", "links.ar.per", "flows.ftp.tcp", "seed", "flow"]
+    assert df["links.ar.per"].dtype.kind == "f"
+    assert sorted(set(zip(df["links.ar.per"], df["flows.ftp.tcp"], strict=False))) == [
+        (0.0, "newreno"),
+        (0.0, "sack"),
+        (0.05, "newreno"),
+        (0.05, "sack"),
+    ]
+    assert sorted(df["seed"].unique()) == [3, 4]
+    assert not df.duplicated(["point", "seed", "flow"]).any()
+
+    # each row equals a plain run of the same point and seed
+    row = df[(df["point"] == 3) & (df["seed"] == 4)].iloc[0]
+    single = skyhop.run(TINY, seed=4, set=["links.ar.per=0.05", "flows.ftp.tcp=sack"])
+    assert row["goodput_bps"] == single.runs[0]["flows"]["ftp"]["goodput_bps"]
+
+    summary = pd.read_parquet(out / "summary.parquet")
+    assert set(summary.columns) >= {"point", "flow", "metric", "mean", "ci95", "n"}
+    doc = json.loads((out / "summary.json").read_text())
+    assert [p["point"] for p in doc] == [0, 1, 2, 3]
+    assert doc[3]["set"] == {"links.ar.per": 0.05, "flows.ftp.tcp": "sack"}
+    good = doc[3]["summary"]["ftp"]["goodput_bps"]
+    vals = df[df["point"] == 3]["goodput_bps"]
+    assert good["n"] == 2 and good["mean"] == pytest.approx(vals.mean())
+
+
+def test_python_sweep_returns_a_dataframe(tmp_path):
+    df = skyhop.sweep(TINY, {"links.ar.per": [0.0, 0.05]}, runs=2, jobs=1)
+    assert len(df) == 4 and set(df["links.ar.per"]) == {0.0, 0.05}
+    again = skyhop.sweep(TINY, ["links.ar.per=0,0.05"], runs=2, out=tmp_path / "o", jobs=2)
+    pd.testing.assert_frame_equal(df, again)
+
+
+def test_existing_sweep_needs_resume_and_the_same_grid(cli, tmp_path):
+    args = ["sweep", TINY, "--grid", "links.ar.per=0,0.05", "--runs", "1", "--out", tmp_path]
+    assert cli(*args).returncode == 0
+    again = cli(*args)
+    assert again.returncode == 2 and "--resume" in again.stderr
+    assert len(again.stderr.splitlines()) == 1
+    resumed = cli(*args, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "2 already done" in resumed.stdout
+    other = cli(*args[:3], "links.ar.per=0,0.01", *args[4:], "--resume")
+    assert other.returncode == 2 and "grid" in other.stderr
+
+
+@pytest.mark.parametrize(
+    ("grid", "key"),
+    [
+        pytest.param("links.nope.per=0,0.1", "links.nope", id="unknown-path"),
+        pytest.param("links.ar.rate=1 Mbps,0 Mbps", "links.ar.rate", id="bad-value"),
+        pytest.param("links.ar.per", "links.ar.per", id="no-values"),
+    ],
+)
+def test_bad_grid_is_one_line_exit_2(cli, tmp_path, grid, key):
+    proc = cli("sweep", TINY, "--grid", grid, "--runs", "1", "--out", tmp_path / "o")
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("skyhop: error: ") and key in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_interrupted_sweep_resumes_without_losing_or_duplicating_rows(tmp_path, sig):
+    out = tmp_path / "sw"
+    points, runs = 3, 6
+    total = points * runs
+    args = [
+        sys.executable,
+        "-m",
+        "skyhop",
+        "sweep",
+        str(SLOW),
+        "--grid",
+        "links.ab.per=0,0.001,0.01",
+        "--runs",
+        str(runs),
+        "--out",
+        str(out),
+        "--jobs",
+        "2",
+    ]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    parts = out / "parts"
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if parts.is_dir() and len(list(parts.glob("*.parquet"))) >= 2:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, "the sweep finished before it could be interrupted"
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "--resume" in err and "Traceback" not in err
+    before = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.parquet")}
+    assert 2 <= len(before) < total, "interrupt came too late to test resuming"
+    assert not (out / "results.parquet").exists()
+    # no worker survives the interruption to write more parts
+    time.sleep(0.5)
+    assert {p.name for p in parts.glob("*.parquet")} == set(before)
+
+    resumed = subprocess.run([*args, "--resume"], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(before)} already done" in resumed.stdout
+    after = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.parquet")}
+    assert len(after) == total
+    assert all(after[name] == mtime for name, mtime in before.items()), "finished parts rerun"
+    assert not list(parts.glob("*.tmp"))
+
+    df = pd.read_parquet(out / "results.parquet")
+    assert len(df) == total  # one flow
+    assert not df.duplicated(["point", "seed", "flow"]).any()
+    assert sorted(set(zip(df["point"], df["seed"], strict=False))) == [
+        (p, s) for p in range(points) for s in range(1, runs + 1)
+    ]
+    # resumed rows are the rows an uninterrupted sweep gives
+    fresh = skyhop.sweep(SLOW, {"links.ab.per": [0, 0.001, 0.01]}, runs=runs, jobs=2)
+    pd.testing.assert_frame_equal(df, fresh)
+
+
+def test_sweep_worker_does_not_rerun_the_cli(tmp_path):
+    # spawned workers import the parent's __main__; `python -m skyhop` must guard it
+    env = dict(os.environ)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "skyhop",
+            "sweep",
+            str(TINY),
+            "--grid",
+            "links.ar.per=0",
+            "--runs",
+            "2",
+            "--jobs",
+            "2",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("sweep:") == 1
+
+
+def test_python_sweep_from_a_script_without_main_guard(tmp_path):
+    # spawned workers must not re-run the caller's script (no __name__ guard here)
+    script = tmp_path / "plain_script.py"
+    script.write_text(
+        "import skyhop\n"
+        f"df = skyhop.sweep({str(TINY)!r}, {{'links.ar.per': [0, 0.05]}}, runs=2, jobs=2)\n"
+        "print('rows', len(df))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["rows 4"]
