@@ -134,9 +134,9 @@ impl fmt::Display for Duration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Exact in nanoseconds, shortest unit-free loss: print as seconds with 9 decimals trimmed.
         let ns = (self.0).0;
-        if ns % 1_000_000 == 0 {
+        if ns.is_multiple_of(1_000_000) {
             write!(f, "{} ms", ns / 1_000_000)
-        } else if ns % 1000 == 0 {
+        } else if ns.is_multiple_of(1000) {
             write!(f, "{} us", ns / 1000)
         } else {
             write!(f, "{ns} ns")

@@ -52,6 +52,7 @@ pub enum Enqueue {
 }
 
 impl LinkDir {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
         from: NodeId,
