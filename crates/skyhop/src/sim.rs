@@ -178,27 +178,21 @@ impl World {
                 let rev_route = routes.len() as u32;
                 routes.push(leg.rev.clone());
                 let mut cfg = leg.cfg.clone();
-                if li > 0 {
-                    cfg.max_unacked = None;
-                }
-                let sender = tcp::new_sender(cfg.clone());
-                let mut receiver = tcp::new_receiver(&cfg);
-                if li + 1 < f.legs.len() {
+                let receiver = if li + 1 < f.legs.len() {
+                    // The incoming side of a proxy: its buffer is the cache,
+                    // its window follows the proxy's policy.
                     let p = &f.proxies[li];
-                    let pr = ProxyRt::new(p.node, p.policy, p.cache_bytes, p.send_buffer, 0, 0);
-                    receiver = TcpReceiver::new(
-                        p.cache_bytes,
-                        cfg.mss,
-                        if cfg.variant.uses_sack() {
-                            cfg.sack_blocks
-                        } else {
-                            0
-                        },
-                        cfg.delayed_ack,
-                        cfg.delayed_ack_timeout,
-                    );
-                    receiver.set_proxy_mode(pr.window_policy());
-                }
+                    let mut rc = cfg.clone();
+                    rc.rcv_buffer = p.cache_bytes;
+                    let mut r = tcp::new_receiver(&rc);
+                    r.set_proxy_mode(ProxyRt::policy_of(p.policy));
+                    // The sender starts from the window this receiver advertises.
+                    cfg.rcv_buffer = r.advertised_window();
+                    r
+                } else {
+                    tcp::new_receiver(&cfg)
+                };
+                let sender = tcp::new_sender(cfg.clone());
                 conn_ids.push(conns.len());
                 conns.push(Conn {
                     flow: fi,

@@ -65,7 +65,12 @@ impl ProxyRt {
 
     /// The incoming receiver's window policy.
     pub fn window_policy(&self) -> WindowPolicy {
-        match self.policy {
+        Self::policy_of(self.policy)
+    }
+
+    /// The receiver window policy a proxy policy uses.
+    pub fn policy_of(policy: ProxyPolicy) -> WindowPolicy {
+        match policy {
             ProxyPolicy::HalfFree => WindowPolicy::HalfFree,
             ProxyPolicy::Third => WindowPolicy::Third,
             ProxyPolicy::Buffers => WindowPolicy::Free,

@@ -6,6 +6,7 @@ use super::schema::*;
 use crate::channel::{ApplyTo, LossModel};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
+use crate::tcp::cc::{FilterInput, WestwoodParams};
 use crate::tcp::{TcpConfig, Variant};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -111,6 +112,18 @@ fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
         delayed_ack: pick!(delayed_ack).unwrap_or(d.delayed_ack),
         delayed_ack_timeout: pick!(delayed_ack_timeout).map_or(d.delayed_ack_timeout, |x| x.0),
         max_unacked: None,
+        westwood: WestwoodParams {
+            tau: pick!(westwood_tau).map_or(d.westwood.tau, |x| x.0),
+            input: match o
+                .westwood_filter
+                .as_deref()
+                .or(g.westwood_filter.as_deref())
+            {
+                Some("latest-sample") => FilterInput::LatestSample,
+                Some("interval-mean") => FilterInput::IntervalMean,
+                _ => FilterInput::Trapezoid,
+            },
+        },
     }
 }
 
@@ -144,6 +157,18 @@ fn check_tcp(file: &str, prefix: &str, o: &TcpOptions) -> Result<(), ScenarioErr
         if r.0 == 0 {
             return Err(err(file, k("rcv_buffer"), "must be positive"));
         }
+    }
+    if let Some(f) = &o.westwood_filter {
+        if !["trapezoid", "latest-sample", "interval-mean"].contains(&f.as_str()) {
+            return Err(err(
+                file,
+                k("westwood_filter"),
+                format!("{f:?} is not one of \"trapezoid\", \"latest-sample\", \"interval-mean\""),
+            ));
+        }
+    }
+    if o.westwood_tau.is_some_and(|t| t.0 == Dur::ZERO) {
+        return Err(err(file, k("westwood_tau"), "must be positive"));
     }
     if let (Some(a), Some(b)) = (o.rto_min, o.rto_max) {
         if a > b {

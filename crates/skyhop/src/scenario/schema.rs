@@ -97,6 +97,13 @@ pub struct TcpOptions {
     pub delayed_ack: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack_timeout: Option<Duration>,
+    /// Westwood ABSE filter constant tau. Default 1 s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub westwood_tau: Option<Duration>,
+    /// Westwood ABSE filter input: "trapezoid" (default, the papers'
+    /// (s_k + s_k-1)/2), "latest-sample" (SPEC's literal form) or "interval-mean".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub westwood_filter: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

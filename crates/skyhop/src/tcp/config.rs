@@ -3,6 +3,7 @@
 //! in docs/scenario.md and chosen to match the studies' era.
 
 use crate::engine::time::Dur;
+use crate::tcp::cc::WestwoodParams;
 
 /// Which loss recovery the sender runs (RFC 5681 / 6582 / 6675).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,6 +126,8 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Dur,
     /// Cap on unacknowledged bytes (set by a split proxy's `third` policy).
     pub max_unacked: Option<u64>,
+    /// Westwood (ABSE) estimator settings.
+    pub westwood: WestwoodParams,
 }
 
 impl Default for TcpConfig {
@@ -145,6 +148,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delayed_ack_timeout: Dur::from_millis(200),
             max_unacked: None,
+            westwood: WestwoodParams::default(),
         }
     }
 }

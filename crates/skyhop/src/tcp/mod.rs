@@ -20,7 +20,7 @@ pub use sender::TcpSender;
 pub fn new_sender(cfg: TcpConfig) -> TcpSender {
     let cc = match cfg.variant.cc {
         CcKind::Reno => cc::Cc::Reno(cc::RenoCc),
-        CcKind::Westwood => cc::Cc::Westwood(cc::Westwood::default()),
+        CcKind::Westwood => cc::Cc::Westwood(cc::Westwood::new(cfg.westwood)),
         CcKind::WestwoodPlus => cc::Cc::WestwoodPlus(cc::WestwoodPlus::default()),
     };
     TcpSender::new(cfg, cc)

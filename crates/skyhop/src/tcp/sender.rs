@@ -360,8 +360,11 @@ impl TcpSender {
         }
         // Persist (RFC 1122 4.2.2.17, BSD tcp_output): nothing outstanding, data
         // waiting, nothing could be sent: probe the window when the timer fires.
+        // "Nothing outstanding" is snd_nxt == snd_una: an unaccepted probe byte
+        // may sit above snd_una (snd_max) without a retransmission timer, and a
+        // window that reopens to less than a segment must still be probed.
         if out.len() == before
-            && self.snd_max == self.snd_una
+            && self.snd_nxt == self.snd_una
             && self.snd_nxt < self.app_end
             && self.persist_at.is_none()
             && self.rto_at.is_none()
@@ -377,19 +380,28 @@ impl TcpSender {
 
     fn persist_fire(&mut self, now: Time, out: &mut Vec<DataSeg>) {
         self.persist_at = None;
-        if self.rwnd > 0 && self.snd_max == self.snd_una {
+        if self.rwnd > 0 && self.snd_nxt == self.snd_una {
             // The window is open again; just send.
             self.persist_backoff = 0;
+            let before = out.len();
             self.try_send(now, out);
-            return;
+            if out.len() > before {
+                return;
+            }
+            // The window is open but smaller than the next segment, and the
+            // update that would widen it may have been lost: probe it, or the
+            // connection could stall for good (RFC 1122 4.2.2.17; BSD's
+            // persist timer forces output whatever the window).
+            self.persist_at = None;
         }
         if self.snd_una < self.app_end {
             // Probe with one byte: the first unacknowledged one, or the next new one.
+            // snd_nxt stays at snd_una, as BSD tcp_output pulls it back while the
+            // window is zero: a probe byte the receiver drops goes out again as the
+            // first byte of the next segment when the window opens (RFC 9293
+            // 3.8.6.1). Advancing it would leave a one-byte hole in the stream.
             let seq = self.snd_una;
             self.emit(now, seq, 1, true, out);
-            if self.snd_nxt < seq + 1 {
-                self.snd_nxt = seq + 1;
-            }
             self.persist_backoff += 1;
             self.persist_at = Some(now + self.persist_interval());
         }

@@ -12,7 +12,7 @@ mod westwood;
 mod westwood_plus;
 
 pub use reno::RenoCc;
-pub use westwood::{Westwood, WestwoodParams};
+pub use westwood::{FilterInput, Westwood, WestwoodParams};
 pub use westwood_plus::WestwoodPlus;
 
 use crate::engine::time::{Dur, Time};

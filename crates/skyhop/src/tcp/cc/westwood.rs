@@ -13,15 +13,77 @@
 //! The estimator is driven by ACKs only ([`CongestionOps::observe_ack`]); it
 //! owns no clock and no timer.
 //!
-//! Mascolo et al.'s first filter inserted "virtual null samples" when no ACK
-//! came for a while; ABSE and SPEC §3 do not, and neither does this: after a
-//! gap the next sample (T_k ≥ Δt_k) is small and α_k gives it a large weight.
+//! # The filter input: (s_k + s_{k−1})/2, not s_k
+//!
+//! SPEC §3 writes the filter as δ_k = α_k·δ_{k−1} + (1 − α_k)·s_k with the
+//! Tustin coefficient α_k = (2τ − Δt_k)/(2τ + Δt_k). The Tustin (bilinear)
+//! discretisation of the low-pass filter τ·dδ/dt + δ = s(t) that this α_k
+//! belongs to is δ_k = α_k·δ_{k−1} + (1 − α_k)·(s_k + s_{k−1})/2: the input
+//! over (t_{k−1}, t_k] is the trapezoid of the samples at its two ends. That
+//! is the filter of Mascolo et al. 2001 and of the ns-2 TCPW code of
+//! the ABSE authors' group, and what this module uses by default
+//! ([`FilterInput::Trapezoid`]). The SPEC's short form
+//! ([`FilterInput::LatestSample`]) is kept as an option, and so is the exact
+//! time-average of the windowed rate ([`FilterInput::IntervalMean`]).
+//!
+//! All three agree on a steady ACK stream. They differ when a window-limited
+//! sender on an uncongested long path (E1: cwnd well below the 42-packet
+//! pipe, random losses only) gets its window ACKed in a burst of W ACKs one
+//! bottleneck packet time g apart (12 ms at 1 Mb/s), then nothing for a
+//! silence G of most of the RTT P:
+//!
+//! - **LatestSample is biased low, below the sender's own throughput.** The
+//!   filter weighs s_k by Δt_k as if it held over (t_{k−1}, t_k], but s_k
+//!   counts only the ACKs in (t_k − T_k, t_k]. With T_k shorter than the
+//!   silence, every byte of a burst has left the window before the next ACK
+//!   samples it again, and the silence is represented only by the first ACK
+//!   after it, whose window holds one segment: a burst of W segments counts
+//!   as ≈ 1 + W(W − 1)·g/(2T_k) segments, about 3 of 10 for T_k = 0.28 s.
+//!   In E1 the ERE sat at a quarter to a half of cwnd/RTT, so ssthresh =
+//!   ERE·RTT_min cut the window harder than Reno's halving after each random
+//!   loss, and the low ERE kept the congestion test δ_{k−1}·RTT_min ≥ cwnd
+//!   false, so the estimator never left the branch that caused the bias.
+//! - **Trapezoid** spreads each silence between the sample before it (the
+//!   whole burst in the window) and the one after it. In the congested
+//!   branch it recovers the throughput to first order, but for a silence
+//!   longer than T_k it gives ≈ throughput·P/(2T_k): still high for
+//!   T_k < P/2 and low above (about −30 % at T_k = 0.46 s with 10-segment
+//!   bursts), exact again at T_k = P. In the uncongested branch (T_k = Δt_k, the
+//!   original TCPW sample d_k/Δt_k) it interpolates from the burst rate d/g
+//!   down to d/G across the silence, so the ERE settles at
+//!   ≈ [(W − 2) + (g + G)²/(2gG)]·d/P: between the throughput (W·d/P) and
+//!   the bottleneck rate d/g (≈ 580 kbit/s for 10 segments per 557 ms on a
+//!   1 Mb/s path). That is the known "bandwidth estimate" behaviour of TCPW
+//!   on bursty ACKs, which ABSE keeps for an uncongested path and replaces
+//!   by RTT-scale windows under congestion.
+//! - **IntervalMean** integrates the windowed rate exactly: each ACK stays in
+//!   the window for the T_k it was sampled with, whether or not another ACK
+//!   arrives to observe it, and the filter input over (t_{k−1}, t_k] is the
+//!   mean of that rate over the interval. Every byte is counted exactly once,
+//!   so the ERE is the throughput in both branches (T_k then only sets how
+//!   much the input is smoothed before the filter). An ACK's bytes enter from
+//!   the next ACK on (the input is causal), a lag of one ACK interval.
+//!
+//! The default follows the published filter (SPEC §3's α_k is its
+//! coefficient). IntervalMean is the exact reading of the same windowed
+//! sample; on E1 it makes Westwood markedly less aggressive: after a random
+//! loss ssthresh ≈ cwnd·RTT_min/RTT (the window is kept) instead of a slow
+//! start towards ≈ 580 kbit/s × RTT_min. The tests feed both bursty patterns
+//! to all three.
+//!
+//! Mascolo et al. also feed "virtual null samples" after τ/m of silence; ABSE
+//! and SPEC §3 do not, and neither does this. With windowed samples a null
+//! value is not what the window holds, and with a one-segment window (after
+//! an RTO) the trapezoid through a null sample halves the estimate. The
+//! price: after a long silence the sample from before it still enters the
+//! trapezoid with weight ½ (see [`Westwood::alpha`]).
 //!
 //! Helpers shared with Westwood+ (`westwood_plus.rs`): [`DeliveryCounter`]
 //! (what an ACK reports delivered) and [`westwood_loss`] / [`westwood_rto`]
 //! (the window rules).
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::{AckSample, CcState, CongestionOps};
 use crate::engine::time::{Dur, Time, NS_PER_S};
@@ -42,12 +104,35 @@ pub struct WestwoodParams {
     /// sub-second-to-second cut-off for paths of 0.1–0.5 s RTT; ABSE (Wang et
     /// al. 2002) keeps τ fixed and adapts the sampling interval instead.
     pub tau: Dur,
+    /// What the filter takes as its input over (t_{k−1}, t_k]. Default
+    /// [`FilterInput::Trapezoid`]; see the module documentation.
+    pub input: FilterInput,
+}
+
+/// The input of the ERE filter δ_k = α_k·δ_{k−1} + (1 − α_k)·u_k over
+/// (t_{k−1}, t_k]. See the module documentation for how they differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FilterInput {
+    /// u_k = (s_k + s_{k−1})/2, the Tustin discretisation that α_k belongs to
+    /// (Mascolo et al. 2001; ns-2 TCPW). The first sample, which has
+    /// no predecessor, stands for both ends.
+    #[default]
+    Trapezoid,
+    /// u_k = s_k, SPEC §3's literal formula. Biased low, below the sender's
+    /// throughput, when ACKs come in bursts separated by silences longer than
+    /// T_k; kept to compare against.
+    LatestSample,
+    /// u_k = the mean over (t_{k−1}, t_k] of the windowed rate, each earlier
+    /// ACK counted for the T_j it was sampled with from its arrival on: the
+    /// exact integral of the ABSE sample, an unbiased throughput estimate.
+    IntervalMean,
 }
 
 impl Default for WestwoodParams {
     fn default() -> Self {
         WestwoodParams {
             tau: Dur::from_secs(1),
+            input: FilterInput::Trapezoid,
         }
     }
 }
@@ -168,6 +253,52 @@ pub(super) fn westwood_rto(s: &mut CcState, estimate: Option<(f64, Dur)>, flight
     s.cwnd = s.mss;
 }
 
+/// The ABSE windowed rate as a function of time, for
+/// [`FilterInput::IntervalMean`]: an ACK counted at t_j with sampling interval
+/// T_j adds bytes_j/T_j to the rate over [t_j, t_j + T_j), the time it stays
+/// in the window (t − T_j, t]. With a constant T this is bytes in
+/// (t − T, t] / T at every t, the SPEC's sample taken continuously.
+#[derive(Clone, Debug, Default)]
+struct WindowedRate {
+    /// Open windows, earliest close first: (t_j + T_j, bytes, T_j), in ns.
+    open: BinaryHeap<Reverse<(u64, u64, u64)>>,
+    /// Sum of bytes_j/T_j over the open windows, bytes per second.
+    rate: f64,
+}
+
+impl WindowedRate {
+    /// Counts `bytes` at `at` for `span` (> 0).
+    fn open(&mut self, at: Time, bytes: u64, span: Dur) {
+        if bytes == 0 {
+            return;
+        }
+        self.open.push(Reverse((at.0 + span.0, bytes, span.0)));
+        self.rate += rate_bytes_per_s(bytes, span);
+    }
+
+    /// Mean rate over (from, to], from < to, for windows opened at or before
+    /// `from`; closes the windows that end by `to`.
+    fn mean_over(&mut self, from: Time, to: Time) -> f64 {
+        let mut area = 0.0; // bytes/s × ns
+        let mut at = from.0;
+        while let Some(&Reverse((end, bytes, span))) = self.open.peek() {
+            if end > to.0 {
+                break;
+            }
+            self.open.pop();
+            area += self.rate * end.saturating_sub(at) as f64;
+            at = at.max(end);
+            self.rate -= rate_bytes_per_s(bytes, Dur(span));
+        }
+        if self.open.is_empty() {
+            // Clear the rounding left by adding and removing the same terms.
+            self.rate = 0.0;
+        }
+        area += self.rate * (to.0 - at) as f64;
+        area / (to.0 - from.0) as f64
+    }
+}
+
 /// TCP Westwood with the ABSE estimator. See the module documentation.
 #[derive(Clone, Debug)]
 pub struct Westwood {
@@ -187,10 +318,17 @@ pub struct Westwood {
     last_ack: Option<Time>,
     /// δ_k, the ERE, in bytes per second.
     ere: Option<f64>,
-    /// s_k of the last sample, bytes per second.
+    /// s_k of the last sample (s_{k−1} of the next), bytes per second.
     last_sample: Option<f64>,
     /// T_k of the last sample.
     last_interval: Option<Dur>,
+    /// u_k, the last filter input, bytes per second.
+    last_input: Option<f64>,
+    /// The windowed rate over time, kept only for [`FilterInput::IntervalMean`].
+    windowed: WindowedRate,
+    /// Bytes of the ACK(s) at t_0, whose window opens once T_1 is known
+    /// (used by IntervalMean).
+    first_bytes: u64,
     /// RTT_min as last reported by the sender.
     min_rtt: Option<Dur>,
     /// Last RTT known (SRTT, or the last sample before SRTT exists).
@@ -216,6 +354,9 @@ impl Westwood {
             ere: None,
             last_sample: None,
             last_interval: None,
+            last_input: None,
+            windowed: WindowedRate::default(),
+            first_bytes: 0,
             min_rtt: None,
             rtt: None,
         }
@@ -241,11 +382,17 @@ impl Westwood {
         self.last_interval
     }
 
+    /// u_k, the input the filter took at the last sample, bytes per second.
+    pub fn last_filter_input_bytes_per_s(&self) -> Option<f64> {
+        self.last_input
+    }
+
     /// Filter weight α_k = (2τ − Δt_k)/(2τ + Δt_k) (ABSE; the Tustin
     /// discretisation of a first-order low-pass filter with time constant τ),
     /// clamped to 0 when Δt_k > 2τ, where the formula would go negative:
-    /// after so long a gap the old estimate carries no weight. In [0, 1) for
-    /// Δt_k > 0.
+    /// after so long a gap the old estimate carries no weight (with
+    /// [`FilterInput::Trapezoid`] δ_k is then (s_k + s_{k−1})/2, the limit of
+    /// the formula as Δt_k → 2τ). In [0, 1) for Δt_k > 0.
     pub fn alpha(&self, dt: Dur) -> f64 {
         let two_tau = 2.0 * self.params.tau.0 as f64;
         let dt = dt.0 as f64;
@@ -327,15 +474,23 @@ impl CongestionOps for Westwood {
         self.total += bytes;
         self.history.push_back((now, self.total));
 
+        let exact = self.params.input == FilterInput::IntervalMean;
         let Some(prev) = self.last_ack else {
             // k = 0: no Δt yet; this ACK only enters later windows.
             self.last_ack = Some(now);
+            self.first_bytes = bytes;
             return;
         };
         let dt = now.since(prev);
         if dt == Dur::ZERO {
             // Several ACKs at one instant: α = 1, δ is unchanged; their bytes
-            // are in the history for the next sample.
+            // are in the history for the next sample (and in the windowed
+            // rate with the T of the first of them).
+            match self.last_interval {
+                Some(t) if exact => self.windowed.open(now, bytes, t),
+                Some(_) => {}
+                None => self.first_bytes += bytes,
+            }
             return;
         }
         self.last_ack = Some(now);
@@ -350,17 +505,31 @@ impl CongestionOps for Westwood {
         };
         let s_k = rate_bytes_per_s(bytes_in_window, t_k);
 
-        // δ_k = α_k·δ_{k−1} + (1 − α_k)·s_k, written δ_{k−1} + (1 − α_k)(s_k − δ_{k−1})
-        // so that a constant rate is a fixed point exactly. The first sample
-        // initialises δ (as Linux tcp_westwood.c does with its first
-        // estimate): starting from 0 with τ = 1 s would leave the ERE far
-        // below the rate for seconds, and a loss then would set a needlessly
-        // small ssthresh.
+        // δ_k = α_k·δ_{k−1} + (1 − α_k)·u_k (u_k: see FilterInput), written
+        // δ_{k−1} + (1 − α_k)(u_k − δ_{k−1}) so that a constant rate is a fixed
+        // point exactly. The first input initialises δ (as Linux
+        // tcp_westwood.c does with its first estimate): starting from 0 with
+        // τ = 1 s would leave the ERE far below the rate for seconds, and a
+        // loss then would set a needlessly small ssthresh.
+        let input = match self.params.input {
+            FilterInput::Trapezoid => 0.5 * (s_k + self.last_sample.unwrap_or(s_k)),
+            FilterInput::LatestSample => s_k,
+            FilterInput::IntervalMean => {
+                if self.last_interval.is_none() {
+                    // k = 1: the first ACK's window opens at t_0 with T_1.
+                    self.windowed.open(prev, self.first_bytes, t_k);
+                }
+                let mean = self.windowed.mean_over(prev, now);
+                self.windowed.open(now, bytes, t_k);
+                mean
+            }
+        };
         self.ere = Some(match self.ere {
-            None => s_k,
-            Some(d) => d + (1.0 - self.alpha(dt)) * (s_k - d),
+            None => input,
+            Some(d) => d + (1.0 - self.alpha(dt)) * (input - d),
         });
         self.last_sample = Some(s_k);
+        self.last_input = Some(input);
         self.last_interval = Some(t_k);
         self.prune(now);
     }
@@ -464,36 +633,146 @@ mod tests {
         assert_eq!(w.last_sampling_interval(), Some(ms(12)));
     }
 
+    fn with_input(input: FilterInput) -> Westwood {
+        Westwood::new(WestwoodParams {
+            input,
+            ..WestwoodParams::default()
+        })
+    }
+
     #[test]
-    fn westwood_filter_weights_the_new_sample_by_one_minus_alpha() {
+    fn westwood_filter_weights_the_trapezoid_of_the_last_two_samples_by_one_minus_alpha() {
+        // Was `westwood_filter_weights_the_new_sample_by_one_minus_alpha`, which
+        // expected the SPEC's short form u_k = s_k (kept below as LatestSample).
         // τ = 1 s. ACKs at 0 and 0.5 s (no RTT known: T_k = Δt_k):
         // s_1 = 1460 B / 0.5 s = 2920 B/s initialises δ_1.
+        // Then Δt = 0.25 s: α = (2 − 0.25)/(2 + 0.25) = 7/9, and a delayed ACK
+        // of two segments: s_2 = 2920 B / 0.25 s = 11 680 B/s.
+        let feed = |w: &mut Westwood| {
+            let s = state(1);
+            w.observe_ack(&s, &ack(at_ms(0), MSS, None, None));
+            w.observe_ack(&s, &ack(at_ms(500), MSS, None, None));
+            assert_eq!(w.ere_bytes_per_s(), Some(2920.0));
+            w.observe_ack(&s, &ack(at_ms(750), 2 * MSS, None, None));
+            assert_eq!(w.last_sample_bytes_per_s(), Some(11_680.0));
+        };
         let mut w = Westwood::default();
-        let s = state(1);
-        w.observe_ack(&s, &ack(at_ms(0), MSS, None, None));
-        w.observe_ack(&s, &ack(at_ms(500), MSS, None, None));
-        assert_eq!(w.ere_bytes_per_s(), Some(2920.0));
-        // Δt = 0.25 s: α = (2 − 0.25)/(2 + 0.25) = 7/9. A delayed ACK of two
-        // segments: s_2 = 2920 B / 0.25 s = 11 680 B/s.
-        // δ_2 = 7/9·2920 + 2/9·11 680 = 43 800/9 = 4866.67 B/s.
         assert!(rel_err(w.alpha(ms(250)), 7.0 / 9.0) < 1e-15);
-        w.observe_ack(&s, &ack(at_ms(750), 2 * MSS, None, None));
-        assert_eq!(w.last_sample_bytes_per_s(), Some(11_680.0));
+        feed(&mut w);
+        // u_2 = (11 680 + 2920)/2 = 7300: δ_2 = 7/9·2920 + 2/9·7300 = 35 040/9.
+        assert_eq!(w.last_filter_input_bytes_per_s(), Some(7300.0));
+        assert!(rel_err(w.ere_bytes_per_s().unwrap(), 35_040.0 / 9.0) < 1e-12);
+        // SPEC's short form: δ_2 = 7/9·2920 + 2/9·11 680 = 43 800/9.
+        let mut w = with_input(FilterInput::LatestSample);
+        feed(&mut w);
         assert!(rel_err(w.ere_bytes_per_s().unwrap(), 43_800.0 / 9.0) < 1e-12);
+        // Interval mean: over (0.5, 0.75] only the ACK at 0.5 s is in the
+        // window, counted at 1460 B / 0.5 s (its T); the delayed ACK enters
+        // from its arrival on. δ_2 = 2920.
+        let mut w = with_input(FilterInput::IntervalMean);
+        feed(&mut w);
+        assert_eq!(w.last_filter_input_bytes_per_s(), Some(2920.0));
+        assert_eq!(w.ere_bytes_per_s(), Some(2920.0));
     }
 
     #[test]
     fn westwood_filter_forgets_the_old_estimate_after_a_gap_longer_than_two_tau() {
-        // Δt = 3 s > 2τ = 2 s: α would be (2 − 3)/(2 + 3) = −0.2; clamped to 0.
+        // Δt = 3 s > 2τ = 2 s: α would be (2 − 3)/(2 + 3) = −0.2; clamped to 0,
+        // so δ_{k−1} carries no weight and δ_k is the filter input itself.
+        let feed = |w: &mut Westwood| {
+            let s = state(1);
+            w.observe_ack(&s, &ack(at_ms(0), MSS, None, None));
+            w.observe_ack(&s, &ack(at_ms(10), MSS, None, None));
+            assert_eq!(w.ere_bytes_per_s(), Some(146_000.0));
+            w.observe_ack(&s, &ack(at_ms(3010), 3 * MSS, None, None));
+            // s = 4380 B / 3 s = 1460 B/s.
+            assert_eq!(w.last_sample_bytes_per_s(), Some(1460.0));
+        };
         let mut w = Westwood::default();
         assert_eq!(w.alpha(Dur::from_secs(3)), 0.0);
-        let s = state(1);
-        w.observe_ack(&s, &ack(at_ms(0), MSS, None, None));
-        w.observe_ack(&s, &ack(at_ms(10), MSS, None, None));
-        assert_eq!(w.ere_bytes_per_s(), Some(146_000.0));
-        w.observe_ack(&s, &ack(at_ms(3010), 3 * MSS, None, None));
-        // δ = s = 4380 B / 3 s = 1460 B/s.
+        feed(&mut w);
+        // The trapezoid still holds the sample from before the silence:
+        // δ = (146 000 + 1460)/2. (This test expected 1460, the SPEC's short form.)
+        assert_eq!(w.ere_bytes_per_s(), Some(73_730.0));
+        let mut w = with_input(FilterInput::LatestSample);
+        feed(&mut w);
         assert_eq!(w.ere_bytes_per_s(), Some(1460.0));
+        // Interval mean: one segment over the 3 s.
+        let mut w = with_input(FilterInput::IntervalMean);
+        feed(&mut w);
+        assert!(rel_err(w.ere_bytes_per_s().unwrap(), 1460.0 / 3.0) < 1e-12);
+    }
+
+    /// Average throughput of [`ten_acks_every_557_ms`], bit/s.
+    const BURSTY_THROUGHPUT_BPS: f64 = 10.0 * 1460.0 * 8.0 / 0.557;
+
+    /// A window-limited sender on an uncongested GEO path (E1 between losses):
+    /// every RTT = RTT_min = 557 ms, 10 one-segment ACKs 12 ms apart (the
+    /// packet time at 1 Mb/s), then silence; cwnd constant. Feeds 60 bursts
+    /// and returns the ERE (bit/s) after each ACK of one more, and the last T_k.
+    fn ten_acks_every_557_ms(w: &mut Westwood, cwnd_segments: u64) -> (Vec<f64>, Dur) {
+        let rtt = (Some(ms(557)), Some(ms(557)));
+        let mut last = Vec::new();
+        for p in 0..=60 {
+            last.clear();
+            for i in 0..10 {
+                let a = ack(at_ms(557 * p + 12 * i), MSS, rtt.0, rtt.1);
+                w.observe_ack(&state(cwnd_segments), &a);
+                last.extend(w.rate_estimate_bps());
+            }
+        }
+        (last, w.last_sampling_interval().unwrap())
+    }
+
+    fn within(values: &[f64], lo: f64, hi: f64) -> bool {
+        values.iter().all(|&v| v >= lo && v <= hi)
+    }
+
+    #[test]
+    fn westwood_bursty_acks_on_an_uncongested_path_give_the_tcpw_bandwidth_estimate() {
+        // cwnd = 10 segments = what is in flight. Throughput 209.7 kbit/s,
+        // bottleneck 973.3 kbit/s (1460 B per 12 ms).
+        let thr = BURSTY_THROUGHPUT_BPS;
+        // Trapezoid: the ERE·RTT_min ≥ cwnd branch (T_k = T_min = Δt_k, the
+        // TCPW sample d/Δt). Across each silence G = 557 − 108 = 449 ms it
+        // interpolates from d/g down to d/G: per period the filter takes in
+        // (W − 2)·d + d·(g + G)²/(2gG) = 27.7 segments for the 10 delivered,
+        // i.e. ≈ 581 kbit/s, between throughput and bottleneck rate.
+        let (ere, t_k) = ten_acks_every_557_ms(&mut Westwood::default(), 10);
+        let g: f64 = 0.012;
+        let gap = 0.557 - 9.0 * g;
+        let derived = (8.0 + (g + gap).powi(2) / (2.0 * g * gap)) * 1460.0 * 8.0 / 0.557;
+        assert!(rel_err(derived, 581_000.0) < 2e-3, "{derived}");
+        assert!(within(&ere, 0.95 * derived, 1.05 * derived), "{ere:?}");
+        assert_eq!(t_k, ms(12));
+        // SPEC's short form: the ERE is a quarter of the throughput, and stays
+        // in the windowed branch (T_k ≈ 0.4 s) that causes it.
+        let (ere, t_k) = ten_acks_every_557_ms(&mut with_input(FilterInput::LatestSample), 10);
+        assert!(within(&ere, 0.0, 0.35 * thr), "{ere:?}");
+        assert!(t_k > ms(300), "{t_k}");
+        // Interval mean: the throughput, within the ±20 % the long window of
+        // the first ACK after each silence makes it swing by.
+        let (ere, _) = ten_acks_every_557_ms(&mut with_input(FilterInput::IntervalMean), 10);
+        assert!(within(&ere, 0.8 * thr, 1.2 * thr), "{ere:?}");
+    }
+
+    #[test]
+    fn westwood_counts_bursty_acks_across_the_silences_in_the_congested_branch() {
+        // cwnd = 40 segments while 10 are sent per RTT (e.g. the receiver's
+        // window holds the flight): ERE·RTT_min < cwnd, T_k ≈ 0.42–0.48 s,
+        // shorter than the 449 ms silences.
+        let thr = BURSTY_THROUGHPUT_BPS;
+        let (ere, t_k) = ten_acks_every_557_ms(&mut with_input(FilterInput::IntervalMean), 40);
+        assert!(t_k > ms(400) && t_k < ms(557), "{t_k}");
+        assert!(within(&ere, 0.97 * thr, 1.03 * thr), "{ere:?}");
+        // Trapezoid: for silences longer than T_k ≈ 0.46 s it takes in about
+        // throughput·P/(2T_k), 0.62–0.72 of it: still low, though less so
+        // than SPEC's short form (about half).
+        let (ere, t_k) = ten_acks_every_557_ms(&mut Westwood::default(), 40);
+        assert!(t_k > ms(400) && t_k < ms(557), "{t_k}");
+        assert!(within(&ere, 0.65 * thr, 0.8 * thr), "{ere:?}");
+        let (ere, _) = ten_acks_every_557_ms(&mut with_input(FilterInput::LatestSample), 40);
+        assert!(within(&ere, 0.0, 0.55 * thr), "{ere:?}");
     }
 
     #[test]
@@ -741,7 +1020,11 @@ mod tests {
 
     #[test]
     fn westwood_params_reject_a_zero_tau() {
-        assert!(WestwoodParams { tau: Dur::ZERO }.validate().is_err());
+        let zero = WestwoodParams {
+            tau: Dur::ZERO,
+            ..WestwoodParams::default()
+        };
+        assert!(zero.validate().is_err());
         assert!(WestwoodParams::default().validate().is_ok());
     }
 }

@@ -63,10 +63,16 @@ impl TcpSender {
                 return Some((g0, (g1 - g0).min(mss) as u32, NextRule::Lost));
             }
         }
-        // Rule (2): new data, if the receive window allows.
+        // Rule (2): new data, if the receive window allows. A split proxy's
+        // cap on unacknowledged bytes (`max_unacked`) binds like the window,
+        // as it does outside recovery (`window()`); cwnd is governed by pipe.
         if self.snd_max < self.app_end {
             let len = self.seg_len_at(self.snd_max) as u64;
-            if self.snd_max + len <= self.snd_una.saturating_add(self.rwnd) {
+            let wnd = self
+                .cfg
+                .max_unacked
+                .map_or(self.rwnd, |cap| cap.min(self.rwnd));
+            if self.snd_max + len <= self.snd_una.saturating_add(wnd) {
                 return Some((self.snd_max, len as u32, NextRule::NewData));
             }
         }
