@@ -126,7 +126,7 @@ def test_interrupted_sweep_resumes_without_losing_or_duplicating_rows(tmp_path, 
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline and proc.poll() is None:
-            if parts.is_dir() and len(list(parts.glob("*.parquet"))) >= 2:
+            if parts.is_dir() and len(list(parts.glob("*.json"))) >= 2:
                 break
             time.sleep(0.01)
         assert proc.poll() is None, "the sweep finished before it could be interrupted"
@@ -137,17 +137,17 @@ def test_interrupted_sweep_resumes_without_losing_or_duplicating_rows(tmp_path, 
             proc.kill()
     assert proc.returncode == 130, err
     assert "--resume" in err and "Traceback" not in err
-    before = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.parquet")}
+    before = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.json")}
     assert 2 <= len(before) < total, "interrupt came too late to test resuming"
     assert not (out / "results.parquet").exists()
     # no worker survives the interruption to write more parts
     time.sleep(0.5)
-    assert {p.name for p in parts.glob("*.parquet")} == set(before)
+    assert {p.name for p in parts.glob("*.json")} == set(before)
 
     resumed = subprocess.run([*args, "--resume"], capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{len(before)} already done" in resumed.stdout
-    after = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.parquet")}
+    after = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.json")}
     assert len(after) == total
     assert all(after[name] == mtime for name, mtime in before.items()), "finished parts rerun"
     assert not list(parts.glob("*.tmp"))

@@ -4,9 +4,10 @@ Layout of a sweep's output directory::
 
     DIR/sweep.json          what was swept (scenario, overrides, grid, runs, seeds);
                             checked by --resume so that a sweep is never mixed
-    DIR/parts/pPPPPP-sSEED.parquet
-                            one file per finished (point, seed), written the
-                            moment that run ends (atomically: temp file + rename)
+    DIR/parts/pPPPPP-sSEED.json
+                            one file per finished (point, seed): its result rows,
+                            written by the worker the moment that run ends
+                            (atomically: temp file + rename)
     DIR/results.parquet     one row per (point, seed, flow), sorted
     DIR/summary.parquet     one row per (point, flow, metric): mean, ci95, n
     DIR/summary.json        the same, per point: {"point", "set", "summary"}
@@ -172,29 +173,26 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_task(resolved_json: str, seed: int) -> str:
+def _run_task(point: Point, seed: int, parts: str) -> int:
+    """Run one (point, seed) in a worker and persist its rows at once.
+
+    The worker writes the part itself, so writing is as parallel as running
+    and the parent only counts; a part is JSON (rows of scalars), cheap to
+    write and to gather, and it appears atomically (temp file + rename).
+    """
     from . import _core
 
-    return _core.run(resolved_json, seed, False)
+    result = json.loads(_core.run(point.resolved_json, seed, False))
+    rows = _rows_of(point, seed, result)
+    path = Path(parts) / _part_name(point.index, seed)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(rows, allow_nan=True))
+    os.replace(tmp, path)
+    return len(rows)
 
 
 def _part_name(point: int, seed: int) -> str:
-    return f"p{point:05d}-s{seed:020d}.parquet"
-
-
-def _write_part(path: Path, rows: list[dict[str, Any]]) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.Table.from_pylist(rows)
-    # A column that is null in every row of this part (e.g. the completion
-    # time of a bulk flow) is a float column that happens to be empty.
-    for i, field in enumerate(table.schema):
-        if pa.types.is_null(field.type):
-            table = table.set_column(i, field.name, table.column(i).cast(pa.float64()))
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    return f"p{point:05d}-s{seed:020d}.json"
 
 
 class _Terminated(Exception):
@@ -333,12 +331,12 @@ def _execute(todo, parts: Path, jobs, done: int, total: int, on_progress) -> int
         # Keep a bounded number of tasks in flight so that an interruption
         # loses little and memory stays small for huge grids.
         def refill() -> None:
-            while len(pending) < 2 * workers:
+            while len(pending) < 4 * workers:
                 nxt = next(queue, None)
                 if nxt is None:
                     return
                 point, seed = nxt
-                pending[pool.submit(_run_task, point.resolved_json, seed)] = nxt
+                pending[pool.submit(_run_task, point, seed, str(parts))] = nxt
 
         refill()
         while pending:
@@ -346,17 +344,18 @@ def _execute(todo, parts: Path, jobs, done: int, total: int, on_progress) -> int
             for fut in sorted(finished, key=lambda f: pending[f][0].index):
                 point, seed = pending.pop(fut)
                 try:
-                    text = fut.result()
+                    fut.result()
                 except SkyhopError as e:
                     raise _at_point(e, point, seed) from None
-                rows = _rows_of(point, seed, json.loads(text))
-                _write_part(parts / _part_name(point.index, seed), rows)
                 done += 1
                 if on_progress:
                     on_progress(done, total)
             refill()
     except BaseException:
         _terminate(pool)
+        # A worker stopped mid-write leaves only a temp file: not a part.
+        for stale in parts.glob("*.tmp"):
+            stale.unlink(missing_ok=True)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -427,13 +426,23 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
 def _assemble(out: Path, points: list[Point], seeds: list[int], paths: list[str]) -> None:
     """Gather the parts into results.parquet, summary.parquet and summary.json."""
     import pandas as pd
-    import pyarrow.parquet as pq
 
     parts = out / PARTS
-    frames = [
-        pq.read_table(parts / _part_name(p.index, s)).to_pandas() for p in points for s in seeds
+    rows = [
+        row
+        for p in points
+        for s in seeds
+        for row in json.loads((parts / _part_name(p.index, s)).read_text())
     ]
-    results = pd.concat(frames, ignore_index=True)
+    results = pd.DataFrame.from_records(rows)
+    # Metrics that are null in every row (the completion time of bulk flows)
+    # are float columns that happen to be empty.
+    for col in results.columns:
+        if results[col].dtype == object and all(
+            v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+            for v in results[col]
+        ):
+            results[col] = results[col].astype("float64")
     results = results.sort_values(["point", "seed", "flow"], kind="stable").reset_index(drop=True)
     _atomic_parquet(results, out / "results.parquet")
 
