@@ -60,6 +60,19 @@ pub struct ProxyResult {
     pub window_updates: u64,
     /// Always zero: an overflow stops the run with an error.
     pub drops: u64,
+    /// The ack-after-forward integrity rule was on.
+    #[serde(default)]
+    pub ack_after_forward: bool,
+    /// ACKs the proxy sent on its incoming leg that acknowledged bytes its
+    /// outgoing leg had not yet transmitted (zero with `ack_after_forward`).
+    #[serde(default)]
+    pub acks_ahead_of_forwarding: u64,
+    /// The most bytes one such ACK acknowledged beyond what was transmitted.
+    #[serde(default)]
+    pub max_acked_unforwarded_bytes: u64,
+    /// ACKs the rule held back (sent later, once the bytes were transmitted).
+    #[serde(default)]
+    pub deferred_acks: u64,
 }
 
 /// Engine counters, for benchmarks and sanity.

@@ -16,6 +16,13 @@
 //! - `Start(f)`: flow `f` begins.
 //!
 //! Same-instant order is insertion order (the queue's sequence number).
+//!
+//! Ack-after-forward (a proxy's integrity rule, SPEC section 6): the
+//! incoming receiver's ACK is capped at the outgoing sender's `snd_max`. The
+//! cap is raised, and a deferred ACK flushed, after each event that can make
+//! the outgoing sender transmit (an arrival forwarded into it, an ACK or a
+//! timer of its own), so an ACK the rule holds back goes out the moment the
+//! bytes it covers have been put on the outgoing wire.
 
 use crate::app::ByteLedger;
 use crate::channel::ErrorModel;
@@ -75,6 +82,12 @@ struct Conn {
     proxy_in: Option<usize>,
     /// Proxy index this connection's receiver feeds, if any.
     proxy_out: Option<usize>,
+    /// Ack-after-forward: the connection whose sender's `snd_max` caps this
+    /// receiver's ACKs (the proxy's outgoing leg).
+    ack_limited_by: Option<usize>,
+    /// Ack-after-forward: the connection whose receiver this sender's
+    /// `snd_max` caps (the proxy's incoming leg).
+    limits_acks_of: Option<usize>,
     trace: Option<SenderTrace>,
 }
 
@@ -211,6 +224,8 @@ impl World {
                     } else {
                         None
                     },
+                    ack_limited_by: None,
+                    limits_acks_of: None,
                     trace: opts.trace.then(SenderTrace::default),
                 });
             }
@@ -228,6 +243,14 @@ impl World {
                 conns[conn_ids[pi + 1]]
                     .sender
                     .set_max_unacked(pr.out_max_unacked());
+                if p.ack_after_forward {
+                    pr.ack_after_forward = true;
+                    let (inc, out) = (conn_ids[pi], conn_ids[pi + 1]);
+                    // Nothing transmitted on the outgoing leg yet.
+                    conns[inc].receiver.set_ack_limit(0);
+                    conns[inc].ack_limited_by = Some(out);
+                    conns[out].limits_acks_of = Some(inc);
+                }
                 proxies.push(pr);
             }
             if let FlowSize::Bytes(_) = f.size {
@@ -308,6 +331,10 @@ impl World {
                 self.send_data(now, c, &mut out);
                 self.data_out = out;
                 self.after_sender(now, c);
+                if let Some(inc) = self.conns[c].limits_acks_of {
+                    // A retransmission or a probe may have sent new bytes.
+                    self.sync_ack_limit(now, inc, c);
+                }
             }
             Ev::ReceiverTimer { conn, gen } => {
                 let c = conn as usize;
@@ -420,8 +447,27 @@ impl World {
             }
             self.on_delivered(now, c, b - a);
         }
+        if let Some(out) = self.conns[c].ack_limited_by {
+            // After forwarding: the ACK deferred for this arrival (if any)
+            // goes out now, covering what the outgoing leg has sent.
+            self.sync_ack_limit(now, c, out);
+        }
         if let Some(pi) = self.conns[c].proxy_out {
             self.observe_proxy(now, self.conns[c].flow, pi);
+        }
+    }
+
+    /// Ack-after-forward: raise receiver `inc`'s ACK cap to what sender `out`
+    /// has transmitted and send the deferred ACK it allows.
+    fn sync_ack_limit(&mut self, now: Time, inc: usize, out: usize) {
+        let limit = self.conns[out].sender.snd_max();
+        let r = &mut self.conns[inc].receiver;
+        r.set_ack_limit(limit);
+        if r.ack_deferred() {
+            let mut acks = std::mem::take(&mut self.ack_out);
+            self.conns[inc].receiver.flush_deferred_ack(&mut acks);
+            self.send_acks(now, inc, &mut acks);
+            self.ack_out = acks;
         }
     }
 
@@ -495,6 +541,13 @@ impl World {
         self.send_data(now, c, &mut out);
         self.data_out = out;
         self.after_sender(now, c);
+        let limits = self.conns[c].limits_acks_of;
+        if let Some(inc) = limits {
+            // Raise the cap first, so that a window update sent on release
+            // carries the new ACK value too (one ACK instead of two).
+            let limit = self.conns[c].sender.snd_max();
+            self.conns[inc].receiver.set_ack_limit(limit);
+        }
         if acked > 0 {
             if let Some(pi) = self.conns[c].proxy_in {
                 let fi = self.conns[c].flow;
@@ -511,6 +564,9 @@ impl World {
                 }
                 self.observe_proxy(now, fi, pi);
             }
+        }
+        if let Some(inc) = limits {
+            self.sync_ack_limit(now, inc, c);
         }
     }
 
@@ -550,6 +606,15 @@ impl World {
     #[inline]
     fn send_acks(&mut self, now: Time, c: usize, acks: &mut Vec<AckSeg>) {
         let (route, header) = (self.conns[c].rev_route, self.conns[c].header);
+        if let Some(pi) = self.conns[c].proxy_out {
+            // The proxy's integrity statistics: does an ACK leaving it cover
+            // bytes its outgoing leg has not transmitted yet?
+            let p = &mut self.flows[self.conns[c].flow].proxies[pi];
+            let sent = self.conns[p.out_conn].sender.snd_max();
+            for ack in acks.iter() {
+                p.note_ack(ack.ack, sent);
+            }
+        }
         for ack in acks.drain(..) {
             // SPEC section 1: ACK = header; with SACK, 2 bytes + 8 per block.
             let sack = if ack.sack.is_empty() {
@@ -630,8 +695,10 @@ impl World {
                 active_time_s: active,
                 ..Default::default()
             };
+            let mut deferred = Vec::with_capacity(f.conns.len());
             for (li, &ci) in f.conns.iter().enumerate() {
                 let c = conns[ci].take().unwrap();
+                deferred.push(c.receiver.stats.deferred_acks);
                 let st = &c.sender.stats;
                 fr.retransmissions += st.retransmissions;
                 fr.timeouts += st.timeouts;
@@ -659,6 +726,10 @@ impl World {
                     mean_occupancy_bytes: p.mean_occupancy(end),
                     window_updates: fr.legs[pi].window_updates_sent,
                     drops: 0,
+                    ack_after_forward: p.ack_after_forward,
+                    acks_ahead_of_forwarding: p.acks_ahead,
+                    max_acked_unforwarded_bytes: p.max_acked_unforwarded,
+                    deferred_acks: deferred[pi],
                 });
             }
             for (pi, tr) in f.proxy_traces.into_iter().enumerate() {

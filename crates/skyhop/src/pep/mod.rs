@@ -15,6 +15,15 @@
 //!   blocking write of a socket-based relay).
 //!
 //! A full cache that drains sends a window update at once (receiver `release`).
+//!
+//! With `ack_after_forward` (the on-board integrity rule) the incoming
+//! receiver acknowledges a byte only once the outgoing sender has transmitted
+//! it: its cumulative ACK is capped at the outgoing sender's `snd_max` (byte
+//! offsets are the same on both legs). The receiver defers an ACK the cap
+//! holds back rather than send it as a duplicate; the simulator raises the
+//! cap whenever the outgoing sender may have transmitted. Whatever the rule,
+//! each proxy counts the ACKs it sent that covered bytes not yet transmitted
+//! on the outgoing leg (`acks_ahead`), the check that the rule holds.
 
 use crate::engine::time::Time;
 use crate::scenario::ProxyPolicy;
@@ -30,6 +39,13 @@ pub struct ProxyRt {
     pub out_conn: usize,
     /// `buffers`: bytes delivered by the incoming leg not yet moved to the send buffer.
     pub pending: u64,
+    /// The ack-after-forward integrity rule is on.
+    pub ack_after_forward: bool,
+    /// ACKs sent on the incoming leg that acknowledged bytes the outgoing leg
+    /// had not transmitted yet (always zero with `ack_after_forward`).
+    pub acks_ahead: u64,
+    /// The most bytes such an ACK covered beyond what was transmitted.
+    pub max_acked_unforwarded: u64,
     // Occupancy statistics (time-weighted mean).
     pub max_occupancy: u64,
     last_t: Time,
@@ -55,6 +71,9 @@ impl ProxyRt {
             in_conn,
             out_conn,
             pending: 0,
+            ack_after_forward: false,
+            acks_ahead: 0,
+            max_acked_unforwarded: 0,
             max_occupancy: 0,
             last_t: Time::ZERO,
             last_occ: 0,
@@ -82,6 +101,16 @@ impl ProxyRt {
         match self.policy {
             ProxyPolicy::Third => Some((self.cache_bytes / 3).max(1)),
             _ => None,
+        }
+    }
+
+    /// The incoming receiver sent a cumulative ACK `ack` while the outgoing
+    /// sender had transmitted bytes below `sent`.
+    #[inline]
+    pub fn note_ack(&mut self, ack: u64, sent: u64) {
+        if ack > sent {
+            self.acks_ahead += 1;
+            self.max_acked_unforwarded = self.max_acked_unforwarded.max(ack - sent);
         }
     }
 

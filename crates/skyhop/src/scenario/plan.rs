@@ -195,6 +195,16 @@ impl Plan {
             if n.lat.is_some() != n.lon.is_some() {
                 return Err(err(file, key, "give both lat and lon, or neither"));
             }
+            if let Some(policy) = n.proxy.as_ref().and_then(|p| p.policy.as_deref()) {
+                // Checked even where no flow uses the node as a proxy (yet).
+                if !["half-free", "third", "buffers"].contains(&policy) {
+                    return Err(err(
+                        file,
+                        format!("{key}.proxy.policy"),
+                        format!("unknown policy {policy:?} (known: half-free, third, buffers)"),
+                    ));
+                }
+            }
             if n.lat.is_some() && n.geo_longitude.is_some() {
                 return Err(err(file, key, "a node is either on the ground (lat, lon) or a GEO satellite (geo_longitude), not both"));
             }
@@ -499,11 +509,29 @@ impl Plan {
                     };
                     return Err(err(file, k, "a proxy cache must hold at least one packet"));
                 }
-                if cache_bytes < mss {
+                // The policy must be able to advertise one full segment on an
+                // empty cache, or the incoming leg could only crawl on probes.
+                let min_segments = match policy {
+                    ProxyPolicy::HalfFree => 2,
+                    ProxyPolicy::Third => 3,
+                    ProxyPolicy::Buffers => 1,
+                };
+                if cache_bytes < min_segments * mss {
+                    let k = if policy == ProxyPolicy::Buffers {
+                        pkey("recv_buffer")
+                    } else if sec.cache.is_some() {
+                        pkey("cache")
+                    } else {
+                        pkey("cache_packets")
+                    };
+                    let name = sec.policy.as_deref().unwrap_or("half-free");
                     return Err(err(
                         file,
-                        pkey("cache"),
-                        format!("{cache_bytes} B is smaller than one segment ({mss} B)"),
+                        k,
+                        format!(
+                            "{cache_bytes} B is too small: the {name} policy needs at least {min_segments} segments ({} B) to advertise one full segment",
+                            min_segments * mss
+                        ),
                     ));
                 }
                 let send_buffer = match policy {
@@ -528,13 +556,6 @@ impl Plan {
                         file,
                         pkey("send_buffer"),
                         "must hold at least one segment",
-                    ));
-                }
-                if sec.ack_after_forward == Some(true) {
-                    return Err(err(
-                        file,
-                        pkey("ack_after_forward"),
-                        "the ack-after-forward integrity rule is not supported yet; leave it false",
                     ));
                 }
                 proxies.push(PlanProxy {

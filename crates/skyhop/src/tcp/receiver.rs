@@ -11,6 +11,18 @@
 //! leg has them acknowledged. A segment is accepted if it ends within
 //! `rcv_nxt + (buffer - held)`; the advertised window never lets a sender
 //! go past that edge, so an accepted-window sender never loses data here.
+//!
+//! ACK limit (a proxy's ack-after-forward rule, SPEC section 6): with
+//! `set_ack_limit`, the cumulative ACK is `min(rcv_nxt, limit)`, the limit
+//! being how far the proxy's outgoing leg has transmitted. An ACK owed for
+//! an in-order arrival (or by the delayed-ACK timer) that the limit holds
+//! back is *deferred*, never sent as a duplicate ACK: it goes out from
+//! `flush_deferred_ack` once the limit lets it advance. Out-of-order and
+//! duplicate segments are still answered at once (their ACK value capped).
+//! The window field is relative to the ACK number, so it is advertised as
+//! the policy's window plus the received bytes the cap leaves unacknowledged:
+//! the right edge the sender sees is the one it would see without the rule,
+//! and it never moves left while the ACK is held.
 
 use super::rangeset::RangeSet;
 use super::seg::{AckSeg, DataSeg, SackBlocks};
@@ -39,6 +51,8 @@ pub struct ReceiverStats {
     /// Segments that did not fit in the buffer (zero-window probes excluded).
     pub beyond_buffer: u64,
     pub max_occupancy: u64,
+    /// Times an owed ACK was held back (wholly or in part) by the ACK limit.
+    pub deferred_acks: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -57,7 +71,14 @@ pub struct TcpReceiver {
     delack_timeout: Dur,
     unacked_segments: u32,
     delack_at: Option<Time>,
+    /// The policy window last advertised (before the ACK-limit adjustment).
     last_adv: u64,
+    /// Cap on the cumulative ACK (the ack-after-forward rule); `None`: no cap.
+    ack_limit: Option<u64>,
+    /// The cumulative ACK value last sent.
+    last_ack: u64,
+    /// An ACK is owed for bytes up to `rcv_nxt` that the limit held back.
+    ack_deferred: bool,
     pub stats: ReceiverStats,
 }
 
@@ -94,6 +115,9 @@ impl TcpReceiver {
             unacked_segments: 0,
             delack_at: None,
             last_adv: buffer,
+            ack_limit: None,
+            last_ack: 0,
+            ack_deferred: false,
             stats: ReceiverStats::default(),
         }
     }
@@ -123,6 +147,52 @@ impl TcpReceiver {
         self.delack_at
     }
 
+    /// The cumulative ACK value to send now: `rcv_nxt`, capped by the ACK limit.
+    #[inline]
+    pub fn ack_value(&self) -> u64 {
+        match self.ack_limit {
+            Some(l) => self.rcv_nxt.min(l),
+            None => self.rcv_nxt,
+        }
+    }
+
+    /// The cumulative ACK value last sent.
+    pub fn last_ack(&self) -> u64 {
+        self.last_ack
+    }
+
+    /// An ACK held back by the limit is waiting for `flush_deferred_ack`.
+    pub fn ack_deferred(&self) -> bool {
+        self.ack_deferred
+    }
+
+    /// Cap the cumulative ACK at `limit` (ack-after-forward: one past the
+    /// highest byte the outgoing leg has transmitted). The limit only moves
+    /// forward; a lower value is ignored. Call `flush_deferred_ack` after
+    /// raising it (and after every arrival: an in-order segment whose ACK is
+    /// capped is deferred, so that it goes out once with the best value after
+    /// the proxy has forwarded what it could).
+    pub fn set_ack_limit(&mut self, limit: u64) {
+        let l = self.ack_limit.map_or(limit, |old| old.max(limit));
+        debug_assert!(
+            self.rcv_nxt.min(l) >= self.last_ack,
+            "an ACK limit below an ACK already sent"
+        );
+        self.ack_limit = Some(l);
+    }
+
+    /// Send the deferred ACK if the limit now lets it acknowledge more than
+    /// the last ACK did (never a duplicate ACK).
+    pub fn flush_deferred_ack(&mut self, acks: &mut Vec<AckSeg>) {
+        if self.ack_deferred && self.ack_value() > self.last_ack {
+            acks.push(self.make_ack(false));
+            if !self.ack_deferred {
+                // Everything received is acknowledged: no delayed ACK pending.
+                self.cancel_delack();
+            }
+        }
+    }
+
     /// The window to advertise now.
     pub fn advertised_window(&self) -> u64 {
         let free_in_order = self.buffer.saturating_sub(self.held);
@@ -142,6 +212,11 @@ impl TcpReceiver {
     fn make_ack(&mut self, window_update: bool) -> AckSeg {
         let wnd = self.advertised_window();
         self.last_adv = wnd;
+        let ack = self.ack_value();
+        // Owed: received bytes the cap leaves unacknowledged.
+        let held_back = self.rcv_nxt - ack;
+        self.ack_deferred = held_back > 0;
+        self.last_ack = ack;
         self.stats.acks_sent += 1;
         let mut sack = SackBlocks::default();
         if self.sack_blocks > 0 {
@@ -150,8 +225,9 @@ impl TcpReceiver {
             }
         }
         AckSeg {
-            ack: self.rcv_nxt,
-            wnd,
+            ack,
+            // Relative to `ack`: the right edge is rcv_nxt + wnd either way.
+            wnd: wnd + held_back,
             sack,
             window_update,
         }
@@ -232,20 +308,32 @@ impl TcpReceiver {
         self.track_occupancy();
         if !self.delayed_ack || had_gap || !self.ooo.is_empty() {
             // Immediate ACK; also when filling a hole (RFC 5681 section 4.2).
-            acks.push(self.make_ack(false));
-            self.cancel_delack();
+            self.ack_or_defer(acks);
         } else {
             // RFC 5681 (4.2): ACK at least every second full-sized segment, and
             // within the delayed-ACK timeout.
             self.unacked_segments += 1;
             if self.unacked_segments >= 2 {
-                acks.push(self.make_ack(false));
-                self.cancel_delack();
+                self.ack_or_defer(acks);
             } else if self.delack_at.is_none() {
                 self.delack_at = Some(now + self.delack_timeout);
             }
         }
         arrival
+    }
+
+    /// An ACK is owed for in-order data: send it, or, when the limit caps it,
+    /// defer it to `flush_deferred_ack` (the caller forwards first, so the
+    /// ACK goes out once, with the best value, and a capped ACK that would
+    /// not advance is never sent as a duplicate).
+    fn ack_or_defer(&mut self, acks: &mut Vec<AckSeg>) {
+        self.cancel_delack();
+        if self.ack_value() < self.rcv_nxt {
+            self.ack_deferred = true;
+            self.stats.deferred_acks += 1;
+        } else {
+            acks.push(self.make_ack(false));
+        }
     }
 
     fn cancel_delack(&mut self) {
@@ -264,8 +352,9 @@ impl TcpReceiver {
     pub fn on_timer(&mut self, now: Time, acks: &mut Vec<AckSeg>) {
         if let Some(t) = self.delack_at {
             if now >= t {
-                acks.push(self.make_ack(false));
-                self.cancel_delack();
+                // Nothing is forwarded at a timer: send what the limit allows now.
+                self.ack_or_defer(acks);
+                self.flush_deferred_ack(acks);
             }
         }
     }

@@ -11,6 +11,7 @@
 
 mod harness;
 
+mod ack_limit;
 mod newreno;
 mod persist;
 mod receiver;
