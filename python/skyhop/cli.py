@@ -279,7 +279,7 @@ def run_document(scenario: dict[str, Any], runs: list[dict[str, Any]], trace: bo
             "seed": r["seed"],
             "flows": {name: flow_metrics(f) for name, f in r["flows"].items()},
         }
-        for key in ("proxies", "engine", "warnings"):
+        for key in ("proxies", "engine", "warnings", "jain_fairness"):
             if key in r:
                 entry[key] = r[key]
         if trace:

@@ -93,6 +93,17 @@ pub struct Series {
     pub value: Vec<f64>,
 }
 
+/// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); `None` for fewer than
+/// two values or all zero.
+pub fn jain_index(xs: &[f64]) -> Option<f64> {
+    if xs.len() < 2 {
+        return None;
+    }
+    let sum: f64 = xs.iter().sum();
+    let sq: f64 = xs.iter().map(|x| x * x).sum();
+    (sq > 0.0).then(|| sum * sum / (xs.len() as f64 * sq))
+}
+
 /// Everything one run produced.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct RunResult {
@@ -106,4 +117,22 @@ pub struct RunResult {
     pub traces: BTreeMap<String, Series>,
     /// Non-fatal observations about the scenario (e.g. a receive window below the BDP).
     pub warnings: Vec<String>,
+    /// Jain's fairness index of the flows' goodputs, (Σx)² / (n·Σx²), in
+    /// [1/n, 1]; `None` with fewer than two flows (or no goodput at all).
+    pub jain_fairness: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::jain_index;
+
+    #[test]
+    fn jain_index_is_one_for_equal_shares_and_one_over_n_for_a_monopoly() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0, 5.0]), Some(1.0));
+        assert_eq!(jain_index(&[8.0, 0.0, 0.0, 0.0]), Some(0.25));
+        // (1+3)^2 / (2 * (1+9)) = 0.8
+        assert!((jain_index(&[1.0, 3.0]).unwrap() - 0.8).abs() < 1e-12);
+        assert_eq!(jain_index(&[1.0]), None);
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+    }
 }

@@ -26,7 +26,7 @@
 
 use crate::app::ByteLedger;
 use crate::channel::ErrorModel;
-use crate::engine::{Dur, EventQueue, RngStream, Time};
+use crate::engine::{EventQueue, RngStream, Time};
 use crate::error::SimError;
 use crate::net::{Enqueue, LinkDir, NodeId, Packet, Payload};
 use crate::observe::{SenderTrace, ValueTrace};
@@ -748,7 +748,8 @@ impl World {
             queue_drops: self.links.iter().map(|l| l.stats.queue_drops).sum(),
             channel_drops: self.links.iter().map(|l| l.stats.channel_drops).sum(),
         };
-        let _ = Dur::ZERO;
+        let goodputs: Vec<f64> = res.flows.values().map(|f| f.goodput_bps).collect();
+        res.jain_fairness = crate::result::jain_index(&goodputs);
         res
     }
 }

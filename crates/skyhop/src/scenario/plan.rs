@@ -319,6 +319,7 @@ impl Plan {
         }
         let mut flows = Vec::new();
         let mut any_bulk = false;
+        let mut low_windows: Vec<(String, u64, u64, f64)> = Vec::new();
         for (name, f) in &scn.flows {
             let key = |k: &str| format!("flows.{name}.{k}");
             let node = |k: &str, n: &str| -> Result<u32, ScenarioError> {
@@ -577,8 +578,10 @@ impl Plan {
             if size == FlowSize::Unlimited {
                 any_bulk = true;
             }
-            // The trap of SPEC section 3: a receive window below the BDP caps goodput.
-            for (i, leg) in legs.iter().enumerate() {
+            // The trap of SPEC section 3: a receive window below the BDP caps
+            // goodput. Checked on the last leg (the end host's buffer); a
+            // proxy's incoming window is its cache policy's business.
+            if let Some(leg) = legs.last() {
                 let rate = leg
                     .fwd
                     .iter()
@@ -592,16 +595,10 @@ impl Plan {
                     .map(|&l| links[l as usize].delay)
                     .fold(Dur::ZERO, |a, b| a + b);
                 let bdp = (rate as f64 / 8.0 * rtt.as_secs_f64()) as u64;
-                let rwnd = if i + 1 == legs.len() {
-                    leg.cfg.rcv_buffer
-                } else {
-                    proxies[i].cache_bytes
-                };
-                if i + 1 == legs.len() && rwnd < bdp {
-                    warnings.push(format!(
-                        "flows.{name}: receive buffer {rwnd} B is below the path's bandwidth-delay product {bdp} B; goodput is capped near {:.0} bit/s (raise tcp.rcv_buffer)",
-                        rwnd as f64 * 8.0 / rtt.as_secs_f64().max(1e-9)
-                    ));
+                let rwnd = leg.cfg.rcv_buffer;
+                if rwnd < bdp {
+                    let cap = rwnd as f64 * 8.0 / rtt.as_secs_f64().max(1e-9);
+                    low_windows.push((name.clone(), rwnd, bdp, cap));
                 }
             }
             flows.push(PlanFlow {
@@ -612,6 +609,34 @@ impl Plan {
                 legs,
                 proxies,
             });
+        }
+        // One warning per distinct (buffer, BDP), naming the flows it concerns.
+        let mut groups: BTreeMap<(u64, u64), (Vec<String>, f64)> = BTreeMap::new();
+        for (name, rwnd, bdp, cap) in low_windows {
+            groups
+                .entry((rwnd, bdp))
+                .or_insert((Vec::new(), cap))
+                .0
+                .push(name);
+        }
+        for ((rwnd, bdp), (names, cap)) in groups {
+            let who = if names.len() <= 3 {
+                names
+                    .iter()
+                    .map(|n| format!("flows.{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            } else {
+                format!(
+                    "flows.{}, flows.{} and {} more flows",
+                    names[0],
+                    names[1],
+                    names.len() - 2
+                )
+            };
+            warnings.push(format!(
+                "{who}: receive buffer {rwnd} B is below the path's bandwidth-delay product {bdp} B; one flow's goodput is capped near {cap:.0} bit/s (raise tcp.rcv_buffer)"
+            ));
         }
         let duration = match scn.run.duration {
             Some(d) => {
