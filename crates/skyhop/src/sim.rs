@@ -575,12 +575,13 @@ impl World {
             self.flows[fi].proxies[pi].in_conn,
             self.flows[fi].proxies[pi].out_conn,
         );
+        // The receive side holds bytes not yet acknowledged onward (half-free,
+        // third) or not yet moved to the send buffer (buffers), plus
+        // out-of-order bytes; with `buffers` the send buffer counts too.
         let mut occ = self.conns[inc].receiver.occupancy();
         if self.flows[fi].proxies[pi].policy == ProxyPolicy::Buffers {
             let s = &self.conns[out].sender;
-            occ = occ - self.flows[fi].proxies[pi].pending.min(occ)
-                + self.flows[fi].proxies[pi].pending
-                + (s.app_end() - s.snd_una());
+            occ += s.app_end() - s.snd_una();
         }
         self.flows[fi].proxies[pi].observe(now, occ);
         if self.trace {

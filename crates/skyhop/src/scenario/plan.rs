@@ -486,8 +486,6 @@ impl Plan {
                     }
                 };
                 let in_leg = &legs[i];
-                let packet = (in_leg.cfg.mss + in_leg.cfg.header_bytes) as u64;
-                let _ = packet;
                 let mss = in_leg.cfg.mss as u64;
                 let cache_bytes = match (sec.cache, sec.cache_packets, sec.recv_buffer) {
                     (Some(_), Some(_), _) => {
