@@ -382,6 +382,8 @@ impl World {
         let link = self.routes[p.route as usize][p.hop as usize] as usize;
         let l = &mut self.links[link];
         let listed = match p.payload {
+            // The drop list names data bytes: a SYN is never on it.
+            Payload::Data(d) if d.is_syn() => false,
             Payload::Data(d) => l.errors.drop_listed(d.seq, d.retx),
             Payload::Ack(_) => false,
         };
@@ -416,6 +418,10 @@ impl World {
     }
 
     fn data_at_receiver(&mut self, now: Time, c: usize, seg: &DataSeg) {
+        if seg.is_syn() {
+            self.syn_at_receiver(now, c, seg);
+            return;
+        }
         let mut acks = std::mem::take(&mut self.ack_out);
         let arrival = self.conns[c].receiver.on_segment(now, seg, &mut acks);
         if arrival.discarded && !seg.probe && self.conns[c].proxy_out.is_some() {
@@ -454,6 +460,25 @@ impl World {
         }
         if let Some(pi) = self.conns[c].proxy_out {
             self.observe_proxy(now, self.conns[c].flow, pi);
+        }
+    }
+
+    /// A SYN arrived: the receiver answers with a SYN-ACK. At a proxy, its
+    /// incoming leg's receiver answers, and the proxy opens its outgoing leg
+    /// (its own SYN) at once, so the legs' handshakes run in sequence along
+    /// the path; a retransmitted SYN does not open it again.
+    fn syn_at_receiver(&mut self, now: Time, c: usize, seg: &DataSeg) {
+        let mut acks = std::mem::take(&mut self.ack_out);
+        self.conns[c].receiver.on_segment(now, seg, &mut acks);
+        self.send_acks(now, c, &mut acks);
+        self.ack_out = acks;
+        if let Some(pi) = self.conns[c].proxy_out {
+            let out = self.flows[self.conns[c].flow].proxies[pi].out_conn;
+            let mut outv = std::mem::take(&mut self.data_out);
+            self.conns[out].sender.connect(now, &mut outv);
+            self.send_data(now, out, &mut outv);
+            self.data_out = outv;
+            self.after_sender(now, out);
         }
     }
 

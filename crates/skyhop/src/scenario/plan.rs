@@ -112,6 +112,7 @@ fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
         delayed_ack: pick!(delayed_ack).unwrap_or(d.delayed_ack),
         delayed_ack_timeout: pick!(delayed_ack_timeout).map_or(d.delayed_ack_timeout, |x| x.0),
         max_unacked: None,
+        handshake: pick!(handshake).unwrap_or(d.handshake),
         westwood: WestwoodParams {
             tau: pick!(westwood_tau).map_or(d.westwood.tau, |x| x.0),
             input: match o

@@ -104,6 +104,10 @@ pub struct TcpOptions {
     /// (s_k + s_k-1)/2), "latest-sample" (SPEC's literal form) or "interval-mean".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub westwood_filter: Option<String>,
+    /// Open each connection (each leg) with a three-way handshake, counted
+    /// in the completion time. Default false (data at once, as in the studies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

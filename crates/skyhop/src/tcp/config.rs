@@ -128,6 +128,10 @@ pub struct TcpConfig {
     pub max_unacked: Option<u64>,
     /// Westwood (ABSE) estimator settings.
     pub westwood: WestwoodParams,
+    /// Open the connection with a three-way handshake (SYN, SYN-ACK; the
+    /// final ACK rides on the first data segment). Default off: the studies'
+    /// simulator started data at once.
+    pub handshake: bool,
 }
 
 impl Default for TcpConfig {
@@ -149,6 +153,7 @@ impl Default for TcpConfig {
             delayed_ack_timeout: Dur::from_millis(200),
             max_unacked: None,
             westwood: WestwoodParams::default(),
+            handshake: false,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct ReceiverStats {
     pub max_occupancy: u64,
     /// Times an owed ACK was held back (wholly or in part) by the ACK limit.
     pub deferred_acks: u64,
+    /// SYNs received (each answered with a SYN-ACK; not in `segments_received`).
+    pub syns_received: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -259,6 +261,16 @@ impl TcpReceiver {
 
     /// A data segment arrived. ACKs to send go into `acks`.
     pub fn on_segment(&mut self, now: Time, seg: &DataSeg, acks: &mut Vec<AckSeg>) -> Arrival {
+        if seg.is_syn() {
+            // The handshake: answer every SYN (a retransmitted one too) with a
+            // SYN-ACK advertising the window.
+            self.stats.syns_received += 1;
+            let wnd = self.advertised_window();
+            self.last_adv = wnd;
+            self.stats.acks_sent += 1;
+            acks.push(AckSeg::syn_ack(wnd));
+            return Arrival::default();
+        }
         self.stats.segments_received += 1;
         let (s, e) = (seg.seq, seg.end());
         let mut arrival = Arrival::default();

@@ -6,6 +6,11 @@
 pub const MAX_SACK_BLOCKS: usize = 4;
 
 /// A data segment: bytes `[seq, seq + len)` of the connection's stream.
+///
+/// A segment of length 0 is the SYN of the optional three-way handshake
+/// (`DataSeg::syn`): header only, and it takes no sequence space here (the
+/// first data byte is 0 either way). No other segment is ever empty: data
+/// segments carry at least one byte, window probes exactly one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DataSeg {
     pub seq: u64,
@@ -20,6 +25,23 @@ impl DataSeg {
     #[inline]
     pub fn end(&self) -> u64 {
         self.seq + self.len as u64
+    }
+
+    /// The handshake's SYN (`retx`: a retransmission of it).
+    #[inline]
+    pub fn syn(retx: bool) -> DataSeg {
+        DataSeg {
+            seq: 0,
+            len: 0,
+            retx,
+            probe: false,
+        }
+    }
+
+    /// This segment is a SYN.
+    #[inline]
+    pub fn is_syn(&self) -> bool {
+        self.len == 0 && !self.probe
     }
 }
 
@@ -65,6 +87,22 @@ pub struct AckSeg {
     /// Advertised receive window in bytes (window scaling assumed: not capped at 64 KiB).
     pub wnd: u64,
     pub sack: SackBlocks,
-    /// A pure window update (not caused by a data arrival).
+    /// A pure window update (not caused by a data arrival). The SYN-ACK sets
+    /// it too (`AckSeg::syn_ack`): like a window update, it carries the
+    /// receiver's window and is never a duplicate ACK.
     pub window_update: bool,
+}
+
+impl AckSeg {
+    /// The handshake's SYN-ACK: acknowledges the SYN (ack 0: the SYN takes no
+    /// sequence space) and advertises the window `wnd`; header only.
+    #[inline]
+    pub fn syn_ack(wnd: u64) -> AckSeg {
+        AckSeg {
+            ack: 0,
+            wnd,
+            sack: SackBlocks::default(),
+            window_update: true,
+        }
+    }
 }

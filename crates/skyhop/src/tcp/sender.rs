@@ -8,6 +8,14 @@
 //! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the
 //! first data byte is 0. Loss recovery lives in `tcp::recovery` (one file per
 //! strategy); window arithmetic in the congestion controller (`tcp::cc`).
+//!
+//! Handshake (`TcpConfig::handshake`, off by default): the connection opens
+//! with a SYN (`connect`, or the first `add_app_data`) and sends no data
+//! until the SYN-ACK arrives. The SYN is retransmitted on the RTO with
+//! RFC 6298 back-off; the exchange gives the first RTT sample unless the SYN
+//! was retransmitted (Karn), and then RFC 6298 (5.7) sets the RTO to 3 s (if
+//! it was lower) and RFC 5681 (3.1) the initial window to one segment. The
+//! ACK of the SYN-ACK rides on the first data segment (no packet of its own).
 
 use super::cc::{AckSample, Cc, CcState, CongestionOps};
 use super::config::{RecoveryKind, TcpConfig};
@@ -62,6 +70,12 @@ pub struct TcpSender {
     pub(super) high_rxt: u64,
     /// RFC 6675 RescueRxt.
     pub(super) rescue_rxt: Option<u64>,
+    /// Handshake state: data may flow (always true without a handshake).
+    pub(super) established: bool,
+    /// Handshake: when the first SYN went out (`None`: not yet sent).
+    pub(super) syn_sent_at: Option<Time>,
+    /// Handshake: the SYN was retransmitted (no RTT sample; RFC 6298 (5.7)).
+    pub(super) syn_retx: bool,
     pub stats: SenderStats,
 }
 
@@ -82,6 +96,9 @@ impl TcpSender {
         );
         TcpSender {
             rwnd: cfg.rcv_buffer,
+            established: !cfg.handshake,
+            syn_sent_at: None,
+            syn_retx: false,
             cfg,
             cc,
             st,
@@ -156,6 +173,10 @@ impl TcpSender {
     pub fn app_end(&self) -> u64 {
         self.app_end
     }
+    /// Data may flow: the handshake is done, or there is none.
+    pub fn established(&self) -> bool {
+        self.established
+    }
 
     /// The next instant this sender needs `on_timer`.
     #[inline]
@@ -172,6 +193,55 @@ impl TcpSender {
     /// an unlimited source).
     pub fn add_app_data(&mut self, now: Time, bytes: u64, out: &mut Vec<DataSeg>) {
         self.app_end = self.app_end.saturating_add(bytes);
+        if !self.established {
+            // Data waits for the handshake; open the connection if not yet.
+            self.connect(now, out);
+            return;
+        }
+        self.try_send(now, out);
+    }
+
+    /// Open the connection: with the handshake on, send the SYN (once; a
+    /// repeated call does nothing). Without the handshake, nothing to do.
+    pub fn connect(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        if self.established || self.syn_sent_at.is_some() {
+            return;
+        }
+        self.syn_sent_at = Some(now);
+        self.send_syn(now, false, out);
+    }
+
+    fn send_syn(&mut self, now: Time, retx: bool, out: &mut Vec<DataSeg>) {
+        out.push(DataSeg::syn(retx));
+        self.stats.segments_sent += 1;
+        if retx {
+            self.stats.retransmissions += 1;
+        }
+        // RFC 6298: the SYN is timed like data (initial RTO, backed off).
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// The SYN-ACK arrived (any ACK in SYN-SENT acknowledges the SYN: the
+    /// receiver sends nothing else before data).
+    fn on_syn_ack(&mut self, now: Time, ack: &AckSeg, out: &mut Vec<DataSeg>) {
+        self.established = true;
+        self.rto_at = None;
+        self.rwnd = ack.wnd;
+        if self.syn_retx {
+            // Karn: no sample. RFC 6298 (5.7): the SYN (or SYN-ACK) was lost,
+            // so the RTO once data flows is 3 s if it was lower, unbacked.
+            let init = self.cfg.rto_initial.max(Dur::from_secs(3));
+            self.rtt = RttEstimator::new(
+                init,
+                self.cfg.rto_min,
+                self.cfg.rto_max,
+                self.cfg.clock_granularity,
+            );
+            // RFC 5681 (3.1): after a lost SYN or SYN-ACK the initial window is one segment.
+            self.st.cwnd = self.st.cwnd.min(self.st.mss);
+        } else if let Some(t0) = self.syn_sent_at {
+            self.rtt.sample(now - t0);
+        }
         self.try_send(now, out);
     }
 
@@ -183,6 +253,12 @@ impl TcpSender {
     /// An acknowledgement arrived. Returns the bytes newly acknowledged.
     pub fn on_ack(&mut self, now: Time, ack: &AckSeg, out: &mut Vec<DataSeg>) -> u64 {
         self.stats.acks_received += 1;
+        if !self.established {
+            if self.syn_sent_at.is_some() {
+                self.on_syn_ack(now, ack, out);
+            }
+            return 0;
+        }
         let a = ack.ack;
         if a > self.snd_max || a < self.snd_una {
             // Acknowledges data never sent, or an old ACK: ignore (RFC 793).
@@ -343,6 +419,9 @@ impl TcpSender {
     /// Send what the window allows. In SACK recovery transmission is driven by
     /// RFC 6675 step (C) instead.
     pub(super) fn try_send(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        if !self.established {
+            return;
+        }
         let before = out.len();
         if self.in_recovery && self.cfg.variant.recovery == RecoveryKind::Sack {
             self.sack_transmit(now, out);
@@ -409,6 +488,15 @@ impl TcpSender {
 
     fn rto_fire(&mut self, now: Time, out: &mut Vec<DataSeg>) {
         self.rto_at = None;
+        if !self.established {
+            // The SYN (or its SYN-ACK) was lost: back off and send it again
+            // (RFC 6298 (5.5)-(5.6)).
+            self.stats.timeouts += 1;
+            self.rtt.back_off();
+            self.syn_retx = true;
+            self.send_syn(now, true, out);
+            return;
+        }
         if self.snd_una == self.snd_max {
             return;
         }

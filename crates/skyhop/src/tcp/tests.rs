@@ -12,6 +12,7 @@
 mod harness;
 
 mod ack_limit;
+mod handshake;
 mod newreno;
 mod persist;
 mod receiver;
