@@ -37,3 +37,19 @@ def cli():
 @pytest.fixture
 def tiny() -> Path:
     return TINY
+
+
+def assert_one_line_error(proc, *must_contain: str) -> str:
+    """A bad input: exit 2, nothing on stdout, one `skyhop: error:` line on
+    stderr containing every text given, and no traceback or panic."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    line = lines[0]
+    assert line.startswith("skyhop: error: "), line
+    for text in must_contain:
+        assert text in line, (text, line)
+    for bad in ("Traceback", "panicked", "RUST_BACKTRACE"):
+        assert bad not in proc.stderr
+    return line

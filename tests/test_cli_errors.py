@@ -9,23 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import TINY
+from conftest import TINY, assert_one_line_error
 
 BASE = TINY.read_text()
-
-
-def assert_one_line_error(proc, *must_contain: str) -> str:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    assert proc.stdout == ""
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    line = lines[0]
-    assert line.startswith("skyhop: error: "), line
-    for text in must_contain:
-        assert text in line, (text, line)
-    for bad in ("Traceback", "panicked", "RUST_BACKTRACE"):
-        assert bad not in proc.stderr
-    return line
 
 
 def replace(old: str, new: str) -> str:

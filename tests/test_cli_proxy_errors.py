@@ -10,27 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, assert_one_line_error
 
 E1 = REPO / "scenarios" / "e1_haps.toml"
 
 # Short bulk runs: a case that is wrongly accepted fails fast instead of
 # simulating a 5 MB transfer.
 QUICK = ("--set", "run.duration=2 s", "--set", "flows.ftp.size=unlimited", "--runs", "1")
-
-
-def assert_one_line_error(proc, *must_contain: str) -> str:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    assert proc.stdout == ""
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    line = lines[0]
-    assert line.startswith("skyhop: error: "), line
-    for text in must_contain:
-        assert text in line, (text, line)
-    for bad in ("Traceback", "panicked", "RUST_BACKTRACE"):
-        assert bad not in proc.stderr
-    return line
 
 
 def run_with(cli, *sets: str):

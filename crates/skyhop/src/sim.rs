@@ -57,6 +57,22 @@ struct TimerSlot {
     gen: u32,
 }
 
+impl TimerSlot {
+    /// Arm for `deadline` if it is earlier than the pending event; returns
+    /// the new generation to schedule, or `None` when the pending event
+    /// already fires in time (it re-arms itself if it fires early).
+    #[inline]
+    fn arm(&mut self, deadline: Option<Time>) -> Option<u32> {
+        let d = deadline?;
+        if d >= self.at {
+            return None;
+        }
+        self.gen = self.gen.wrapping_add(1);
+        self.at = d;
+        Some(self.gen)
+    }
+}
+
 impl Default for TimerSlot {
     fn default() -> Self {
         TimerSlot {
@@ -663,16 +679,12 @@ impl World {
     #[inline]
     fn after_sender(&mut self, now: Time, c: usize) {
         let conn = &mut self.conns[c];
-        if let Some(d) = conn.sender.poll_at() {
-            if d < conn.s_timer.at {
-                conn.s_timer.gen = conn.s_timer.gen.wrapping_add(1);
-                conn.s_timer.at = d;
-                let ev = Ev::SenderTimer {
-                    conn: c as u32,
-                    gen: conn.s_timer.gen,
-                };
-                self.q.push(d.max(now), ev);
-            }
+        if let Some(gen) = conn.s_timer.arm(conn.sender.poll_at()) {
+            let ev = Ev::SenderTimer {
+                conn: c as u32,
+                gen,
+            };
+            self.q.push(conn.s_timer.at.max(now), ev);
         }
         if let Some(tr) = conn.trace.as_mut() {
             let s = &conn.sender;
@@ -690,16 +702,12 @@ impl World {
 
     fn sync_receiver_timer(&mut self, c: usize) {
         let conn = &mut self.conns[c];
-        if let Some(d) = conn.receiver.poll_at() {
-            if d < conn.r_timer.at {
-                conn.r_timer.gen = conn.r_timer.gen.wrapping_add(1);
-                conn.r_timer.at = d;
-                let ev = Ev::ReceiverTimer {
-                    conn: c as u32,
-                    gen: conn.r_timer.gen,
-                };
-                self.q.push(d, ev);
-            }
+        if let Some(gen) = conn.r_timer.arm(conn.receiver.poll_at()) {
+            let ev = Ev::ReceiverTimer {
+                conn: c as u32,
+                gen,
+            };
+            self.q.push(conn.r_timer.at, ev);
         }
     }
 
