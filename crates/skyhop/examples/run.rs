@@ -28,7 +28,14 @@ fn main() {
         }
     };
     let t0 = std::time::Instant::now();
-    match skyhop::run(&scn, seed, &skyhop::RunOptions { trace }) {
+    match skyhop::run(
+        &scn,
+        seed,
+        &skyhop::RunOptions {
+            trace,
+            ..Default::default()
+        },
+    ) {
         Ok(r) => {
             let wall = t0.elapsed().as_secs_f64();
             let mut v = serde_json::to_value(&r).unwrap();

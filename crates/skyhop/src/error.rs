@@ -51,6 +51,8 @@ pub enum SimError {
         node: String,
         detail: String,
     },
+    /// The caller asked the run to stop (`RunOptions::cancel`), e.g. on Ctrl-C.
+    Cancelled { sim_time_s: f64 },
 }
 
 impl fmt::Display for SimError {
@@ -66,6 +68,9 @@ impl fmt::Display for SimError {
             }
             SimError::CacheOverflow { flow, node, detail } => {
                 write!(f, "flow {flow}: proxy cache at {node} overflowed: {detail}")
+            }
+            SimError::Cancelled { sim_time_s } => {
+                write!(f, "run cancelled at t = {sim_time_s:.3} s")
             }
         }
     }

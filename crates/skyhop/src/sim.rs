@@ -1,53 +1,72 @@
 //! The simulator: builds a world from a [`Plan`] and drives the sans-IO
-//! state machines with the event queue.
+//! state machines with the event queue. The world only routes: packets
+//! between endpoints and link layers, bytes between endpoints and their
+//! application or proxy relay. Protocol logic lives in the seams (`tcp`,
+//! `pep`, `app`, `net` link layers, `channel` models).
 //!
 //! Events (one enum, addressed by indices):
-//! - `LinkHead(l)`: the first packet in flight on link direction `l` reaches
-//!   the far end; it is forwarded on the next link of its route or delivered
-//!   to its endpoint. Links compute departure times when a packet is queued,
-//!   so a hop costs one event, and a corrupted packet none. A link direction
-//!   is FIFO with a constant delay, so its arrivals come in queueing order:
-//!   only the head of each link's in-flight list sits in the heap, with the
-//!   sequence number it got when queued, which keeps the global
-//!   (time, sequence) order while the heap holds one entry per busy link
-//!   instead of one per packet.
-//! - `SenderTimer` / `ReceiverTimer`: an endpoint's deadline; cancelled
-//!   lazily by generation number, and re-armed only when a deadline moves earlier.
-//! - `Start(f)`: flow `f` begins.
+//! - `Link { link, token }`: a wake-up a link layer asked for (for the FIFO
+//!   link: the head packet of a direction reaches the far end). What it
+//!   delivers is forwarded on the next link of the packet's route or handed
+//!   to its endpoint.
+//! - `SenderTimer` / `ReceiverTimer` / `AppTimer`: a state machine's
+//!   deadline; cancelled lazily by generation number, and re-armed only when
+//!   a deadline moves earlier.
+//! - `Start(f)`: flow `f` begins (its application starts).
 //!
-//! Same-instant order is insertion order (the queue's sequence number).
+//! Same-instant order is insertion order (the queue's sequence number); a
+//! link layer takes the number of an arrival when it accepts the packet.
 //!
-//! Ack-after-forward (a proxy's integrity rule, SPEC section 6): the
-//! incoming receiver's ACK is capped at the outgoing sender's `snd_max`. The
-//! cap is raised, and a deferred ACK flushed, after each event that can make
-//! the outgoing sender transmit (an arrival forwarded into it, an ACK or a
-//! timer of its own), so an ACK the rule holds back goes out the moment the
-//! bytes it covers have been put on the outgoing wire.
+//! Ack-after-forward (a proxy's integrity rule): the incoming receiver's ACK
+//! is capped at the outgoing sender's `snd_max`. The cap is raised, and a
+//! deferred ACK flushed, after each event that can make the outgoing sender
+//! transmit (an arrival forwarded into it, an ACK or a timer of its own), so
+//! an ACK the rule holds back goes out the moment the bytes it covers have
+//! been put on the outgoing wire.
 
-use crate::app::ByteLedger;
-use crate::channel::ErrorModel;
-use crate::engine::{EventQueue, RngStream, Time};
+use crate::app::{App, AppIo, ByteLedger};
+use crate::channel::{Channel, ChannelCtx, PacketKind};
+use crate::engine::{EventQueue, Time};
 use crate::error::SimError;
-use crate::net::{Enqueue, LinkDir, NodeId, Packet, Payload};
+use crate::net::{AnyLinkLayer, Dir, LinkBuild, LinkIo, LinkPacket, Packet, Payload};
 use crate::observe::{SenderTrace, ValueTrace};
-use crate::pep::ProxyRt;
+use crate::pep::{ProxyRt, RelayOut};
 use crate::result::{EngineStats, FlowResult, LegResult, ProxyResult, RunResult};
-use crate::scenario::{FlowSize, Plan, ProxyPolicy, Scenario};
+use crate::scenario::{Plan, Scenario};
 use crate::tcp::{self, AckSeg, DataSeg, TcpReceiver, TcpSender};
-use std::collections::VecDeque;
+use std::sync::Arc;
 
-/// What a run should record beyond the results.
-#[derive(Clone, Debug, Default)]
+/// A cancellation check, polled every few thousand events.
+pub type CancelFn = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// How often (in events) a run polls its cancellation check.
+const CANCEL_POLL_EVENTS: u64 = 4096;
+
+/// What a run should record beyond the results, and how it may be stopped.
+#[derive(Clone, Default)]
 pub struct RunOptions {
     /// Record time series (cwnd, ssthresh, srtt, flight, rwnd per leg; proxy occupancy).
     pub trace: bool,
+    /// Polled every few thousand events; when it returns true the run ends
+    /// with [`SimError::Cancelled`].
+    pub cancel: Option<CancelFn>,
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("trace", &self.trace)
+            .field("cancel", &self.cancel.is_some())
+            .finish()
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
-    LinkHead(u32),
+    Link { link: u32, token: u32 },
     SenderTimer { conn: u32, gen: u32 },
     ReceiverTimer { conn: u32, gen: u32 },
+    AppTimer { flow: u32, gen: u32 },
     Start(u32),
 }
 
@@ -82,10 +101,11 @@ impl Default for TimerSlot {
     }
 }
 
-/// One TCP connection: a leg of a flow.
+/// One TCP connection: a leg of a flow's stream.
 struct Conn {
     flow: usize,
     leg: usize,
+    stream: usize,
     sender: TcpSender,
     receiver: TcpReceiver,
     fwd_route: u32,
@@ -110,7 +130,11 @@ struct Conn {
 struct FlowRt {
     name: String,
     start: Time,
-    size: FlowSize,
+    app: App,
+    app_timer: TimerSlot,
+    /// Connections of each stream, in path order.
+    streams: Vec<Vec<usize>>,
+    /// All connections of the flow (every stream), in leg order.
     conns: Vec<usize>,
     proxies: Vec<ProxyRt>,
     proxy_traces: Vec<ValueTrace>,
@@ -121,9 +145,7 @@ struct FlowRt {
 
 struct World {
     q: EventQueue<Ev>,
-    links: Vec<LinkDir>,
-    /// Per link direction: packets in flight as (arrival time, sequence, slot).
-    in_flight: Vec<VecDeque<(Time, u64, u32)>>,
+    layers: Vec<AnyLinkLayer>,
     routes: Vec<Vec<u32>>,
     packets: Vec<Packet>,
     free: Vec<u32>,
@@ -131,8 +153,14 @@ struct World {
     flows: Vec<FlowRt>,
     data_out: Vec<DataSeg>,
     ack_out: Vec<AckSeg>,
+    /// Reusable link-layer I/O records (a stack: a delivery can lead to a
+    /// nested send before the outer record is done).
+    link_io: Vec<LinkIo>,
+    relay_io: RelayOut,
+    app_io: AppIo,
     packet_hops: u64,
-    pending_files: usize,
+    /// Applications not yet done; the run ends when none is left.
+    apps_pending: usize,
     trace: bool,
     error: Option<SimError>,
 }
@@ -150,7 +178,7 @@ pub fn run_plan(plan: &Plan, seed: u64, opts: &RunOptions) -> Result<RunResult, 
     let budget = plan.event_budget;
     let mut events: u64 = 0;
     while let Some(t) = w.q.peek_time() {
-        if t > end || (w.pending_files == 0 && w.no_bulk()) {
+        if t > end || w.apps_pending == 0 {
             break;
         }
         let (now, ev) = w.q.pop().unwrap();
@@ -161,36 +189,55 @@ pub fn run_plan(plan: &Plan, seed: u64, opts: &RunOptions) -> Result<RunResult, 
                 sim_time_s: now.as_secs_f64(),
             });
         }
+        if events.is_multiple_of(CANCEL_POLL_EVENTS) {
+            if let Some(cancel) = &opts.cancel {
+                if cancel() {
+                    return Err(SimError::Cancelled {
+                        sim_time_s: now.as_secs_f64(),
+                    });
+                }
+            }
+        }
         w.dispatch(now, ev);
         if let Some(e) = w.error.take() {
             return Err(e);
         }
     }
-    let stop = if w.pending_files == 0 && w.no_bulk() {
-        w.q.now()
-    } else {
-        end
-    };
+    let stop = if w.apps_pending == 0 { w.q.now() } else { end };
     Ok(w.finish(plan, seed, stop, events))
 }
 
 impl World {
     fn build(plan: &Plan, seed: u64, opts: &RunOptions) -> World {
-        let links: Vec<LinkDir> = plan
-            .links
+        let layers: Vec<AnyLinkLayer> = plan
+            .layers
             .iter()
-            .map(|l| {
-                let mut em = ErrorModel::new(l.loss.clone(), l.apply_to);
-                em.drop_list = l.drop_segments.clone();
-                LinkDir::new(
-                    l.name.clone(),
-                    NodeId(l.from),
-                    NodeId(l.to),
-                    l.rate_bps,
-                    l.delay,
-                    l.queue,
-                    em,
-                    RngStream::derive(seed, &format!("link:{}", l.name)),
+            .enumerate()
+            .map(|(k, layer)| {
+                let dirs = [&plan.links[2 * k], &plan.links[2 * k + 1]];
+                let channels = dirs.map(|d| {
+                    d.channels
+                        .iter()
+                        .enumerate()
+                        .map(|(index, spec)| {
+                            let ctx = ChannelCtx {
+                                seed,
+                                link: &d.name,
+                                index,
+                                geometry: d.geometry,
+                            };
+                            Channel::build(spec, &ctx)
+                        })
+                        .collect::<Vec<_>>()
+                });
+                AnyLinkLayer::build(
+                    &layer.spec,
+                    LinkBuild {
+                        name: &layer.name,
+                        seed,
+                        dirs,
+                        channels,
+                    },
                 )
             })
             .collect();
@@ -198,7 +245,6 @@ impl World {
         let mut conns = Vec::new();
         let mut flows = Vec::new();
         let mut q = EventQueue::new();
-        let mut pending_files = 0;
         for (fi, f) in plan.flows.iter().enumerate() {
             let mut conn_ids = Vec::new();
             for (li, leg) in f.legs.iter().enumerate() {
@@ -221,11 +267,15 @@ impl World {
                 } else {
                     tcp::new_receiver(&cfg)
                 };
-                let sender = tcp::new_sender(cfg.clone());
+                let sender = match &leg.make_sender {
+                    Some(make) => (make.0)(cfg.clone()),
+                    None => tcp::new_sender(cfg.clone()),
+                };
                 conn_ids.push(conns.len());
                 conns.push(Conn {
                     flow: fi,
                     leg: li,
+                    stream: 0,
                     sender,
                     receiver,
                     fwd_route,
@@ -269,20 +319,19 @@ impl World {
                 }
                 proxies.push(pr);
             }
-            if let FlowSize::Bytes(_) = f.size {
-                pending_files += 1;
-            }
             q.push(Time(f.start.0), Ev::Start(fi as u32));
             flows.push(FlowRt {
                 name: f.name.clone(),
                 start: Time(f.start.0),
-                size: f.size,
+                app: App::build(&f.app),
+                app_timer: TimerSlot::default(),
                 proxy_traces: if opts.trace {
                     proxies.iter().map(|_| ValueTrace::default()).collect()
                 } else {
                     Vec::new()
                 },
                 proxies,
+                streams: vec![conn_ids.clone()],
                 conns: conn_ids,
                 done_at: None,
                 variant_names: f.legs.iter().map(|l| l.variant_name.clone()).collect(),
@@ -300,39 +349,29 @@ impl World {
         }
         World {
             q,
-            in_flight: links.iter().map(|_| VecDeque::new()).collect(),
-            links,
+            layers,
             routes,
             packets: Vec::with_capacity(4096),
             free: Vec::with_capacity(4096),
+            apps_pending: flows.len(),
             conns,
             flows,
             data_out: Vec::with_capacity(64),
             ack_out: Vec::with_capacity(64),
+            link_io: Vec::new(),
+            relay_io: RelayOut::default(),
+            app_io: AppIo::default(),
             packet_hops: 0,
-            pending_files,
             trace: opts.trace,
             error: None,
         }
     }
 
-    fn no_bulk(&self) -> bool {
-        !self.flows.iter().any(|f| f.size == FlowSize::Unlimited)
-    }
-
     #[inline]
     fn dispatch(&mut self, now: Time, ev: Ev) {
         match ev {
-            Ev::LinkHead(l) => {
-                let fl = &mut self.in_flight[l as usize];
-                let (t, _, slot) = fl
-                    .pop_front()
-                    .expect("link head event with nothing in flight");
-                debug_assert_eq!(t, now);
-                if let Some(&(t2, s2, _)) = fl.front() {
-                    self.q.push_seq(t2, s2, Ev::LinkHead(l));
-                }
-                self.arrive(now, slot)
+            Ev::Link { link, token } => {
+                self.link_call(now, link as usize, |l, io| l.wake(now, token, io));
             }
             Ev::SenderTimer { conn, gen } => {
                 let c = conn as usize;
@@ -364,19 +403,60 @@ impl World {
                 self.ack_out = acks;
                 self.sync_receiver_timer(c);
             }
+            Ev::AppTimer { flow, gen } => {
+                let f = flow as usize;
+                if self.flows[f].app_timer.gen != gen {
+                    return;
+                }
+                self.flows[f].app_timer.at = Time::MAX;
+                let mut io = std::mem::take(&mut self.app_io);
+                let app = self.flows[f].app.get_mut();
+                if app.poll_at().is_some_and(|d| d <= now) {
+                    app.on_timer(now, &mut io);
+                }
+                self.after_app(now, f, io);
+            }
             Ev::Start(f) => {
                 let f = f as usize;
-                let c = self.flows[f].conns[0];
-                let bytes = match self.flows[f].size {
-                    FlowSize::Bytes(b) => b,
-                    FlowSize::Unlimited => u64::MAX,
-                };
-                let mut out = std::mem::take(&mut self.data_out);
-                self.conns[c].sender.add_app_data(now, bytes, &mut out);
-                self.send_data(now, c, &mut out);
-                self.data_out = out;
-                self.after_sender(now, c);
+                let mut io = std::mem::take(&mut self.app_io);
+                self.flows[f].app.get_mut().start(now, &mut io);
+                self.after_app(now, f, io);
             }
+        }
+    }
+
+    /// Act on what an application asked for: hand bytes to stream senders,
+    /// note an error, note that it finished, arm its timer.
+    fn after_app(&mut self, now: Time, f: usize, mut io: AppIo) {
+        for (stream, bytes) in io.sends.drain(..) {
+            let c = self.flows[f].streams[stream][0];
+            let mut out = std::mem::take(&mut self.data_out);
+            self.conns[c].sender.add_app_data(now, bytes, &mut out);
+            self.send_data(now, c, &mut out);
+            self.data_out = out;
+            self.after_sender(now, c);
+        }
+        if let Some(detail) = io.error.take() {
+            self.error = Some(SimError::ByteConservation {
+                flow: self.flows[f].name.clone(),
+                detail,
+            });
+        }
+        self.app_io = io;
+        let fl = &mut self.flows[f];
+        if fl.done_at.is_none() && fl.app.get().done() {
+            fl.done_at = Some(now);
+            self.apps_pending -= 1;
+        }
+        if let Some(gen) = fl.app_timer.arm(fl.app.get().poll_at()) {
+            let at = fl.app_timer.at.max(now);
+            self.q.push(
+                at,
+                Ev::AppTimer {
+                    flow: f as u32,
+                    gen,
+                },
+            );
         }
     }
 
@@ -391,30 +471,60 @@ impl World {
         }
     }
 
-    /// Put packet slot `slot` on link `route[hop]`.
+    /// Call into link layer `link` with a fresh I/O record, then act on it:
+    /// schedule its wake-ups, free what it lost, and pass on what it delivered.
+    #[inline]
+    fn link_call(
+        &mut self,
+        now: Time,
+        link: usize,
+        f: impl FnOnce(&mut AnyLinkLayer, &mut LinkIo),
+    ) {
+        let mut io = self.link_io.pop().unwrap_or_default();
+        io.seq = self.q.seq();
+        f(&mut self.layers[link], &mut io);
+        self.q.set_seq(io.seq);
+        for w in io.wakes.drain(..) {
+            self.q.push_seq(
+                w.at,
+                w.seq,
+                Ev::Link {
+                    link: link as u32,
+                    token: w.token,
+                },
+            );
+        }
+        for (_, slot, _) in io.lost.drain(..) {
+            self.free.push(slot);
+        }
+        for i in 0..io.delivered.len() {
+            let slot = io.delivered[i].1;
+            self.arrive(now, slot);
+        }
+        io.delivered.clear();
+        self.link_io.push(io);
+    }
+
+    /// Put packet slot `slot` on the link direction `route[hop]`.
     #[inline]
     fn transmit(&mut self, now: Time, slot: u32) {
-        let p = self.packets[slot as usize];
-        let link = self.routes[p.route as usize][p.hop as usize] as usize;
-        let l = &mut self.links[link];
-        let listed = match p.payload {
-            // The drop list names data bytes: a SYN is never on it.
-            Payload::Data(d) if d.is_syn() => false,
-            Payload::Data(d) => l.errors.drop_listed(d.seq, d.retx),
-            Payload::Ack(_) => false,
+        let p = &self.packets[slot as usize];
+        let ld = self.routes[p.route as usize][p.hop as usize] as usize;
+        let (kind, seq, retx) = match p.payload {
+            Payload::Data(d) if d.is_syn() => (PacketKind::Syn, 0, d.retx),
+            Payload::Data(d) => (PacketKind::Data, d.seq, d.retx),
+            Payload::Ack(_) => (PacketKind::Ack, 0, false),
+        };
+        let pkt = LinkPacket {
+            slot,
+            bytes: p.size_bytes,
+            kind,
+            seq,
+            retx,
         };
         self.packet_hops += 1;
-        match l.enqueue(now, p.size_bytes, p.is_ack(), listed) {
-            Enqueue::Arrives(t) => {
-                let seq = self.q.next_seq();
-                let fl = &mut self.in_flight[link];
-                if fl.is_empty() {
-                    self.q.push_seq(t, seq, Ev::LinkHead(link as u32));
-                }
-                fl.push_back((t, seq, slot));
-            }
-            Enqueue::QueueDrop | Enqueue::Corrupted => self.free.push(slot),
-        }
+        let dir = Dir::from_index(ld & 1);
+        self.link_call(now, ld >> 1, |l, io| l.send(now, dir, pkt, io));
     }
 
     fn arrive(&mut self, now: Time, slot: u32) {
@@ -501,15 +611,11 @@ impl World {
     /// Ack-after-forward: raise receiver `inc`'s ACK cap to what sender `out`
     /// has transmitted and send the deferred ACK it allows.
     fn sync_ack_limit(&mut self, now: Time, inc: usize, out: usize) {
-        let limit = self.conns[out].sender.snd_max();
-        let r = &mut self.conns[inc].receiver;
-        r.set_ack_limit(limit);
-        if r.ack_deferred() {
-            let mut acks = std::mem::take(&mut self.ack_out);
-            self.conns[inc].receiver.flush_deferred_ack(&mut acks);
-            self.send_acks(now, inc, &mut acks);
-            self.ack_out = acks;
-        }
+        let mut acks = std::mem::take(&mut self.ack_out);
+        let (i, o) = two_mut(&mut self.conns, inc, out);
+        ProxyRt::sync_ack_limit(&mut i.receiver, &o.sender, &mut acks);
+        self.send_acks(now, inc, &mut acks);
+        self.ack_out = acks;
     }
 
     /// In-order bytes left leg `c`'s receiver: to the application, or into a proxy.
@@ -517,63 +623,43 @@ impl World {
         let fi = self.conns[c].flow;
         match self.conns[c].proxy_out {
             None => {
-                // The destination application.
-                if let FlowSize::Bytes(size) = self.flows[fi].size {
-                    let got = self.conns[c].ledger.delivered();
-                    if got > size {
-                        self.error = Some(SimError::ByteConservation {
-                            flow: self.flows[fi].name.clone(),
-                            detail: format!("{got} bytes delivered for a {size}-byte transfer"),
-                        });
-                    } else if got == size && self.flows[fi].done_at.is_none() {
-                        self.flows[fi].done_at = Some(now);
-                        self.pending_files -= 1;
-                    }
-                }
+                let stream = self.conns[c].stream;
+                let total = self.conns[c].ledger.delivered();
+                let mut io = std::mem::take(&mut self.app_io);
+                self.flows[fi]
+                    .app
+                    .get_mut()
+                    .on_delivered(now, stream, bytes, total, &mut io);
+                self.after_app(now, fi, io);
             }
             Some(pi) => {
+                let mut io = std::mem::take(&mut self.relay_io);
                 let out = self.flows[fi].proxies[pi].out_conn;
-                match self.flows[fi].proxies[pi].policy {
-                    ProxyPolicy::Buffers => {
-                        self.flows[fi].proxies[pi].pending += bytes;
-                        self.move_to_send_buffer(now, fi, pi);
-                    }
-                    _ => {
-                        let mut outv = std::mem::take(&mut self.data_out);
-                        self.conns[out].sender.add_app_data(now, bytes, &mut outv);
-                        self.send_data(now, out, &mut outv);
-                        self.data_out = outv;
-                        self.after_sender(now, out);
-                    }
-                }
+                let (i, o) = two_mut(&mut self.conns, c, out);
+                self.flows[fi].proxies[pi].on_incoming_delivered(
+                    now,
+                    bytes,
+                    &mut i.receiver,
+                    &mut o.sender,
+                    &mut io,
+                );
+                self.after_relay(now, c, out, io);
             }
         }
     }
 
-    /// `buffers` policy: move what fits from the incoming receive buffer to the
-    /// outgoing send buffer, releasing receive-buffer space.
-    fn move_to_send_buffer(&mut self, now: Time, fi: usize, pi: usize) {
-        let (inc, out, sb) = {
-            let p = &self.flows[fi].proxies[pi];
-            (p.in_conn, p.out_conn, p.send_buffer)
-        };
-        let s = &self.conns[out].sender;
-        let used = s.app_end() - s.snd_una();
-        let room = sb.saturating_sub(used);
-        let n = room.min(self.flows[fi].proxies[pi].pending);
-        if n == 0 {
-            return;
+    /// Put a relay call's output on the wire: the incoming leg's ACKs first,
+    /// then the outgoing leg's data.
+    fn after_relay(&mut self, now: Time, inc: usize, out: usize, mut io: RelayOut) {
+        if !io.acks.is_empty() {
+            self.send_acks(now, inc, &mut io.acks);
         }
-        self.flows[fi].proxies[pi].pending -= n;
-        let mut acks = std::mem::take(&mut self.ack_out);
-        self.conns[inc].receiver.release(n, &mut acks);
-        self.send_acks(now, inc, &mut acks);
-        self.ack_out = acks;
-        let mut outv = std::mem::take(&mut self.data_out);
-        self.conns[out].sender.add_app_data(now, n, &mut outv);
-        self.send_data(now, out, &mut outv);
-        self.data_out = outv;
-        self.after_sender(now, out);
+        if io.out_touched {
+            self.send_data(now, out, &mut io.data);
+            self.after_sender(now, out);
+        }
+        io.out_touched = false;
+        self.relay_io = io;
     }
 
     fn ack_at_sender(&mut self, now: Time, c: usize, ack: &AckSeg) {
@@ -592,17 +678,17 @@ impl World {
         if acked > 0 {
             if let Some(pi) = self.conns[c].proxy_in {
                 let fi = self.conns[c].flow;
-                match self.flows[fi].proxies[pi].policy {
-                    ProxyPolicy::Buffers => self.move_to_send_buffer(now, fi, pi),
-                    _ => {
-                        // Acknowledged by the next hop: the bytes leave the cache.
-                        let inc = self.flows[fi].proxies[pi].in_conn;
-                        let mut acks = std::mem::take(&mut self.ack_out);
-                        self.conns[inc].receiver.release(acked, &mut acks);
-                        self.send_acks(now, inc, &mut acks);
-                        self.ack_out = acks;
-                    }
-                }
+                let inc = self.flows[fi].proxies[pi].in_conn;
+                let mut io = std::mem::take(&mut self.relay_io);
+                let (i, o) = two_mut(&mut self.conns, inc, c);
+                self.flows[fi].proxies[pi].on_outgoing_acked(
+                    now,
+                    acked,
+                    &mut i.receiver,
+                    &mut o.sender,
+                    &mut io,
+                );
+                self.after_relay(now, inc, c, io);
                 self.observe_proxy(now, fi, pi);
             }
         }
@@ -612,18 +698,11 @@ impl World {
     }
 
     fn observe_proxy(&mut self, now: Time, fi: usize, pi: usize) {
-        let (inc, out) = (
-            self.flows[fi].proxies[pi].in_conn,
-            self.flows[fi].proxies[pi].out_conn,
+        let p = &self.flows[fi].proxies[pi];
+        let occ = p.occupancy(
+            &self.conns[p.in_conn].receiver,
+            &self.conns[p.out_conn].sender,
         );
-        // The receive side holds bytes not yet acknowledged onward (half-free,
-        // third) or not yet moved to the send buffer (buffers), plus
-        // out-of-order bytes; with `buffers` the send buffer counts too.
-        let mut occ = self.conns[inc].receiver.occupancy();
-        if self.flows[fi].proxies[pi].policy == ProxyPolicy::Buffers {
-            let s = &self.conns[out].sender;
-            occ += s.app_end() - s.snd_una();
-        }
         self.flows[fi].proxies[pi].observe(now, occ);
         if self.trace {
             self.flows[fi].proxy_traces[pi].push(now, occ as f64);
@@ -658,7 +737,7 @@ impl World {
             }
         }
         for ack in acks.drain(..) {
-            // SPEC section 1: ACK = header; with SACK, 2 bytes + 8 per block.
+            // An ACK is the header; with SACK, 2 bytes + 8 per block (RFC 2018).
             let sack = if ack.sack.is_empty() {
                 0
             } else {
@@ -719,7 +798,7 @@ impl World {
         };
         let mut conns: Vec<Option<Conn>> = self.conns.into_iter().map(Some).collect();
         for f in self.flows {
-            let last = *f.conns.last().unwrap();
+            let last = *f.streams[0].last().unwrap();
             let delivered = conns[last].as_ref().unwrap().ledger.delivered();
             let end = f.done_at.unwrap_or(stop);
             let active = end.since(f.start).as_secs_f64();
@@ -775,16 +854,34 @@ impl World {
             }
             res.flows.insert(f.name.clone(), fr);
         }
+        let dir_stats = || {
+            self.layers
+                .iter()
+                .flat_map(|l| [l.stats(Dir::Forward), l.stats(Dir::Reverse)])
+        };
         res.engine = EngineStats {
             events,
             packet_hops: self.packet_hops,
             sim_time_s: stop.as_secs_f64(),
-            queue_drops: self.links.iter().map(|l| l.stats.queue_drops).sum(),
-            channel_drops: self.links.iter().map(|l| l.stats.channel_drops).sum(),
+            queue_drops: dir_stats().map(|s| s.queue_drops).sum(),
+            channel_drops: dir_stats().map(|s| s.channel_drops).sum(),
         };
         let goodputs: Vec<f64> = res.flows.values().map(|f| f.goodput_bps).collect();
         res.jain_fairness = crate::result::jain_index(&goodputs);
         res
+    }
+}
+
+/// Two distinct elements of a slice, mutably.
+#[inline]
+fn two_mut<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
+    assert_ne!(a, b, "two_mut needs two different indices");
+    if a < b {
+        let (lo, hi) = v.split_at_mut(b);
+        (&mut lo[a], &mut hi[0])
+    } else {
+        let (lo, hi) = v.split_at_mut(a);
+        (&mut hi[0], &mut lo[b])
     }
 }
 

@@ -63,7 +63,7 @@ fn lossy_transfers_deliver_every_byte_exactly_once_with_every_variant_and_proxy_
     // every variant must finish a 1 MB transfer through 3 % PER on data and
     // ACKs on three links, end to end and split once or twice.
     let mut jobs = Vec::new();
-    for &v in Variant::NAMES {
+    for v in Variant::names() {
         for proxies in ["[]", "[\"T\"]", "[\"T\",\"S\"]"] {
             for seed in 1..=2u64 {
                 jobs.push((v, proxies, seed));

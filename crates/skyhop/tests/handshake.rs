@@ -94,7 +94,15 @@ fn with_a_longer_outgoing_leg_the_proxy_handshakes_in_sequence() {
         "tcp.handshake=true",
     ];
     let scn = scenario("geo_single.toml", &sets);
-    let r = run(&scn, 1, &RunOptions { trace: true }).unwrap();
+    let r = run(
+        &scn,
+        1,
+        &RunOptions {
+            trace: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let srtt = &r.traces["ftp.1.srtt"];
     // Leg 2 opens when leg 1's SYN reaches SAT: 125.32 ms ...
     let ns = |t: f64| (t * 1e9).round() as u64;

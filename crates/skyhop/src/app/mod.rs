@@ -1,4 +1,136 @@
-//! Applications and the byte ledger that checks every byte arrives once and in order.
+//! Applications: the seam on each end of a flow, and the byte ledger that
+//! checks every byte arrives once and in order.
+//!
+//! An application is a sans-IO state machine attached to a flow. The flow
+//! gives it one or more byte *streams* (stream 0 runs from the flow's `from`
+//! node to its `to` node over the flow's TCP legs and proxies). It is told
+//! when the flow starts, when bytes arrive in order at the far end of a
+//! stream, and when its own timer fires; it answers by handing bytes to a
+//! stream's sender ([`AppIo::send`]) and by saying when it next needs a timer
+//! ([`Application::poll_at`]) and whether it is finished
+//! ([`Application::done`]). A run stops when every application is done or
+//! at the stop time; a bulk source is never done.
+//!
+//! One file per application; registration: a variant of [`AppSpec`] and one
+//! line in the [`apps!`] list.
+
+mod bulk;
+mod file;
+
+pub use bulk::Bulk;
+pub use file::FileTransfer;
+
+use crate::engine::time::Time;
+use std::sync::Arc;
+
+/// What an application asks of the engine during one call.
+#[derive(Debug, Default)]
+pub struct AppIo {
+    /// Bytes handed to stream senders: (stream, bytes). `u64::MAX` is an
+    /// unlimited source.
+    pub sends: Vec<(usize, u64)>,
+    /// A violation the application detected (ends the run with an error).
+    pub error: Option<String>,
+}
+
+impl AppIo {
+    #[inline]
+    pub fn send(&mut self, stream: usize, bytes: u64) {
+        self.sends.push((stream, bytes));
+    }
+    pub fn fail(&mut self, msg: impl Into<String>) {
+        self.error.get_or_insert(msg.into());
+    }
+}
+
+/// The hooks an application implements.
+pub trait Application: Send {
+    /// The flow starts (at its start time).
+    fn start(&mut self, now: Time, io: &mut AppIo);
+    /// `bytes` more bytes arrived in order at the receiving end of `stream`;
+    /// `total` bytes have arrived on it so far.
+    fn on_delivered(&mut self, now: Time, stream: usize, bytes: u64, total: u64, io: &mut AppIo);
+    /// The timer asked for by `poll_at` fired.
+    fn on_timer(&mut self, _now: Time, _io: &mut AppIo) {}
+    /// When the application next needs `on_timer`.
+    fn poll_at(&self) -> Option<Time> {
+        None
+    }
+    /// Finished: nothing more will be sent or awaited.
+    fn done(&self) -> bool;
+}
+
+/// An application built by user code (tests, extensions).
+#[derive(Clone)]
+pub struct CustomApp(pub Arc<dyn Fn() -> Box<dyn Application> + Send + Sync>);
+
+impl std::fmt::Debug for CustomApp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CustomApp")
+    }
+}
+
+/// The application of a flow, resolved from the scenario.
+#[derive(Clone, Debug)]
+pub enum AppSpec {
+    /// Send `size` bytes once; done when all have arrived (`flows.<id>.size`).
+    File {
+        size: u64,
+    },
+    /// Send without end until the run stops (no `size`, or "unlimited").
+    Bulk,
+    Custom(CustomApp),
+}
+
+impl AppSpec {
+    /// Whether the application can finish (a run with only such apps stops early).
+    pub fn finite(&self) -> bool {
+        !matches!(self, AppSpec::Bulk)
+    }
+}
+
+macro_rules! apps {
+    ($($v:ident($t:ty) => $make:expr),* $(,)?) => {
+        /// A built application (static dispatch; `Custom` for user code).
+        pub enum App {
+            $($v($t),)*
+            Custom(Box<dyn Application>),
+        }
+        impl App {
+            pub fn build(spec: &AppSpec) -> App {
+                match spec {
+                    $(AppSpec::$v { .. } => {
+                        let make: fn(&AppSpec) -> $t = $make;
+                        App::$v(make(spec))
+                    })*
+                    AppSpec::Custom(f) => App::Custom((f.0)()),
+                }
+            }
+            #[inline]
+            pub fn get_mut(&mut self) -> &mut dyn Application {
+                match self {
+                    $(App::$v(a) => a,)*
+                    App::Custom(a) => a.as_mut(),
+                }
+            }
+            #[inline]
+            pub fn get(&self) -> &dyn Application {
+                match self {
+                    $(App::$v(a) => a,)*
+                    App::Custom(a) => a.as_ref(),
+                }
+            }
+        }
+    };
+}
+
+apps! {
+    File(FileTransfer) => |s| match s {
+        AppSpec::File { size } => FileTransfer::new(*size),
+        _ => unreachable!(),
+    },
+    Bulk(Bulk) => |_| Bulk,
+}
 
 use crate::tcp::rangeset::RangeSet;
 

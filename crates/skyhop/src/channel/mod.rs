@@ -1,18 +1,91 @@
-//! Error and channel models, one per link direction.
+//! Channel models: the seam through which a link direction asks whether a
+//! packet (or, later, a frame) transmitted over an interval is lost.
 //!
-//! Each model decides, per packet, whether the packet is corrupted (lost).
-//! It can be restricted to data packets, ACKs, or both (`ApplyTo`).
-//! Implemented here: uniform packet error rate (PER), bit error rate (BER:
-//! a packet of L bytes is lost with probability 1 - (1 - BER)^(8L)), and an
-//! exact list of data segments to drop (for hand-worked tests).
+//! A model sees the transmission interval, the size and the kind of what is
+//! sent ([`Tx`]); it may carry state over time (a Gilbert–Elliott chain, a
+//! terminal moving along a street) and owns its random stream, derived from
+//! the run seed and a stable name, so adding a model on one link never
+//! changes another's draws. It can be observed as a time series of
+//! (state, loss probability) through [`ChannelModel::state`].
+//!
+//! One file per model; the scenario names a model by a tagged table
+//! (`links.<id>.channel = { model = "per", p = 0.01 }`), deserialised into
+//! [`ChannelSpec`]. Registering a model means: its file, one variant in
+//! [`ChannelSpec`] and one line in the [`channels!`] list below.
+//!
+//! A link direction evaluates its models in order and stops at the first
+//! that claims the packet (so an exact drop list consumes no random draw).
+
+mod ber;
+mod drop_list;
+mod per;
+
+pub use ber::Ber;
+pub use drop_list::DropList;
+pub use per::Per;
 
 use crate::engine::rng::RngStream;
+use crate::engine::time::Time;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// What crosses a link: a data segment, a pure ACK, or a SYN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    Data,
+    Ack,
+    Syn,
+}
+
+impl PacketKind {
+    #[inline]
+    pub fn is_ack(self) -> bool {
+        self == PacketKind::Ack
+    }
+}
+
+/// One transmission a channel model judges.
+#[derive(Clone, Copy, Debug)]
+pub struct Tx {
+    /// When the first bit leaves the transmitter.
+    pub start: Time,
+    /// When the last bit leaves it.
+    pub end: Time,
+    /// Bytes on the wire.
+    pub bytes: u32,
+    pub kind: PacketKind,
+    /// First byte of a data segment (0 otherwise).
+    pub seq: u64,
+    /// The data segment is a retransmission.
+    pub retx: bool,
+}
+
+/// The state of a channel at an instant, for traces and plots.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChannelState {
+    /// A model-defined state index (e.g. 0 = GOOD, 1 = BAD; 0 for stateless models).
+    pub state: u32,
+    /// Probability that a full-size data packet sent now is lost.
+    pub loss_probability: f64,
+}
+
+/// A channel model (one per entry in a link direction's stack).
+pub trait ChannelModel: Send {
+    /// Is this transmission lost? Called once per packet in transmission order.
+    fn is_lost(&mut self, tx: &Tx) -> bool;
+    /// The model's state at `now`, if it has one worth tracing.
+    fn state(&mut self, _now: Time) -> Option<ChannelState> {
+        None
+    }
+}
 
 /// Which packets a model applies to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ApplyTo {
     Data,
     Acks,
+    #[default]
     Both,
 }
 
@@ -26,121 +99,177 @@ impl ApplyTo {
         }
     }
     #[inline]
-    fn covers(self, is_ack: bool) -> bool {
+    pub fn covers(self, kind: PacketKind) -> bool {
         match self {
             ApplyTo::Both => true,
-            ApplyTo::Data => !is_ack,
-            ApplyTo::Acks => is_ack,
+            ApplyTo::Data => !kind.is_ack(),
+            ApplyTo::Acks => kind.is_ack(),
         }
     }
 }
 
-/// The random part of a link direction's losses.
-#[derive(Clone, Debug, PartialEq)]
-pub enum LossModel {
-    None,
-    /// Each packet lost independently with probability p.
-    Per(f64),
-    /// Each bit in error independently with probability `ber`.
-    Ber(f64),
+/// What a model is built from besides its own parameters.
+pub struct ChannelCtx<'a> {
+    /// The run seed.
+    pub seed: u64,
+    /// The link direction, e.g. `"ts:forward"`.
+    pub link: &'a str,
+    /// Position of the model in the direction's stack.
+    pub index: usize,
+    /// Geometry of the hop when derived from positions (ground station to GEO).
+    pub geometry: Option<HopGeometry>,
 }
 
-/// One link direction's error model.
-#[derive(Clone, Debug)]
-pub struct ErrorModel {
-    pub loss: LossModel,
-    pub apply_to: ApplyTo,
-    /// Exact drops: first bytes of data segments to lose on their first
-    /// transmission (any connection crossing this direction). Checked before
-    /// the random model, and consumed when used.
-    pub drop_list: Vec<u64>,
-    /// ln(1 - BER), cached.
-    ln_1m_ber: f64,
+impl ChannelCtx<'_> {
+    /// The link direction's loss stream (`link:<name>`), used by the memoryless
+    /// PER and BER models.
+    pub fn link_rng(&self) -> RngStream {
+        RngStream::derive(self.seed, &format!("link:{}", self.link))
+    }
+    /// A stream of the model's own (`channel:<link>:<index>:<model>`), for stateful models.
+    pub fn own_rng(&self, model: &str) -> RngStream {
+        RngStream::derive(
+            self.seed,
+            &format!("channel:{}:{}:{model}", self.link, self.index),
+        )
+    }
 }
 
-impl ErrorModel {
-    pub fn new(loss: LossModel, apply_to: ApplyTo) -> ErrorModel {
-        let ln_1m_ber = match loss {
-            LossModel::Ber(b) => (-b).ln_1p(),
-            _ => 0.0,
+/// The ground terminal's view of the satellite on a hop whose delay comes
+/// from positions (kept for models that need it, e.g. urban shadowing).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HopGeometry {
+    /// Index of the ground node of the hop.
+    pub ground_node: u32,
+    pub lat_deg: f64,
+    pub lon_deg: f64,
+    pub sat_lon_deg: f64,
+    pub elevation_deg: f64,
+    pub azimuth_deg: f64,
+    pub slant_range_m: f64,
+}
+
+/// A model built by user code rather than from a scenario (tests, extensions).
+#[derive(Clone)]
+pub struct CustomChannel(pub MakeChannel);
+
+/// Builds a channel model for one link direction.
+pub type MakeChannel = Arc<dyn Fn(&ChannelCtx) -> Box<dyn ChannelModel> + Send + Sync>;
+
+impl std::fmt::Debug for CustomChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CustomChannel")
+    }
+}
+impl PartialEq for CustomChannel {
+    fn eq(&self, o: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &o.0)
+    }
+}
+
+/// A channel model as a scenario describes it: `{ model = "...", ... }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "model", rename_all = "kebab-case")]
+pub enum ChannelSpec {
+    /// Uniform packet error rate.
+    Per(per::PerSpec),
+    /// Bit error rate.
+    Ber(ber::BerSpec),
+    /// Exact losses of named data segments (tests).
+    DropList(drop_list::DropListSpec),
+    /// Built by user code (not available in scenario files).
+    #[serde(skip)]
+    Custom(CustomChannel),
+}
+
+/// Generates the enum the engine holds (static dispatch) and its builder
+/// from one list: `Variant(Type) <= ChannelSpec::Variant`.
+macro_rules! channels {
+    ($($v:ident($t:ty)),* $(,)?) => {
+        /// A built channel model (static dispatch; `Custom` for models from user code).
+        pub enum Channel {
+            $($v($t),)*
+            Custom(Box<dyn ChannelModel>),
+        }
+
+        impl Channel {
+            #[inline]
+            pub fn is_lost(&mut self, tx: &Tx) -> bool {
+                match self {
+                    $(Channel::$v(m) => m.is_lost(tx),)*
+                    Channel::Custom(m) => m.is_lost(tx),
+                }
+            }
+            pub fn state(&mut self, now: Time) -> Option<ChannelState> {
+                match self {
+                    $(Channel::$v(m) => m.state(now),)*
+                    Channel::Custom(m) => m.state(now),
+                }
+            }
+            /// Build the model a spec describes.
+            pub fn build(spec: &ChannelSpec, ctx: &ChannelCtx) -> Channel {
+                match spec {
+                    $(ChannelSpec::$v(s) => Channel::$v(<$t>::build(s, ctx)),)*
+                    ChannelSpec::Custom(f) => Channel::Custom((f.0)(ctx)),
+                }
+            }
+        }
+    };
+}
+
+channels! {
+    Per(Per),
+    Ber(Ber),
+    DropList(DropList),
+}
+
+impl ChannelSpec {
+    /// Check the parameters; `Err(key, message)` with the key relative to the
+    /// channel table.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        match self {
+            ChannelSpec::Per(s) => s.validate(),
+            ChannelSpec::Ber(s) => s.validate(),
+            ChannelSpec::DropList(_) | ChannelSpec::Custom(_) => Ok(()),
+        }
+    }
+}
+
+impl ChannelSpec {
+    /// Fill in `apply_to` from the link's `errors_apply_to` where the model
+    /// does not set its own (default: both).
+    pub fn default_apply_to(&mut self, link: Option<ApplyTo>) {
+        let slot = match self {
+            ChannelSpec::Per(s) => &mut s.apply_to,
+            ChannelSpec::Ber(s) => &mut s.apply_to,
+            ChannelSpec::DropList(_) | ChannelSpec::Custom(_) => return,
         };
-        ErrorModel {
-            loss,
-            apply_to,
-            drop_list: Vec::new(),
-            ln_1m_ber,
+        if slot.is_none() {
+            *slot = Some(link.unwrap_or_default());
         }
-    }
-
-    pub fn none() -> ErrorModel {
-        ErrorModel::new(LossModel::None, ApplyTo::Both)
-    }
-
-    /// Probability that a packet of `bytes` bytes is lost.
-    #[inline]
-    pub fn loss_probability(&self, bytes: u32, is_ack: bool) -> f64 {
-        if !self.apply_to.covers(is_ack) {
-            return 0.0;
-        }
-        match self.loss {
-            LossModel::None => 0.0,
-            LossModel::Per(p) => p,
-            // 1 - (1 - BER)^(8L) = -expm1(8L ln(1 - BER)), accurate for tiny BER.
-            LossModel::Ber(_) => -((8 * bytes as u64) as f64 * self.ln_1m_ber).exp_m1(),
-        }
-    }
-
-    /// Decide whether this packet is lost. Draws from `rng` only when the
-    /// random model applies, so the exact drop list does not shift draws.
-    #[inline]
-    pub fn is_lost(&mut self, rng: &mut RngStream, bytes: u32, is_ack: bool) -> bool {
-        let p = self.loss_probability(bytes, is_ack);
-        p > 0.0 && rng.uniform() < p
-    }
-
-    /// Whether the exact drop list claims this data segment; consumes the entry.
-    #[inline]
-    pub fn drop_listed(&mut self, seq: u64, retx: bool) -> bool {
-        if self.drop_list.is_empty() || retx {
-            return false;
-        }
-        if let Some(i) = self.drop_list.iter().position(|&s| s == seq) {
-            self.drop_list.swap_remove(i);
-            return true;
-        }
-        false
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+pub fn per_spec(p: f64, apply_to: Option<ApplyTo>) -> per::PerSpec {
+    per::PerSpec { p, apply_to }
+}
+pub fn ber_spec(ber: f64, apply_to: Option<ApplyTo>) -> ber::BerSpec {
+    ber::BerSpec { ber, apply_to }
+}
+pub fn drop_list_spec(segments: Vec<u64>) -> drop_list::DropListSpec {
+    drop_list::DropListSpec { segments }
+}
 
-    #[test]
-    fn ber_loss_grows_with_packet_length() {
-        let m = ErrorModel::new(LossModel::Ber(1e-6), ApplyTo::Both);
-        let data = m.loss_probability(1500, false);
-        let ack = m.loss_probability(40, true);
-        assert!((data - (1.0 - (1.0f64 - 1e-6).powi(12000))).abs() < 1e-12);
-        assert!((ack - (1.0 - (1.0f64 - 1e-6).powi(320))).abs() < 1e-12);
-        assert!(ack < data / 30.0);
-    }
-
-    #[test]
-    fn apply_to_restricts_the_model() {
-        let m = ErrorModel::new(LossModel::Per(0.5), ApplyTo::Data);
-        assert_eq!(m.loss_probability(40, true), 0.0);
-        assert_eq!(m.loss_probability(1500, false), 0.5);
-    }
-
-    #[test]
-    fn uniform_per_hits_its_rate() {
-        let mut m = ErrorModel::new(LossModel::Per(0.01), ApplyTo::Both);
-        let mut rng = RngStream::derive(1, "t");
-        let lost = (0..200_000)
-            .filter(|_| m.is_lost(&mut rng, 1500, false))
-            .count();
-        // 2000 expected, sd ~ 44.5
-        assert!((1800..2200).contains(&lost), "{lost}");
+/// A probability in [0, 1] (or [0, 1) when `one_ok` is false).
+pub(crate) fn check_probability(key: &str, p: f64, one_ok: bool) -> Result<(), (String, String)> {
+    let ok = p.is_finite() && p >= 0.0 && if one_ok { p <= 1.0 } else { p < 1.0 };
+    if ok {
+        Ok(())
+    } else {
+        let range = if one_ok { "[0, 1]" } else { "[0, 1)" };
+        Err((
+            key.to_string(),
+            format!("{p} is not a probability in {range}"),
+        ))
     }
 }

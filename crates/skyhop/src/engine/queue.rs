@@ -97,6 +97,20 @@ impl<E> EventQueue<E> {
         self.seq
     }
 
+    /// The last insertion sequence number handed out (for components that
+    /// take numbers through a record of their own, e.g. `net::LinkIo`).
+    #[inline]
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Hand the counter back after a component took numbers from a copy.
+    #[inline]
+    pub fn set_seq(&mut self, seq: u64) {
+        debug_assert!(seq >= self.seq, "sequence numbers never go back");
+        self.seq = seq;
+    }
+
     /// Schedule `ev` at `at` with a sequence number from [`next_seq`](Self::next_seq).
     #[inline]
     pub fn push_seq(&mut self, at: Time, seq: u64, ev: E) {

@@ -28,6 +28,17 @@
 use crate::engine::time::Time;
 use crate::scenario::ProxyPolicy;
 use crate::tcp::receiver::WindowPolicy;
+use crate::tcp::{AckSeg, DataSeg, TcpReceiver, TcpSender};
+
+/// What a relay call asks the world to put on the wire: ACKs of the
+/// incoming leg first, then data of the outgoing leg.
+#[derive(Debug, Default)]
+pub struct RelayOut {
+    pub acks: Vec<AckSeg>,
+    pub data: Vec<DataSeg>,
+    /// The outgoing sender was handed data (its timer and trace need a look).
+    pub out_touched: bool,
+}
 
 pub struct ProxyRt {
     pub node: u32,
@@ -141,6 +152,88 @@ impl ProxyRt {
             area / span
         } else {
             0.0
+        }
+    }
+
+    // ---- the relay: incoming bytes held, forwarded, released ------------
+
+    /// The incoming leg delivered `bytes` in order: with `buffers`, they wait
+    /// for room in the send buffer (a blocking write); otherwise they stay in
+    /// the cache and go to the outgoing sender at once.
+    pub fn on_incoming_delivered(
+        &mut self,
+        now: Time,
+        bytes: u64,
+        inc: &mut TcpReceiver,
+        out: &mut TcpSender,
+        io: &mut RelayOut,
+    ) {
+        match self.policy {
+            ProxyPolicy::Buffers => {
+                self.pending += bytes;
+                self.move_to_send_buffer(now, inc, out, io);
+            }
+            _ => {
+                out.add_app_data(now, bytes, &mut io.data);
+                io.out_touched = true;
+            }
+        }
+    }
+
+    /// The outgoing leg's receiver acknowledged `acked` new bytes: they leave
+    /// the cache (or, with `buffers`, the send buffer frees room).
+    pub fn on_outgoing_acked(
+        &mut self,
+        now: Time,
+        acked: u64,
+        inc: &mut TcpReceiver,
+        out: &mut TcpSender,
+        io: &mut RelayOut,
+    ) {
+        match self.policy {
+            ProxyPolicy::Buffers => self.move_to_send_buffer(now, inc, out, io),
+            _ => inc.release(acked, &mut io.acks),
+        }
+    }
+
+    /// `buffers` policy: move what fits from the incoming receive buffer to
+    /// the outgoing send buffer, releasing receive-buffer space.
+    fn move_to_send_buffer(
+        &mut self,
+        now: Time,
+        inc: &mut TcpReceiver,
+        out: &mut TcpSender,
+        io: &mut RelayOut,
+    ) {
+        let used = out.app_end() - out.snd_una();
+        let room = self.send_buffer.saturating_sub(used);
+        let n = room.min(self.pending);
+        if n == 0 {
+            return;
+        }
+        self.pending -= n;
+        inc.release(n, &mut io.acks);
+        out.add_app_data(now, n, &mut io.data);
+        io.out_touched = true;
+    }
+
+    /// Bytes the proxy holds: the receive side's bytes not yet acknowledged
+    /// onward (half-free, third) or not yet moved to the send buffer
+    /// (buffers), plus out-of-order bytes; with `buffers` the send buffer too.
+    pub fn occupancy(&self, inc: &TcpReceiver, out: &TcpSender) -> u64 {
+        let mut occ = inc.occupancy();
+        if self.policy == ProxyPolicy::Buffers {
+            occ += out.app_end() - out.snd_una();
+        }
+        occ
+    }
+
+    /// Ack-after-forward: raise the incoming receiver's ACK cap to what the
+    /// outgoing sender has transmitted and flush the deferred ACK it allows.
+    pub fn sync_ack_limit(inc: &mut TcpReceiver, out: &TcpSender, acks: &mut Vec<AckSeg>) {
+        inc.set_ack_limit(out.snd_max());
+        if inc.ack_deferred() {
+            inc.flush_deferred_ack(acks);
         }
     }
 }

@@ -5,7 +5,9 @@
 mod plan;
 mod schema;
 
-pub use plan::{Plan, PlanFlow, PlanLeg, PlanLinkDir, PlanProxy, ProxyPolicy};
+pub use plan::{
+    Plan, PlanFlow, PlanLayer, PlanLeg, PlanLinkDir, PlanProxy, ProxyPolicy, SenderFactory,
+};
 pub use schema::*;
 
 use crate::error::ScenarioError;

@@ -3,9 +3,11 @@
 //! proxies. Every semantic check lives here, so a scenario that loads will build.
 
 use super::schema::*;
-use crate::channel::{ApplyTo, LossModel};
+use crate::app::AppSpec;
+use crate::channel::{ApplyTo, ChannelSpec, HopGeometry};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
+use crate::net::LinkLayerSpec;
 use crate::tcp::cc::{FilterInput, WestwoodParams};
 use crate::tcp::{TcpConfig, Variant};
 use std::collections::{BTreeMap, VecDeque};
@@ -17,14 +19,30 @@ pub struct PlanLinkDir {
     pub rate_bps: u64,
     pub delay: Dur,
     pub queue: u32,
-    pub loss: LossModel,
-    pub apply_to: ApplyTo,
-    pub drop_segments: Vec<u64>,
+    /// Channel models, evaluated in order (an exact drop list first).
+    pub channels: Vec<ChannelSpec>,
+    /// Ground-to-GEO geometry when the delay comes from positions.
+    pub geometry: Option<HopGeometry>,
 }
+
+/// One link: its two directions are `links[2k]` (forward) and `links[2k+1]`.
+pub struct PlanLayer {
+    pub name: String,
+    pub spec: LinkLayerSpec,
+}
+
+/// A sender built by user code for a leg (tests of the controller and
+/// recovery seams, extensions).
+#[derive(Clone)]
+pub struct SenderFactory(
+    pub std::sync::Arc<dyn Fn(TcpConfig) -> crate::tcp::TcpSender + Send + Sync>,
+);
 
 pub struct PlanLeg {
     /// Node indices of the leg's path.
     pub path: Vec<u32>,
+    /// Build the leg's sender with this instead of the variant's registry entry.
+    pub make_sender: Option<SenderFactory>,
     pub variant_name: String,
     pub cfg: TcpConfig,
     /// Link directions from the leg's sender to its receiver, and back.
@@ -53,6 +71,8 @@ pub struct PlanFlow {
     pub name: String,
     pub start: Dur,
     pub size: FlowSize,
+    /// The application driving the flow.
+    pub app: AppSpec,
     pub path: Vec<u32>,
     pub legs: Vec<PlanLeg>,
     pub proxies: Vec<PlanProxy>,
@@ -60,7 +80,10 @@ pub struct PlanFlow {
 
 pub struct Plan {
     pub nodes: Vec<String>,
+    /// Link directions; link `k` is `links[2k]` (forward) and `links[2k+1]` (reverse).
     pub links: Vec<PlanLinkDir>,
+    /// Link layers, one per link (both directions).
+    pub layers: Vec<PlanLayer>,
     pub flows: Vec<PlanFlow>,
     pub duration: Dur,
     pub event_budget: u64,
@@ -214,6 +237,7 @@ impl Plan {
 
         // ---- links ----
         let mut links = Vec::new();
+        let mut layers = Vec::new();
         let mut adjacency: BTreeMap<(u32, u32), u32> = BTreeMap::new();
         for (name, l) in &scn.links {
             let key = |f: &str| format!("links.{name}.{f}");
@@ -249,7 +273,19 @@ impl Plan {
             if l.per.is_some() && l.ber.is_some() {
                 return Err(err(file, key("ber"), "give per or ber, not both"));
             }
-            let geometric = geometric_delay(scn, &l.between[0], &l.between[1])
+            if l.channel.is_some() && (l.per.is_some() || l.ber.is_some()) {
+                let k = if l.per.is_some() { "per" } else { "ber" };
+                return Err(err(
+                    file,
+                    key(k),
+                    "give a channel table or the per/ber shorthand, not both",
+                ));
+            }
+            if let Some(c) = &l.channel {
+                c.validate()
+                    .map_err(|(k, m)| err(file, key(&format!("channel.{k}")), m))?;
+            }
+            let (geometric, geometry) = geometric_delay(scn, &index, &l.between[0], &l.between[1])
                 .map_err(|m| err(file, key("delay"), m))?;
             for (dir_name, dir, from, to) in [
                 ("forward", &l.forward, ends[0], ends[1]),
@@ -276,17 +312,22 @@ impl Plan {
                 if d.per.is_some() && d.ber.is_some() {
                     return Err(err(file, dkey("ber"), "give per or ber, not both"));
                 }
-                let loss = match (d.per, d.ber, l.per, l.ber) {
-                    (Some(p), _, _, _) => LossModel::Per(p),
-                    (_, Some(b), _, _) => LossModel::Ber(b),
-                    (_, _, Some(p), _) => LossModel::Per(p),
-                    (_, _, _, Some(b)) => LossModel::Ber(b),
-                    _ => LossModel::None,
-                };
+                if d.channel.is_some() && (d.per.is_some() || d.ber.is_some()) {
+                    let k = if d.per.is_some() { "per" } else { "ber" };
+                    return Err(err(
+                        file,
+                        dkey(k),
+                        "give a channel table or the per/ber shorthand, not both",
+                    ));
+                }
+                if let Some(c) = &d.channel {
+                    c.validate()
+                        .map_err(|(k, m)| err(file, dkey(&format!("channel.{k}")), m))?;
+                }
                 let apply_name = d.errors_apply_to.as_ref().or(l.errors_apply_to.as_ref());
                 let apply_to = match apply_name {
-                    None => ApplyTo::Both,
-                    Some(s) => ApplyTo::parse(s).ok_or_else(|| {
+                    None => None,
+                    Some(s) => Some(ApplyTo::parse(s).ok_or_else(|| {
                         let k = if d.errors_apply_to.is_some() {
                             dkey("errors_apply_to")
                         } else {
@@ -297,8 +338,32 @@ impl Plan {
                             k,
                             format!("{s:?} is not one of \"data\", \"acks\", \"both\""),
                         )
-                    })?,
+                    })?),
                 };
+                // The direction's stack: the exact drop list first (it draws
+                // nothing), then the channel model; a direction's own setting
+                // wins over the link's, and `per`/`ber` are shorthands.
+                let mut channels = Vec::new();
+                if !d.drop_segments.is_empty() {
+                    channels.push(ChannelSpec::DropList(crate::channel::drop_list_spec(
+                        d.drop_segments.clone(),
+                    )));
+                }
+                let shorthand = |per: Option<f64>, ber: Option<f64>| match (per, ber) {
+                    (Some(p), _) => Some(ChannelSpec::Per(crate::channel::per_spec(p, None))),
+                    (_, Some(b)) => Some(ChannelSpec::Ber(crate::channel::ber_spec(b, None))),
+                    _ => None,
+                };
+                let model = d
+                    .channel
+                    .clone()
+                    .or_else(|| shorthand(d.per, d.ber))
+                    .or_else(|| l.channel.clone())
+                    .or_else(|| shorthand(l.per, l.ber));
+                if let Some(mut m) = model {
+                    m.default_apply_to(apply_to);
+                    channels.push(m);
+                }
                 adjacency.insert((from, to), links.len() as u32);
                 links.push(PlanLinkDir {
                     name: format!("{name}:{dir_name}"),
@@ -307,11 +372,14 @@ impl Plan {
                     rate_bps: rate.0,
                     delay,
                     queue,
-                    loss,
-                    apply_to,
-                    drop_segments: d.drop_segments.clone(),
+                    channels,
+                    geometry,
                 });
             }
+            layers.push(PlanLayer {
+                name: name.clone(),
+                spec: l.link_layer.clone().unwrap_or_default(),
+            });
         }
 
         // ---- flows ----
@@ -446,7 +514,7 @@ impl Plan {
                         vkey,
                         format!(
                             "unknown TCP variant {vname:?} (known: {})",
-                            Variant::NAMES.join(", ")
+                            Variant::names().join(", ")
                         ),
                     )
                 })?;
@@ -463,6 +531,7 @@ impl Plan {
                 let cfg = tcp_config(scn, &f.options, variant);
                 legs.push(PlanLeg {
                     path: lp,
+                    make_sender: None,
                     variant_name: vname.clone(),
                     cfg,
                     fwd,
@@ -600,10 +669,15 @@ impl Plan {
                     low_windows.push((name.clone(), rwnd, bdp, cap));
                 }
             }
+            let app = match size {
+                FlowSize::Bytes(b) => AppSpec::File { size: b },
+                FlowSize::Unlimited => AppSpec::Bulk,
+            };
             flows.push(PlanFlow {
                 name: name.clone(),
                 start: f.start.0,
                 size,
+                app,
                 path,
                 legs,
                 proxies,
@@ -653,6 +727,7 @@ impl Plan {
         Ok(Plan {
             nodes,
             links,
+            layers,
             flows,
             duration,
             event_budget: scn.run.event_budget,
@@ -661,22 +736,41 @@ impl Plan {
     }
 }
 
-/// Delay from positions: ground-GEO slant range or GEO-GEO inter-satellite link.
-fn geometric_delay(scn: &Scenario, a: &str, b: &str) -> Result<Option<Dur>, String> {
+/// Delay from positions: ground-GEO slant range (with the station's view of
+/// the satellite) or GEO-GEO inter-satellite link.
+fn geometric_delay(
+    scn: &Scenario,
+    index: &BTreeMap<&str, u32>,
+    a: &str,
+    b: &str,
+) -> Result<(Option<Dur>, Option<HopGeometry>), String> {
     let (Some(na), Some(nb)) = (scn.nodes.get(a), scn.nodes.get(b)) else {
-        return Ok(None);
+        return Ok((None, None));
     };
     let ground = |n: &NodeSection| n.lat.zip(n.lon);
-    match (ground(na), na.geo_longitude, ground(nb), nb.geo_longitude) {
-        (Some((lat, lon)), _, _, Some(sat)) | (_, Some(sat), Some((lat, lon)), _) => {
-            crate::geo::geo_link(lat, lon, sat)
-                .map(|g| Some(g.delay))
-                .map_err(|e| e.to_string())
-        }
-        (_, Some(s1), _, Some(s2)) => crate::geo::geo_isl(s1, s2)
-            .map(|(_, d)| Some(d))
+    let station = match (ground(na), na.geo_longitude, ground(nb), nb.geo_longitude) {
+        (Some((lat, lon)), _, _, Some(sat)) => Some((a, lat, lon, sat)),
+        (_, Some(sat), Some((lat, lon)), _) => Some((b, lat, lon, sat)),
+        _ => None,
+    };
+    if let Some((node, lat, lon, sat)) = station {
+        let g = crate::geo::geo_link(lat, lon, sat).map_err(|e| e.to_string())?;
+        let geometry = HopGeometry {
+            ground_node: index[node],
+            lat_deg: lat,
+            lon_deg: lon,
+            sat_lon_deg: sat,
+            elevation_deg: g.elevation_deg,
+            azimuth_deg: g.azimuth_deg,
+            slant_range_m: g.slant_range_m,
+        };
+        return Ok((Some(g.delay), Some(geometry)));
+    }
+    match (na.geo_longitude, nb.geo_longitude) {
+        (Some(s1), Some(s2)) => crate::geo::geo_isl(s1, s2)
+            .map(|(_, d)| (Some(d), None))
             .map_err(|e| e.to_string()),
-        _ => Ok(None),
+        _ => Ok((None, None)),
     }
 }
 

@@ -1,6 +1,8 @@
 //! The scenario file schema. Every table rejects unknown keys; every
 //! quantity carries a unit. Defaults are listed in docs/scenario.md.
 
+use crate::channel::ChannelSpec;
+use crate::net::LinkLayerSpec;
 use crate::units::{Duration, Rate, Size};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -167,6 +169,10 @@ pub struct DirSection {
     /// "data", "acks" or "both".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors_apply_to: Option<String>,
+    /// Channel model of this direction as a tagged table
+    /// (`{ model = "per", p = 0.01 }`); `per`/`ber` are shorthands for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<ChannelSpec>,
     /// Exact losses for tests: first bytes of data segments dropped on their
     /// first transmission in this direction.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -193,6 +199,13 @@ pub struct LinkSection {
     pub ber: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors_apply_to: Option<String>,
+    /// Channel model of both directions unless overridden (a tagged table,
+    /// e.g. `{ model = "ber", ber = 1e-6 }`); `per`/`ber` are shorthands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<ChannelSpec>,
+    /// Link layer of the link (both directions): default `{ model = "fifo" }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_layer: Option<LinkLayerSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forward: Option<DirSection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

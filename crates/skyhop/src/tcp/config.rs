@@ -5,99 +5,35 @@
 use crate::engine::time::Dur;
 use crate::tcp::cc::WestwoodParams;
 
-/// Which loss recovery the sender runs (RFC 5681 / 6582 / 6675).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecoveryKind {
-    /// Fast retransmit, then slow start from one segment with go-back-N.
-    Tahoe,
-    /// Fast retransmit and fast recovery; leaves recovery on any new ACK.
-    Reno,
-    /// RFC 6582 partial-ACK recovery. `impatient`: the RTO is reset only on
-    /// the first partial ACK; otherwise (Slow-but-Steady) on every one.
-    NewReno { impatient: bool },
-    /// RFC 6675 SACK-based recovery (scoreboard and pipe).
-    Sack,
-}
+pub use super::registry::{CcKind, RecKind, VariantDef, VARIANTS};
 
-/// Which congestion controller sets the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CcKind {
-    Reno,
-    Westwood,
-    WestwoodPlus,
-}
-
-/// A TCP variant as named in scenarios: controller + recovery (+ SACK option).
+/// A TCP variant as named in scenarios: controller + recovery + SACK option.
+/// The names are registered in `tcp/registry.rs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
     pub cc: CcKind,
-    pub recovery: RecoveryKind,
+    pub recovery: RecKind,
+    /// The connection uses the SACK option (RFC 2018): the receiver reports
+    /// blocks, the sender keeps a scoreboard.
+    pub sack: bool,
 }
 
 impl Variant {
-    /// Names accepted in scenario files.
-    pub const NAMES: &'static [&'static str] = &[
-        "tahoe",
-        "reno",
-        "newreno",
-        "newreno-impatient",
-        "newreno-sbs",
-        "sack",
-        "westwood",
-        "westwood+",
-        "westwood-sack",
-        "westwood+-sack",
-    ];
+    /// Names accepted in scenario files, in registration order.
+    pub fn names() -> Vec<&'static str> {
+        VARIANTS.iter().map(|d| d.name).collect()
+    }
 
     pub fn parse(name: &str) -> Option<Variant> {
-        use RecoveryKind::{NewReno, Sack, Tahoe};
-        let nr = NewReno { impatient: true };
-        let reno = CcKind::Reno;
-        Some(match name {
-            "tahoe" => Variant {
-                cc: reno,
-                recovery: Tahoe,
-            },
-            "reno" => Variant {
-                cc: reno,
-                recovery: RecoveryKind::Reno,
-            },
-            // RFC 6582 recommends Impatient; it is also the studies' default.
-            "newreno" | "newreno-impatient" => Variant {
-                cc: reno,
-                recovery: nr,
-            },
-            "newreno-sbs" => Variant {
-                cc: reno,
-                recovery: NewReno { impatient: false },
-            },
-            "sack" => Variant {
-                cc: reno,
-                recovery: Sack,
-            },
-            // The studies run Westwood with NewReno recovery.
-            "westwood" => Variant {
-                cc: CcKind::Westwood,
-                recovery: nr,
-            },
-            "westwood+" => Variant {
-                cc: CcKind::WestwoodPlus,
-                recovery: nr,
-            },
-            "westwood-sack" => Variant {
-                cc: CcKind::Westwood,
-                recovery: Sack,
-            },
-            "westwood+-sack" => Variant {
-                cc: CcKind::WestwoodPlus,
-                recovery: Sack,
-            },
-            _ => return None,
+        VARIANTS.iter().find(|d| d.name == name).map(|d| Variant {
+            cc: d.cc,
+            recovery: d.recovery,
+            sack: d.sack,
         })
     }
 
     pub fn uses_sack(&self) -> bool {
-        self.recovery == RecoveryKind::Sack
+        self.sack
     }
 }
 

@@ -4,6 +4,7 @@ pub mod config;
 pub mod rangeset;
 pub mod receiver;
 pub mod recovery;
+pub mod registry;
 pub mod rtt;
 pub mod seg;
 pub mod sender;
@@ -11,19 +12,16 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use config::{CcKind, RecoveryKind, TcpConfig, Variant};
+pub use config::{CcKind, RecKind, TcpConfig, Variant};
 pub use receiver::{TcpReceiver, WindowPolicy};
 pub use seg::{AckSeg, DataSeg, SackBlocks};
 pub use sender::TcpSender;
 
-/// Build a sender with the controller its variant names.
+/// Build a sender with the controller and recovery its variant names.
 pub fn new_sender(cfg: TcpConfig) -> TcpSender {
-    let cc = match cfg.variant.cc {
-        CcKind::Reno => cc::Cc::Reno(cc::RenoCc),
-        CcKind::Westwood => cc::Cc::Westwood(cc::Westwood::new(cfg.westwood)),
-        CcKind::WestwoodPlus => cc::Cc::WestwoodPlus(cc::WestwoodPlus::default()),
-    };
-    TcpSender::new(cfg, cc)
+    let cc = cc::Cc::build(cfg.variant.cc, &cfg);
+    let rec = recovery::Rec::build(cfg.variant.recovery, &cfg);
+    TcpSender::new(cfg, cc, rec)
 }
 
 /// Build the matching receiver.

@@ -17,9 +17,10 @@
 //! it was lower) and RFC 5681 (3.1) the initial window to one segment. The
 //! ACK of the SYN-ACK rides on the first data segment (no packet of its own).
 
-use super::cc::{AckSample, Cc, CcState, CongestionOps};
-use super::config::{RecoveryKind, TcpConfig};
+use super::cc::{AckSample, Cc, CcState, CongestionOps, SendSample};
+use super::config::TcpConfig;
 use super::rangeset::RangeSet;
+use super::recovery::{Rec, RecoveryOps};
 use super::rtt::RttEstimator;
 use super::seg::{AckSeg, DataSeg};
 use crate::engine::time::{Dur, Time};
@@ -36,7 +37,7 @@ pub struct SenderStats {
     pub window_probes: u64,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct TcpSender {
     pub(super) cfg: TcpConfig,
     pub(super) cc: Cc,
@@ -52,12 +53,11 @@ pub struct TcpSender {
     /// The peer's advertised window.
     pub(super) rwnd: u64,
     pub(super) dupacks: u32,
-    pub(super) in_recovery: bool,
+    /// The loss recovery, owning its own state.
+    pub(super) rec: Rec,
     /// RFC 6582 `recover` / RFC 6675 RecoveryPoint (one past the highest byte
     /// sent when recovery or the last timeout began); `None` before any.
     pub(super) recover: Option<u64>,
-    /// NewReno Impatient: the first partial ACK of this recovery was seen.
-    pub(super) partial_seen: bool,
     pub(super) rtt: RttEstimator,
     pub(super) rto_at: Option<Time>,
     /// The segment being timed for an RTT sample: (end byte, send time).
@@ -66,10 +66,9 @@ pub struct TcpSender {
     pub(super) persist_backoff: u32,
     /// SACK scoreboard: SACKed ranges above snd_una.
     pub(super) sb: RangeSet,
-    /// RFC 6675 HighRxt, as one past the highest byte retransmitted.
-    pub(super) high_rxt: u64,
-    /// RFC 6675 RescueRxt.
-    pub(super) rescue_rxt: Option<u64>,
+    /// Pacing: the earliest time the next segment may leave (only with a
+    /// controller that sets a pacing rate).
+    pub(super) pace_at: Option<Time>,
     /// Handshake state: data may flow (always true without a handshake).
     pub(super) established: bool,
     /// Handshake: when the first SYN went out (`None`: not yet sent).
@@ -80,7 +79,9 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(cfg: TcpConfig, cc: Cc) -> TcpSender {
+    /// A sender with the given controller and recovery (see `tcp::new_sender`
+    /// for the ones a variant names).
+    pub fn new(cfg: TcpConfig, cc: Cc, rec: Rec) -> TcpSender {
         let mss = cfg.mss as u64;
         let st = CcState {
             // RFC 5681 (3.1) IW; RFC 3390 / 6928 values by configuration.
@@ -107,17 +108,15 @@ impl TcpSender {
             snd_max: 0,
             app_end: 0,
             dupacks: 0,
-            in_recovery: false,
+            rec,
             recover: None,
-            partial_seen: false,
             rtt,
             rto_at: None,
             timed: None,
             persist_at: None,
             persist_backoff: 0,
             sb: RangeSet::new(),
-            high_rxt: 0,
-            rescue_rxt: None,
+            pace_at: None,
             stats: SenderStats::default(),
         }
     }
@@ -146,7 +145,20 @@ impl TcpSender {
         self.snd_max - self.snd_una
     }
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.rec.get().in_recovery()
+    }
+    /// Duplicate ACKs counted since the last new cumulative ACK.
+    pub fn dupacks(&self) -> u32 {
+        self.dupacks
+    }
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint: one past the highest byte
+    /// sent when the last recovery or timeout began (`None` before any).
+    pub fn recover(&self) -> Option<u64> {
+        self.recover
+    }
+    /// The congestion window state (cwnd, ssthresh, mss in bytes).
+    pub fn cc_state(&self) -> CcState {
+        self.st
     }
     pub fn srtt(&self) -> Option<Dur> {
         self.rtt.srtt()
@@ -181,7 +193,11 @@ impl TcpSender {
     /// The next instant this sender needs `on_timer`.
     #[inline]
     pub fn poll_at(&self) -> Option<Time> {
-        match (self.rto_at, self.persist_at) {
+        let t = match (self.rto_at, self.persist_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match (t, self.pace_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -270,7 +286,7 @@ impl TcpSender {
 
         // SACK blocks update the scoreboard (RFC 6675 Update()).
         let mut sacked_bytes = 0;
-        if self.cfg.variant.uses_sack() {
+        if self.cfg.variant.sack {
             for &(s, e) in ack.sack.as_slice() {
                 let e = e.min(self.snd_max);
                 let s = s.max(a);
@@ -325,9 +341,7 @@ impl TcpSender {
             if self.snd_nxt < a {
                 self.snd_nxt = a;
             }
-            if self.high_rxt < a {
-                self.high_rxt = a;
-            }
+            self.rec.get_mut().on_cum_ack(a);
             self.dupacks = 0;
             let restart_timer = self.on_new_ack(now, &sample, out);
             if self.snd_una == self.snd_max {
@@ -347,6 +361,12 @@ impl TcpSender {
 
     /// A timer expired (or the engine calls at `poll_at()`).
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        if let Some(t) = self.pace_at {
+            if now >= t {
+                self.pace_at = None;
+                self.try_send(now, out);
+            }
+        }
         if let Some(t) = self.persist_at {
             if now >= t {
                 self.persist_fire(now, out);
@@ -381,6 +401,13 @@ impl TcpSender {
         out: &mut Vec<DataSeg>,
     ) {
         let retx = seq < self.snd_max;
+        if let Some(rate) = self.cc.pacing_rate_bps(&self.st) {
+            // The next departure is one wire-size transmission time later.
+            let bits = (len as u64 + self.cfg.header_bytes as u64) * 8;
+            let gap = Dur::from_secs_f64(bits as f64 / rate.max(1.0));
+            let from = self.pace_at.map_or(now, |t| t.max(now));
+            self.pace_at = Some(from + gap);
+        }
         out.push(DataSeg {
             seq,
             len,
@@ -404,6 +431,14 @@ impl TcpSender {
         if end > self.snd_max {
             self.snd_max = end;
         }
+        let sample = SendSample {
+            now,
+            seq,
+            len,
+            retx,
+            flight_bytes: self.snd_max - self.snd_una,
+        };
+        self.cc.on_send(&self.st, &sample);
         // RFC 6298 (5.1): start the timer when sending data if it is not running.
         if self.rto_at.is_none() && !probe {
             self.rto_at = Some(now + self.rtt.rto());
@@ -423,13 +458,17 @@ impl TcpSender {
             return;
         }
         let before = out.len();
-        if self.in_recovery && self.cfg.variant.recovery == RecoveryKind::Sack {
-            self.sack_transmit(now, out);
-        } else {
+        let handled =
+            self.rec.get().in_recovery() && self.lend_recovery(|rec, s| rec.transmit(s, now, out));
+        if !handled {
             let limit = self.snd_una.saturating_add(self.window());
             while self.snd_nxt < self.app_end {
                 let len = self.seg_len_at(self.snd_nxt);
                 if self.snd_nxt + len as u64 > limit {
+                    break;
+                }
+                if self.pace_at.is_some_and(|t| t > now) {
+                    // Paced: the timer at `pace_at` sends the rest.
                     break;
                 }
                 let seq = self.snd_nxt;
@@ -509,14 +548,11 @@ impl TcpSender {
         // Leave any recovery; remember the highest byte sent so duplicate ACKs
         // caused by the go-back-N resends do not start a fast retransmit
         // (RFC 6582 section 3.2 step 4; RFC 6675 section 5.1).
-        self.in_recovery = false;
-        self.partial_seen = false;
+        self.rec.get_mut().on_rto(self.snd_una);
         self.dupacks = 0;
         self.recover = Some(self.snd_max);
         // RFC 2018 section 8: after a timeout the SACK scoreboard is discarded.
         self.sb.clear();
-        self.high_rxt = self.snd_una;
-        self.rescue_rxt = None;
         self.timed = None;
         // Go back N: resend from the first unacknowledged byte, as cwnd allows.
         self.snd_nxt = self.snd_una;
@@ -531,10 +567,98 @@ impl TcpSender {
 
     /// Whether duplicate ACKs may start a new recovery: only once the
     /// cumulative ACK has passed `recover` (RFC 6582 section 3.2 step 2).
-    pub(super) fn may_enter_recovery(&self) -> bool {
+    pub fn may_enter_recovery(&self) -> bool {
         match self.recover {
             None => true,
             Some(r) => self.snd_una > r,
         }
+    }
+
+    // ---- the recovery seam ----------------------------------------------
+
+    /// Lend the sender to its recovery for one call (the recovery owns its
+    /// state; the sender owns everything else).
+    #[inline]
+    pub(super) fn lend_recovery<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn RecoveryOps, &mut TcpSender) -> R,
+    ) -> R {
+        let mut rec = std::mem::replace(&mut self.rec, Rec::Vacant);
+        let r = f(rec.get_mut(), self);
+        self.rec = rec;
+        r
+    }
+
+    /// A new cumulative ACK. Returns whether the retransmission timer is to be
+    /// restarted (RFC 6298 (5.3)); NewReno Impatient declines after the first
+    /// partial ACK.
+    fn on_new_ack(&mut self, now: Time, s: &AckSample, out: &mut Vec<DataSeg>) -> bool {
+        if !self.rec.get().in_recovery() {
+            self.cc.on_ack(&mut self.st, s);
+            return true;
+        }
+        self.lend_recovery(|rec, snd| rec.on_new_ack(snd, now, s, out))
+    }
+
+    /// A duplicate ACK (RFC 5681 section 2 definition).
+    fn on_dupack(&mut self, now: Time, s: &AckSample, out: &mut Vec<DataSeg>) {
+        self.lend_recovery(|rec, snd| rec.on_dupack(snd, now, s, out));
+    }
+
+    /// Loss detected: count the recovery, let the controller set ssthresh and
+    /// the base cwnd, remember the recovery point, and stop timing (Karn, as
+    /// BSD and ns-2: a retransmission ends the current RTT measurement).
+    pub fn enter_loss(&mut self, now: Time, s: &AckSample) {
+        self.stats.fast_recoveries += 1;
+        self.cc.on_loss(&mut self.st, now, s.flight_bytes);
+        self.recover = Some(self.snd_max);
+        self.timed = None;
+    }
+
+    /// The recovery ended: the controller may adjust the window it left.
+    pub fn exit_recovery(&mut self, now: Time) {
+        self.cc.on_exit_recovery(&mut self.st, now);
+    }
+
+    /// Retransmit the first unacknowledged segment and restart the timer, as
+    /// BSD and ns-2 do on a fast retransmit.
+    pub fn retransmit_first(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        let seq = self.snd_una;
+        let len = self.seg_len_at(seq).max(1);
+        self.emit(now, seq, len, false, out);
+        if self.snd_nxt < seq + len as u64 {
+            self.snd_nxt = seq + len as u64;
+        }
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// Send `len` bytes from `seq` (a retransmission if below `snd_max`),
+    /// for recoveries from user code; keeps `snd_nxt` at or above its end.
+    pub fn emit_segment(&mut self, now: Time, seq: u64, len: u32, out: &mut Vec<DataSeg>) {
+        self.emit(now, seq, len, false, out);
+        if self.snd_nxt < seq + len as u64 {
+            self.snd_nxt = seq + len as u64;
+        }
+    }
+
+    /// RFC 6675 SetPipe() of a SACK recovery (for tests and traces).
+    pub fn sack_pipe(&self) -> Option<u64> {
+        match &self.rec {
+            Rec::Sack(r) => Some(r.set_pipe(self)),
+            _ => None,
+        }
+    }
+
+    /// RFC 6675 NextSeg() of a SACK recovery (for tests).
+    pub fn sack_next_seg(&self) -> Option<(u64, u32, super::recovery::NextRule)> {
+        match &self.rec {
+            Rec::Sack(r) => r.next_seg(self),
+            _ => None,
+        }
+    }
+
+    /// RFC 6675 IsLost() over this sender's scoreboard.
+    pub fn sack_is_lost(&self, seq: u64) -> bool {
+        super::recovery::SackRecovery::is_lost(self, seq)
     }
 }

@@ -15,6 +15,8 @@ pub use reno::RenoCc;
 pub use westwood::{FilterInput, Westwood, WestwoodParams};
 pub use westwood_plus::WestwoodPlus;
 
+pub use super::registry::{Cc, CcKind};
+
 use crate::engine::time::{Dur, Time};
 
 /// Window state shared by the sender and its controller (bytes).
@@ -45,9 +47,10 @@ pub struct AckSample {
     pub flight_bytes: u64,
 }
 
-/// Hooks a congestion controller implements. Defaults are standard
+/// Hooks a congestion controller implements (object safe, so a controller
+/// from user code can be boxed into `Cc::Custom`). Defaults are standard
 /// RFC 5681 behaviour, so a controller overrides only what it changes.
-pub trait CongestionOps {
+pub trait CongestionOps: Send {
     /// Every ACK (new or duplicate) passes here first, for estimators.
     fn observe_ack(&mut self, _s: &CcState, _ack: &AckSample) {}
 
@@ -79,56 +82,149 @@ pub trait CongestionOps {
         s.cwnd = s.mss;
     }
 
+    /// Loss recovery ended (the recovery point was acknowledged). The
+    /// recovery has already set cwnd as its algorithm says; a controller
+    /// may adjust it (default: nothing).
+    fn on_exit_recovery(&mut self, _s: &mut CcState, _now: Time) {}
+
+    /// A segment left the sender (send-time hook: delivery-rate sampling,
+    /// pacing state). Default: nothing.
+    fn on_send(&mut self, _s: &CcState, _tx: &SendSample) {}
+
+    /// Pacing rate in bit/s (wire bytes); `None` (the default) sends as the
+    /// window allows, back to back. With a rate, the sender spaces
+    /// transmissions by their wire size over the rate and asks for a timer
+    /// at the next departure (`TcpSender::poll_at`).
+    fn pacing_rate_bps(&self, _s: &CcState) -> Option<f64> {
+        None
+    }
+
     /// Eligible/estimated rate in bit/s, for controllers that keep one (for traces).
     fn rate_estimate_bps(&self) -> Option<f64> {
         None
     }
 }
 
-/// The controllers skyhop offers, chosen per TCP leg.
-#[derive(Clone, Debug)]
-pub enum Cc {
-    Reno(RenoCc),
-    Westwood(Westwood),
-    WestwoodPlus(WestwoodPlus),
+/// What the sender tells a controller about a segment it sent.
+#[derive(Clone, Copy, Debug)]
+pub struct SendSample {
+    pub now: Time,
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u32,
+    pub retx: bool,
+    /// Bytes in flight after this send (snd_max - snd_una).
+    pub flight_bytes: u64,
 }
 
-impl CongestionOps for Cc {
-    #[inline]
-    fn observe_ack(&mut self, s: &CcState, a: &AckSample) {
-        match self {
-            Cc::Reno(c) => c.observe_ack(s, a),
-            Cc::Westwood(c) => c.observe_ack(s, a),
-            Cc::WestwoodPlus(c) => c.observe_ack(s, a),
+/// Generates the controller enum the sender holds (static dispatch on the
+/// per-ACK path), its kind enum and its names from the one list in
+/// `tcp/registry.rs`. `Custom` carries a controller from user code.
+macro_rules! controllers {
+    ($($v:ident($t:ty) = $name:literal => $make:expr),* $(,)?) => {
+        /// The congestion controllers skyhop offers, chosen per TCP leg.
+        pub enum Cc {
+            $($v($t),)*
+            Custom(Box<dyn $crate::tcp::cc::CongestionOps>),
         }
-    }
-    #[inline]
-    fn on_ack(&mut self, s: &mut CcState, a: &AckSample) {
-        match self {
-            Cc::Reno(c) => c.on_ack(s, a),
-            Cc::Westwood(c) => c.on_ack(s, a),
-            Cc::WestwoodPlus(c) => c.on_ack(s, a),
+
+        /// Which built-in controller (by name in scenario files).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum CcKind {
+            $($v,)*
         }
-    }
-    fn on_loss(&mut self, s: &mut CcState, now: Time, flight: u64) {
-        match self {
-            Cc::Reno(c) => c.on_loss(s, now, flight),
-            Cc::Westwood(c) => c.on_loss(s, now, flight),
-            Cc::WestwoodPlus(c) => c.on_loss(s, now, flight),
+
+        impl CcKind {
+            /// Every controller's name, in registration order.
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(CcKind::$v => $name,)*
+                }
+            }
+            pub fn parse(name: &str) -> Option<CcKind> {
+                match name {
+                    $($name => Some(CcKind::$v),)*
+                    _ => None,
+                }
+            }
         }
-    }
-    fn on_rto(&mut self, s: &mut CcState, now: Time, flight: u64) {
-        match self {
-            Cc::Reno(c) => c.on_rto(s, now, flight),
-            Cc::Westwood(c) => c.on_rto(s, now, flight),
-            Cc::WestwoodPlus(c) => c.on_rto(s, now, flight),
+
+        impl Cc {
+            /// Build the controller `kind` for a connection configured by `cfg`.
+            pub fn build(kind: CcKind, cfg: &$crate::tcp::TcpConfig) -> Cc {
+                match kind {
+                    $(CcKind::$v => {
+                        let make: fn(&$crate::tcp::TcpConfig) -> $t = $make;
+                        Cc::$v(make(cfg))
+                    })*
+                }
+            }
         }
-    }
-    fn rate_estimate_bps(&self) -> Option<f64> {
-        match self {
-            Cc::Reno(c) => c.rate_estimate_bps(),
-            Cc::Westwood(c) => c.rate_estimate_bps(),
-            Cc::WestwoodPlus(c) => c.rate_estimate_bps(),
+
+        impl std::fmt::Debug for Cc {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self {
+                    $(Cc::$v(_) => f.write_str($name),)*
+                    Cc::Custom(_) => f.write_str("custom"),
+                }
+            }
         }
-    }
+
+        impl $crate::tcp::cc::CongestionOps for Cc {
+            #[inline]
+            fn observe_ack(&mut self, s: &CcState, a: &AckSample) {
+                match self {
+                    $(Cc::$v(c) => c.observe_ack(s, a),)*
+                    Cc::Custom(c) => c.observe_ack(s, a),
+                }
+            }
+            #[inline]
+            fn on_ack(&mut self, s: &mut CcState, a: &AckSample) {
+                match self {
+                    $(Cc::$v(c) => c.on_ack(s, a),)*
+                    Cc::Custom(c) => c.on_ack(s, a),
+                }
+            }
+            fn on_loss(&mut self, s: &mut CcState, now: Time, flight: u64) {
+                match self {
+                    $(Cc::$v(c) => c.on_loss(s, now, flight),)*
+                    Cc::Custom(c) => c.on_loss(s, now, flight),
+                }
+            }
+            fn on_rto(&mut self, s: &mut CcState, now: Time, flight: u64) {
+                match self {
+                    $(Cc::$v(c) => c.on_rto(s, now, flight),)*
+                    Cc::Custom(c) => c.on_rto(s, now, flight),
+                }
+            }
+            fn on_exit_recovery(&mut self, s: &mut CcState, now: Time) {
+                match self {
+                    $(Cc::$v(c) => c.on_exit_recovery(s, now),)*
+                    Cc::Custom(c) => c.on_exit_recovery(s, now),
+                }
+            }
+            #[inline]
+            fn on_send(&mut self, s: &CcState, tx: &SendSample) {
+                match self {
+                    $(Cc::$v(c) => c.on_send(s, tx),)*
+                    Cc::Custom(c) => c.on_send(s, tx),
+                }
+            }
+            #[inline]
+            fn pacing_rate_bps(&self, s: &CcState) -> Option<f64> {
+                match self {
+                    $(Cc::$v(c) => c.pacing_rate_bps(s),)*
+                    Cc::Custom(c) => c.pacing_rate_bps(s),
+                }
+            }
+            fn rate_estimate_bps(&self) -> Option<f64> {
+                match self {
+                    $(Cc::$v(c) => c.rate_estimate_bps(),)*
+                    Cc::Custom(c) => c.rate_estimate_bps(),
+                }
+            }
+        }
+    };
 }
+pub(crate) use controllers;

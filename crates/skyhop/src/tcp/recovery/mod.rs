@@ -1,68 +1,135 @@
 //! Loss recovery: what the sender (re)transmits after duplicate ACKs and how
 //! it leaves recovery. Kept apart from congestion control (`tcp::cc`), as ns-3
 //! separates congestion ops from recovery ops: the controller decides how far
-//! the window falls (`on_loss`), the recovery decides what goes out.
+//! the window falls (`on_loss`), the recovery decides what goes out. A
+//! recovery owns its state (in recovery or not, partial ACKs seen, HighRxt);
+//! the sender owns the sequence space, the timers and the SACK scoreboard.
 //!
-//! - `reno.rs`: Tahoe, Reno and NewReno (RFC 5681, RFC 6582).
+//! - `tahoe.rs`: fast retransmit, then slow start with go-back-N (RFC 5681).
+//! - `reno.rs`: Reno and NewReno Impatient / Slow-but-Steady (RFC 5681, RFC 6582).
 //! - `sack.rs`: RFC 6675 SACK-based recovery.
+//!
+//! Register a recovery with one line in `tcp/registry.rs`.
 
 mod reno;
 mod sack;
+mod tahoe;
 
-use super::cc::{AckSample, CongestionOps};
-use super::config::RecoveryKind;
+pub use reno::{NewRenoRecovery, RenoRecovery};
+pub use sack::{NextRule, SackRecovery};
+pub use tahoe::TahoeRecovery;
+
+pub use super::registry::{Rec, RecKind};
+
+use super::cc::AckSample;
 use super::seg::DataSeg;
 use super::sender::TcpSender;
 use crate::engine::time::Time;
 
-impl TcpSender {
-    /// A new cumulative ACK. Returns whether the retransmission timer is to be
-    /// restarted (RFC 6298 (5.3)); NewReno Impatient declines after the first
-    /// partial ACK.
-    pub(super) fn on_new_ack(&mut self, now: Time, s: &AckSample, out: &mut Vec<DataSeg>) -> bool {
-        if !self.in_recovery {
-            self.cc.on_ack(&mut self.st, s);
-            return true;
-        }
-        match self.cfg.variant.recovery {
-            RecoveryKind::Tahoe => {
-                self.cc.on_ack(&mut self.st, s);
-                true
-            }
-            RecoveryKind::Reno => self.reno_new_ack(),
-            RecoveryKind::NewReno { impatient } => self.newreno_new_ack(now, s, impatient, out),
-            RecoveryKind::Sack => self.sack_new_ack(now, out),
-        }
+/// Hooks a loss recovery implements. The sender calls them with itself, so
+/// a recovery can read the sequence space and use the sender's primitives
+/// (`emit_segment`, `retransmit_first`, `enter_loss`); it is object safe, so
+/// one from user code can be boxed into `Rec::Custom`.
+pub trait RecoveryOps: Send {
+    /// Whether the sender is in loss recovery (cwnd growth is then the recovery's business).
+    fn in_recovery(&self) -> bool;
+
+    /// A duplicate ACK (RFC 5681 section 2), already counted in `s.dupacks()`.
+    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>);
+
+    /// A new cumulative ACK while `in_recovery()`. Returns whether the
+    /// retransmission timer is to be restarted (RFC 6298 (5.3)).
+    fn on_new_ack(
+        &mut self,
+        s: &mut TcpSender,
+        now: Time,
+        a: &AckSample,
+        out: &mut Vec<DataSeg>,
+    ) -> bool;
+
+    /// Send what recovery allows while `in_recovery()`; return `false` to let
+    /// the sender's sliding window send instead (the default).
+    fn transmit(&mut self, _s: &mut TcpSender, _now: Time, _out: &mut Vec<DataSeg>) -> bool {
+        false
     }
 
-    /// A duplicate ACK (RFC 5681 section 2 definition).
-    pub(super) fn on_dupack(&mut self, now: Time, s: &AckSample, out: &mut Vec<DataSeg>) {
-        match self.cfg.variant.recovery {
-            RecoveryKind::Tahoe => self.tahoe_dupack(now, s),
-            RecoveryKind::Reno | RecoveryKind::NewReno { .. } => self.reno_dupack(now, s, out),
-            RecoveryKind::Sack => self.sack_dupack(now, s, out),
-        }
-    }
+    /// The cumulative ACK advanced to `ack` (in or out of recovery).
+    fn on_cum_ack(&mut self, _ack: u64) {}
 
-    /// Common entry bookkeeping: controller sets ssthresh and base cwnd.
-    pub(super) fn enter_loss(&mut self, now: Time, s: &AckSample) {
-        self.stats.fast_recoveries += 1;
-        self.cc.on_loss(&mut self.st, now, s.flight_bytes);
-        self.recover = Some(self.snd_max);
-        self.partial_seen = false;
-        // Karn (BSD, ns-2): a retransmission ends the current RTT measurement.
-        self.timed = None;
-    }
-
-    /// Retransmit the first unacknowledged segment and restart the timer, as
-    /// BSD and ns-2 do on a fast retransmit.
-    pub(super) fn retransmit_first(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        let seq = self.snd_una;
-        let len = self.seg_len_at(seq).max(1);
-        self.emit(now, seq, len, false, out);
-        if self.snd_nxt < seq + len as u64 {
-            self.snd_nxt = seq + len as u64;
-        }
-        self.rto_at = Some(now + self.rtt.rto());
-    }
+    /// A retransmission timeout: leave recovery and forget its state.
+    /// `snd_una` is the first unacknowledged byte.
+    fn on_rto(&mut self, snd_una: u64);
 }
+
+/// Generates the recovery enum the sender holds (static dispatch), its kind
+/// enum and its names from the one list in `tcp/registry.rs`.
+macro_rules! recoveries {
+    ($($v:ident($t:ty) = $name:literal => $make:expr),* $(,)?) => {
+        /// The loss recoveries skyhop offers.
+        pub enum Rec {
+            $($v($t),)*
+            Custom(Box<dyn $crate::tcp::recovery::RecoveryOps>),
+            /// Placeholder while the sender lends itself to its recovery.
+            Vacant,
+        }
+
+        /// Which built-in recovery (by name).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum RecKind {
+            $($v,)*
+        }
+
+        impl RecKind {
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(RecKind::$v => $name,)*
+                }
+            }
+            pub fn parse(name: &str) -> Option<RecKind> {
+                match name {
+                    $($name => Some(RecKind::$v),)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl Rec {
+            pub fn build(kind: RecKind, cfg: &$crate::tcp::TcpConfig) -> Rec {
+                match kind {
+                    $(RecKind::$v => {
+                        let make: fn(&$crate::tcp::TcpConfig) -> $t = $make;
+                        Rec::$v(make(cfg))
+                    })*
+                }
+            }
+            #[inline]
+            pub fn get(&self) -> &dyn $crate::tcp::recovery::RecoveryOps {
+                match self {
+                    $(Rec::$v(r) => r,)*
+                    Rec::Custom(r) => r.as_ref(),
+                    Rec::Vacant => unreachable!("recovery used while lent out"),
+                }
+            }
+            #[inline]
+            pub fn get_mut(&mut self) -> &mut dyn $crate::tcp::recovery::RecoveryOps {
+                match self {
+                    $(Rec::$v(r) => r,)*
+                    Rec::Custom(r) => r.as_mut(),
+                    Rec::Vacant => unreachable!("recovery used while lent out"),
+                }
+            }
+        }
+
+        impl std::fmt::Debug for Rec {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self {
+                    $(Rec::$v(_) => f.write_str($name),)*
+                    Rec::Custom(_) => f.write_str("custom"),
+                    Rec::Vacant => f.write_str("vacant"),
+                }
+            }
+        }
+    };
+}
+pub(crate) use recoveries;

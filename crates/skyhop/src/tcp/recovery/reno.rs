@@ -1,98 +1,145 @@
-//! Tahoe, Reno and NewReno recovery (RFC 5681 section 3.2, RFC 6582).
+//! Reno and NewReno recovery (RFC 5681 section 3.2, RFC 6582).
 
-use super::super::cc::AckSample;
-use super::super::seg::DataSeg;
-use super::super::sender::TcpSender;
+use super::RecoveryOps;
 use crate::engine::time::Time;
+use crate::tcp::cc::AckSample;
+use crate::tcp::seg::DataSeg;
+use crate::tcp::sender::TcpSender;
 
-impl TcpSender {
-    /// Tahoe: on the third duplicate ACK retransmit, set cwnd to one segment
-    /// and slow-start again from the first unacknowledged byte (go-back-N).
-    /// Like ns-2's Tahoe with its bug fix, only once per window (`recover`).
-    pub(super) fn tahoe_dupack(&mut self, now: Time, s: &AckSample) {
-        if self.dupacks != self.cfg.dupthresh || !self.may_enter_recovery() {
-            return;
-        }
-        self.enter_loss(now, s);
-        self.st.cwnd = self.st.mss;
-        self.sb.clear();
-        self.snd_nxt = self.snd_una;
-        // The resend happens in try_send (cwnd = 1 segment); restart the timer.
-        self.rto_at = Some(now + self.rtt.rto());
+/// Reno duplicate ACKs: enter on the DupThresh-th one (once per window with
+/// NewReno), inflate by one SMSS per further one. Shared by both.
+fn reno_dupack(
+    in_recovery: &mut bool,
+    guard_recover: bool,
+    s: &mut TcpSender,
+    now: Time,
+    a: &AckSample,
+    out: &mut Vec<DataSeg>,
+) -> bool {
+    if *in_recovery {
+        // RFC 5681 (3.2) step 4 / RFC 6582 step 3: inflate by one SMSS per
+        // additional duplicate ACK; try_send then sends what fits.
+        s.st.cwnd += s.st.mss;
+        return false;
     }
-
-    /// Reno and NewReno duplicate ACKs.
-    pub(super) fn reno_dupack(&mut self, now: Time, s: &AckSample, out: &mut Vec<DataSeg>) {
-        if self.in_recovery {
-            // RFC 5681 (3.2) step 4 / RFC 6582 step 3: inflate by one SMSS per
-            // additional duplicate ACK; try_send then sends what fits.
-            self.st.cwnd += self.st.mss;
-            return;
-        }
-        if self.dupacks != self.cfg.dupthresh {
-            return;
-        }
-        let newreno = matches!(
-            self.cfg.variant.recovery,
-            super::super::config::RecoveryKind::NewReno { .. }
-        );
-        // RFC 6582 (3.2) step 2: only if the ACK covers more than `recover`.
-        if newreno && !self.may_enter_recovery() {
-            return;
-        }
-        // RFC 5681 (3.2) steps 2-3: ssthresh (controller), retransmit,
-        // cwnd = ssthresh + 3*SMSS.
-        self.enter_loss(now, s);
-        self.in_recovery = true;
-        self.retransmit_first(now, out);
-        self.st.cwnd += self.cfg.dupthresh as u64 * self.st.mss;
+    if s.dupacks() != s.config().dupthresh {
+        return false;
     }
+    // RFC 6582 (3.2) step 2: only if the ACK covers more than `recover`.
+    if guard_recover && !s.may_enter_recovery() {
+        return false;
+    }
+    // RFC 5681 (3.2) steps 2-3: ssthresh (controller), retransmit,
+    // cwnd = ssthresh + 3*SMSS.
+    s.enter_loss(now, a);
+    *in_recovery = true;
+    s.retransmit_first(now, out);
+    s.st.cwnd += s.config().dupthresh as u64 * s.st.mss;
+    true
+}
 
-    /// Reno: any new ACK ends fast recovery and deflates the window.
-    pub(super) fn reno_new_ack(&mut self) -> bool {
+/// Reno: any new ACK ends fast recovery and deflates the window.
+#[derive(Clone, Debug, Default)]
+pub struct RenoRecovery {
+    in_recovery: bool,
+}
+
+impl RecoveryOps for RenoRecovery {
+    fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+        reno_dupack(&mut self.in_recovery, false, s, now, a, out);
+    }
+    fn on_new_ack(
+        &mut self,
+        s: &mut TcpSender,
+        now: Time,
+        _a: &AckSample,
+        _out: &mut Vec<DataSeg>,
+    ) -> bool {
         // RFC 5681 (3.2) step 6: cwnd = ssthresh.
-        self.st.cwnd = self.st.ssthresh;
+        s.st.cwnd = s.st.ssthresh;
         self.in_recovery = false;
+        s.exit_recovery(now);
         true
     }
+    fn on_rto(&mut self, _snd_una: u64) {
+        self.in_recovery = false;
+    }
+}
 
-    /// NewReno: full or partial acknowledgement (RFC 6582 section 3.2 steps 5-6).
-    pub(super) fn newreno_new_ack(
+/// NewReno: full or partial acknowledgement (RFC 6582 section 3.2 steps 5-6).
+/// `impatient`: the RTO is reset only on the first partial ACK (RFC 6582
+/// section 4); otherwise (Slow-but-Steady) on every one.
+#[derive(Clone, Debug)]
+pub struct NewRenoRecovery {
+    impatient: bool,
+    in_recovery: bool,
+    /// The first partial ACK of this recovery was seen.
+    partial_seen: bool,
+}
+
+impl NewRenoRecovery {
+    pub fn new(impatient: bool) -> Self {
+        NewRenoRecovery {
+            impatient,
+            in_recovery: false,
+            partial_seen: false,
+        }
+    }
+}
+
+impl RecoveryOps for NewRenoRecovery {
+    fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+        if reno_dupack(&mut self.in_recovery, true, s, now, a, out) {
+            self.partial_seen = false;
+        }
+    }
+    fn on_new_ack(
         &mut self,
+        s: &mut TcpSender,
         now: Time,
-        s: &AckSample,
-        impatient: bool,
+        a: &AckSample,
         out: &mut Vec<DataSeg>,
     ) -> bool {
-        let recover = self.recover.unwrap_or(0);
-        if self.snd_una >= recover {
+        let recover = s.recover().unwrap_or(0);
+        if s.snd_una >= recover {
             // Full acknowledgement: option (2) of RFC 6582 step 6, cwnd = ssthresh
             // (as ns-2's NewReno; option (1) guards against bursts the drop-tail
             // queue absorbs here).
-            self.st.cwnd = self.st.ssthresh;
+            s.st.cwnd = s.st.ssthresh;
             self.in_recovery = false;
+            s.exit_recovery(now);
             return true;
         }
         // Partial acknowledgement: retransmit the first unacknowledged segment,
         // deflate cwnd by the newly acknowledged amount, add back one SMSS if at
         // least one SMSS was acknowledged.
-        let seq = self.snd_una;
-        let len = self.seg_len_at(seq).max(1);
-        self.emit(now, seq, len, false, out);
-        if self.snd_nxt < seq + len as u64 {
-            self.snd_nxt = seq + len as u64;
+        let seq = s.snd_una;
+        let len = s.seg_len_at(seq).max(1);
+        s.emit(now, seq, len, false, out);
+        if s.snd_nxt < seq + len as u64 {
+            s.snd_nxt = seq + len as u64;
         }
-        let deflated = self.st.cwnd.saturating_sub(s.acked_bytes);
-        let add_back = if s.acked_bytes >= self.st.mss {
-            self.st.mss
+        let deflated = s.st.cwnd.saturating_sub(a.acked_bytes);
+        let add_back = if a.acked_bytes >= s.st.mss {
+            s.st.mss
         } else {
             0
         };
-        self.st.cwnd = (deflated + add_back).max(self.st.mss);
+        s.st.cwnd = (deflated + add_back).max(s.st.mss);
         // RFC 6582 section 4: Impatient resets the timer only on the first
         // partial ACK; Slow-but-Steady on every one.
         let first = !self.partial_seen;
         self.partial_seen = true;
-        !impatient || first
+        !self.impatient || first
+    }
+    fn on_rto(&mut self, _snd_una: u64) {
+        self.in_recovery = false;
+        self.partial_seen = false;
     }
 }

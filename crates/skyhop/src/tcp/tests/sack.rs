@@ -6,7 +6,7 @@
 /// NextSeg()'s answer as `(seq, len, rule)`, printed (the rule's type is
 /// private to the recovery module).
 fn next_seg(h: &H) -> String {
-    format!("{:?}", h.s.next_seg())
+    format!("{:?}", h.s.sack_next_seg())
 }
 
 use super::harness::*;
@@ -26,7 +26,7 @@ fn sack_recovery_retransmits_exactly_the_three_holes_within_one_rtt_and_nothing_
     // 1000, then exactly 2000 bytes: not yet.
     assert_eq!(h.at(640).sack(2, &[(3, 4)]), "");
     assert_eq!(h.at(650).sack(2, &[(3, 5)]), "");
-    assert!(!h.s.is_lost(2 * MSS));
+    assert!(!h.s.sack_is_lost(2 * MSS));
     // 6: third duplicate ACK (and IsLost(2000): 3000 bytes above). RFC 6675
     // (4.1) RecoveryPoint = HighData = 12000; (4.2) ssthresh = cwnd =
     // FlightSize/2 = 5000; (4.3) retransmit 2, HighRxt = 3000.
@@ -35,17 +35,17 @@ fn sack_recovery_retransmits_exactly_the_three_holes_within_one_rtt_and_nothing_
     assert_eq!((h.ssthresh(), h.cwnd()), (5000, 5000));
     // (4.4) SetPipe: [2,3) lost but retransmitted: 1000; [5,6) not lost
     // (1 block, 1000 bytes above): 1000; [7,12) not lost: 5000. Pipe 7000 > cwnd.
-    assert_eq!(h.s.set_pipe(), 7000);
+    assert_eq!(h.s.sack_pipe().unwrap(), 7000);
     // 7: pipe = 1000 + 1000 + [8,12) 4000 = 6000: nothing.
     assert_eq!(h.at(680).sack(2, &[(6, 8), (3, 5)]), "");
-    assert_eq!(h.s.set_pipe(), 6000);
+    assert_eq!(h.s.sack_pipe().unwrap(), 6000);
     // 9: now 3000 bytes are SACKed above 5: IsLost(5000), so [5,6) drops out
     // of the pipe: 1000 + 0 + [8,9) 1000 + [10,12) 2000 = 4000. Step (C):
     // cwnd - pipe >= SMSS: NextSeg rule (1), the first lost hole above HighRxt: 5.
     assert_eq!(h.at(700).sack(2, &[(9, 10), (6, 8), (3, 5)]), "R5");
-    assert_eq!(h.s.set_pipe(), 5000); // R5 counts once (lost, retransmitted)
-                                      // The hole at 8 is not lost yet (2000 bytes above): NextSeg() would now
-                                      // take rule (2), new data.
+    assert_eq!(h.s.sack_pipe().unwrap(), 5000); // R5 counts once (lost, retransmitted)
+                                                // The hole at 8 is not lost yet (2000 bytes above): NextSeg() would now
+                                                // take rule (2), new data.
     assert_eq!(next_seg(&h), "Some((12000, 1000, NewData))");
     // 10: pipe = 1000 + 1000 + [8,9) 1000 + [11,12) 1000 = 4000: one
     // segment, by rule (2): 12.
@@ -53,7 +53,7 @@ fn sack_recovery_retransmits_exactly_the_three_holes_within_one_rtt_and_nothing_
     // 11: 3000 bytes above 8: lost. pipe = 1000 + 1000 + 0 + [12,13) 1000
     // = 3000: two segments: rule (1) R8, then rule (2) 13.
     assert_eq!(h.at(1230).sack(2, &[(9, 12), (6, 8), (3, 5)]), "R8 13");
-    assert_eq!(h.s.set_pipe(), 5000);
+    assert_eq!(h.s.sack_pipe().unwrap(), 5000);
     // The bottleneck timing: R2 leaves 680 (ACK 1280), R5 710 (1310), 12
     // 1230 (1830), R8 1240 (1840), 13 1250 (1850).
     // R2 arrives: ACK 5, a cumulative ACK below RecoveryPoint: stay in
@@ -94,21 +94,21 @@ fn is_lost_needs_dupthresh_sacked_blocks_or_more_than_two_segments_sacked_above(
     let blocks = [(5000, 5500), (3000, 3500), (1000, 1500)];
     assert_eq!(h.at(600).sack_bytes(0, &blocks), "R0");
     assert_eq!(h.s.stats.fast_recoveries, 1);
-    assert!(h.s.is_lost(0));
+    assert!(h.s.sack_is_lost(0));
     // The hole at 1500 has two blocks (1000 bytes) above it: not lost.
-    assert!(!h.s.is_lost(1500));
+    assert!(!h.s.sack_is_lost(1500));
 
     // Two blocks, exactly 2000 = (DupThresh - 1) * SMSS bytes above 0: not lost...
     let mut h = sender();
     assert_eq!(h.at(600).sack_bytes(0, &[(4000, 5000), (2000, 3000)]), "");
-    assert!(!h.s.is_lost(0));
+    assert!(!h.s.sack_is_lost(0));
     assert!(!h.s.in_recovery());
     // ...one byte more is "more than": lost, and recovery starts at the
     // second duplicate ACK.
     assert_eq!(h.at(610).sack_bytes(0, &[(4000, 5001), (2000, 3000)]), "R0");
-    assert!(h.s.is_lost(0));
-    assert!(h.s.is_lost(1000)); // two blocks, 2001 bytes above
-    assert!(!h.s.is_lost(3000)); // one block, 1001 bytes above
+    assert!(h.s.sack_is_lost(0));
+    assert!(h.s.sack_is_lost(1000)); // two blocks, 2001 bytes above
+    assert!(!h.s.sack_is_lost(3000)); // one block, 1001 bytes above
 }
 
 #[test]
@@ -125,7 +125,7 @@ fn sack_next_seg_rule_three_resends_an_unsacked_hole_not_yet_lost_when_no_new_da
     // Third duplicate ACK: cwnd = ssthresh = FlightSize/2 = 8000/2 = 4000, R2.
     // pipe = R2 1000 + [6,10) 4000 = 5000.
     assert_eq!(h.at(660).sack(2, &[(3, 6)]), "R2");
-    assert_eq!((h.cwnd(), h.s.set_pipe()), (4000, 5000));
+    assert_eq!((h.cwnd(), h.s.sack_pipe().unwrap()), (4000, 5000));
     // 6: pipe 4000, still no room.
     assert_eq!(h.at(670).sack(2, &[(3, 7)]), "");
     // 8 (7 is lost): pipe = R2 1000 + [7,8) 1000 + [9,10) 1000 = 3000. The

@@ -1,0 +1,37 @@
+//! `cargo run --release --example bench -- SCENARIO.toml... [--repeat N]`:
+//! engine-only speed (no Python): runs each scenario for its `run.runs`
+//! seeds (or N), one after the other on one thread, N times over, and prints
+//! the best events/s and packet-hops/s of the repetitions. A developer tool
+//! for comparing engine builds; users have `skyhop bench`.
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut repeat = 5;
+    if let Some(i) = args.iter().position(|a| a == "--repeat") {
+        repeat = args[i + 1].parse().expect("--repeat N");
+        args.drain(i..i + 2);
+    }
+    for path in &args {
+        let scn = skyhop::scenario::load_path(path, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let mut best = (0.0f64, 0.0f64);
+        for _ in 0..repeat {
+            let (mut events, mut hops) = (0u64, 0u64);
+            let t0 = std::time::Instant::now();
+            for i in 0..scn.run.runs as u64 {
+                let r = skyhop::run(&scn, scn.run.seed + i, &skyhop::RunOptions::default())
+                    .unwrap_or_else(|e| panic!("{e}"));
+                events += r.engine.events;
+                hops += r.engine.packet_hops;
+            }
+            let wall = t0.elapsed().as_secs_f64();
+            let eps = events as f64 / wall;
+            if eps > best.0 {
+                best = (eps, hops as f64 / wall);
+            }
+        }
+        println!(
+            "{path}: {:.2} M events/s, {:.2} M packet-hops/s (best of {repeat})",
+            best.0 / 1e6,
+            best.1 / 1e6
+        );
+    }
+}

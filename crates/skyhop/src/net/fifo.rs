@@ -1,0 +1,247 @@
+//! The store-and-forward link: per direction a drop-tail queue feeding a
+//! transmitter of fixed rate, then a propagation delay and a channel stack.
+//!
+//! A direction is FIFO at a constant rate, so a packet's departure time is
+//! known the moment it is queued: `start = max(now, busy_until)`, `end =
+//! start + size/rate`. The engine therefore needs one event per hop (the
+//! arrival at the far end), and none for a packet the channel corrupts: the
+//! channel judges the packet over its transmission interval when it is
+//! queued. Only the head of each direction's in-flight list asks for a
+//! wake-up; the others keep the sequence number they took when queued, and
+//! ask in turn, so the global (time, sequence) order is that of one event
+//! per packet. Queue occupancy is recovered from the pending departure times.
+//!
+//! Queue limit: the number of packets waiting, not counting the one being
+//! transmitted (as ns-2's DropTail with its link holding the packet in service).
+
+use super::layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason};
+use crate::channel::{Channel, Tx};
+use crate::engine::time::{Dur, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// The FIFO link has no parameters beyond the link's rate, delay and queue.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FifoSpec {}
+
+/// One direction.
+pub struct FifoDir {
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub queue_limit: u32,
+    pub channels: Vec<Channel>,
+    busy_until: Time,
+    /// Transmission end times of packets queued or in service, oldest first.
+    departures: VecDeque<Time>,
+    /// Packets in flight as (arrival time, sequence, slot), oldest first.
+    in_flight: VecDeque<(Time, u64, u32)>,
+    pub stats: LinkStats,
+}
+
+/// What became of a packet handed to a direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enqueue {
+    /// It will arrive at the far end at this time.
+    Arrives(Time),
+    /// The queue was full.
+    QueueDrop,
+    /// It will be transmitted but corrupted on the way (lost).
+    Corrupted,
+}
+
+impl FifoDir {
+    pub fn new(rate_bps: u64, delay: Dur, queue_limit: u32, channels: Vec<Channel>) -> FifoDir {
+        FifoDir {
+            rate_bps,
+            delay,
+            queue_limit,
+            channels,
+            busy_until: Time::ZERO,
+            departures: VecDeque::with_capacity(64),
+            in_flight: VecDeque::with_capacity(64),
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// Packets waiting (not counting the one in service) at `now`.
+    #[inline]
+    pub fn waiting(&mut self, now: Time) -> u32 {
+        while let Some(&d) = self.departures.front() {
+            if d <= now {
+                self.departures.pop_front();
+            } else {
+                break;
+            }
+        }
+        // The front packet, if any, is in service.
+        self.departures.len().saturating_sub(1) as u32
+    }
+
+    /// Queue a packet at `now`: admission, transmission interval, channel.
+    #[inline]
+    pub fn enqueue(&mut self, now: Time, pkt: &LinkPacket) -> Enqueue {
+        let waiting = self.waiting(now);
+        if !self.departures.is_empty() && waiting >= self.queue_limit {
+            self.stats.queue_drops += 1;
+            return Enqueue::QueueDrop;
+        }
+        if waiting + 1 > self.stats.max_queue {
+            self.stats.max_queue = waiting + 1;
+        }
+        let start = if self.busy_until > now {
+            self.busy_until
+        } else {
+            now
+        };
+        let end = start + Dur::transmission(pkt.bytes as u64, self.rate_bps);
+        self.busy_until = end;
+        self.departures.push_back(end);
+        self.stats.packets += 1;
+        self.stats.bytes += pkt.bytes as u64;
+        let tx = Tx {
+            start,
+            end,
+            bytes: pkt.bytes,
+            kind: pkt.kind,
+            seq: pkt.seq,
+            retx: pkt.retx,
+        };
+        for ch in self.channels.iter_mut() {
+            if ch.is_lost(&tx) {
+                self.stats.channel_drops += 1;
+                return Enqueue::Corrupted;
+            }
+        }
+        Enqueue::Arrives(end + self.delay)
+    }
+}
+
+/// Both directions of a FIFO link.
+pub struct FifoLink {
+    pub dirs: [FifoDir; 2],
+}
+
+impl FifoLink {
+    pub fn build(_spec: &FifoSpec, b: LinkBuild) -> FifoLink {
+        let [cf, cr] = b.channels;
+        let [f, r] = b.dirs;
+        FifoLink {
+            dirs: [
+                FifoDir::new(f.rate_bps, f.delay, f.queue, cf),
+                FifoDir::new(r.rate_bps, r.delay, r.queue, cr),
+            ],
+        }
+    }
+}
+
+impl LinkLayer for FifoLink {
+    #[inline]
+    fn send(&mut self, now: Time, dir: Dir, pkt: LinkPacket, io: &mut LinkIo) {
+        let d = &mut self.dirs[dir.index()];
+        match d.enqueue(now, &pkt) {
+            Enqueue::Arrives(t) => {
+                let seq = io.next_seq();
+                if d.in_flight.is_empty() {
+                    io.wake(t, seq, dir as u32);
+                }
+                d.in_flight.push_back((t, seq, pkt.slot));
+            }
+            Enqueue::QueueDrop => io.lose(dir, pkt.slot, LossReason::Queue),
+            Enqueue::Corrupted => io.lose(dir, pkt.slot, LossReason::Channel),
+        }
+    }
+
+    #[inline]
+    fn wake(&mut self, now: Time, token: u32, io: &mut LinkIo) {
+        let dir = Dir::from_index(token as usize);
+        let d = &mut self.dirs[dir.index()];
+        let (t, _, slot) = d
+            .in_flight
+            .pop_front()
+            .expect("FIFO link woken with nothing in flight");
+        debug_assert_eq!(t, now);
+        if let Some(&(t2, s2, _)) = d.in_flight.front() {
+            io.wake(t2, s2, token);
+        }
+        d.stats.delivered += 1;
+        io.deliver(dir, slot);
+    }
+
+    fn stats(&self, dir: Dir) -> LinkStats {
+        self.dirs[dir.index()].stats.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::channel::PacketKind;
+
+    fn dir(queue: u32) -> FifoDir {
+        FifoDir::new(1_000_000, Dur::from_millis(125), queue, Vec::new())
+    }
+    fn pkt(bytes: u32) -> LinkPacket {
+        LinkPacket {
+            slot: 0,
+            bytes,
+            kind: PacketKind::Data,
+            seq: 0,
+            retx: false,
+        }
+    }
+
+    #[test]
+    fn back_to_back_packets_serialise_one_after_another() {
+        let mut l = dir(10);
+        assert_eq!(
+            l.enqueue(Time::ZERO, &pkt(1500)),
+            Enqueue::Arrives(Time(137_000_000))
+        );
+        assert_eq!(
+            l.enqueue(Time::ZERO, &pkt(1500)),
+            Enqueue::Arrives(Time(149_000_000))
+        );
+        // After the link drains, a packet starts at once.
+        assert_eq!(
+            l.enqueue(Time(1_000_000_000), &pkt(40)),
+            Enqueue::Arrives(Time(1_000_000_000 + 320_000 + 125_000_000))
+        );
+    }
+
+    #[test]
+    fn drop_tail_counts_waiting_packets_not_the_one_in_service() {
+        let mut l = dir(2);
+        for _ in 0..3 {
+            assert!(matches!(
+                l.enqueue(Time::ZERO, &pkt(1500)),
+                Enqueue::Arrives(_)
+            ));
+        }
+        assert_eq!(l.enqueue(Time::ZERO, &pkt(1500)), Enqueue::QueueDrop);
+        // After the first departs (12 ms), one slot frees.
+        assert!(matches!(
+            l.enqueue(Time(12_000_000), &pkt(1500)),
+            Enqueue::Arrives(_)
+        ));
+        assert_eq!(l.enqueue(Time(12_000_000), &pkt(1500)), Enqueue::QueueDrop);
+        assert_eq!(l.stats.queue_drops, 2);
+    }
+
+    #[test]
+    fn only_the_head_of_a_direction_asks_for_a_wake_up() {
+        let mut link = FifoLink {
+            dirs: [dir(10), dir(10)],
+        };
+        let mut io = LinkIo::default();
+        link.send(Time::ZERO, Dir::Forward, pkt(1500), &mut io);
+        link.send(Time::ZERO, Dir::Forward, pkt(1500), &mut io);
+        assert_eq!(io.wakes.len(), 1);
+        assert_eq!(io.wakes[0].at, Time(137_000_000));
+        io.wakes.clear();
+        link.wake(Time(137_000_000), 0, &mut io);
+        assert_eq!(io.delivered, vec![(Dir::Forward, 0)]);
+        assert_eq!(io.wakes.len(), 1);
+        assert_eq!((io.wakes[0].at, io.wakes[0].seq), (Time(149_000_000), 2));
+    }
+}

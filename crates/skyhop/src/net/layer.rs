@@ -1,0 +1,234 @@
+//! The link-layer seam: one sans-IO object per link, holding both directions
+//! (an ARQ link sends feedback the other way).
+//!
+//! The engine hands it packets (`send`), and wakes it at the instants it asks
+//! for (`wake`). Everything it has to say comes back through [`LinkIo`]:
+//! packets delivered at the far end of a direction, packets lost (with the
+//! reason), and wake-ups wanted. A wake-up carries an insertion sequence
+//! number taken from the engine's counter (`LinkIo::next_seq`), so a link
+//! layer can place an arrival in the global (time, sequence) order at the
+//! moment it accepts a packet: the FIFO link asks for one wake-up per busy
+//! direction, at its head packet's arrival, keeping one heap entry per busy
+//! direction instead of one per packet in flight. A link layer never reads a
+//! clock or touches the event queue; stale wake-ups are its own to ignore
+//! (e.g. by a generation number in the token).
+//!
+//! Register an implementation with one line in the [`link_layers!`] list and
+//! one variant of [`LinkLayerSpec`].
+
+use super::fifo::{FifoLink, FifoSpec};
+use crate::channel::{Channel, PacketKind};
+use crate::engine::time::Time;
+use crate::scenario::PlanLinkDir;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// A direction of a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    Forward = 0,
+    Reverse = 1,
+}
+
+impl Dir {
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    #[inline]
+    pub fn from_index(i: usize) -> Dir {
+        if i == 0 {
+            Dir::Forward
+        } else {
+            Dir::Reverse
+        }
+    }
+    #[inline]
+    pub fn other(self) -> Dir {
+        match self {
+            Dir::Forward => Dir::Reverse,
+            Dir::Reverse => Dir::Forward,
+        }
+    }
+}
+
+/// What a link layer sees of a packet: its engine slot and its metadata.
+#[derive(Clone, Copy, Debug)]
+pub struct LinkPacket {
+    /// The engine's handle for the packet; handed back on delivery or loss.
+    pub slot: u32,
+    /// Bytes on the wire (IP packet).
+    pub bytes: u32,
+    pub kind: PacketKind,
+    /// First byte of a data segment (0 otherwise).
+    pub seq: u64,
+    pub retx: bool,
+}
+
+/// Why a packet did not arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossReason {
+    /// The drop-tail queue was full.
+    Queue,
+    /// The channel corrupted it (or the frames that carried it).
+    Channel,
+    /// The link layer gave up on it (e.g. ARQ persistency exhausted).
+    LinkLayer,
+}
+
+/// A wake-up a link layer wants: at `at`, ordered by `seq` among same-instant
+/// events, with a token of its own choosing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wake {
+    pub at: Time,
+    pub seq: u64,
+    pub token: u32,
+}
+
+/// Per-direction counters every link layer keeps.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Packets accepted for transmission (not counting queue drops).
+    pub packets: u64,
+    pub bytes: u64,
+    pub queue_drops: u64,
+    pub channel_drops: u64,
+    /// Packets the link layer itself gave up on.
+    pub link_drops: u64,
+    /// Packets delivered at the far end.
+    pub delivered: u64,
+    /// Largest number of packets queued (including the one in service).
+    pub max_queue: u32,
+}
+
+/// The record of one call into a link layer. The engine owns it, clears it
+/// before each call and acts on it after.
+#[derive(Debug, Default)]
+pub struct LinkIo {
+    /// The engine's insertion-sequence counter (last number handed out).
+    pub seq: u64,
+    pub wakes: Vec<Wake>,
+    /// Packets that reached the far end of a direction, in order.
+    pub delivered: Vec<(Dir, u32)>,
+    /// Packets lost, with the reason.
+    pub lost: Vec<(Dir, u32, LossReason)>,
+}
+
+impl LinkIo {
+    /// Take the next insertion sequence number.
+    #[inline]
+    pub fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+    #[inline]
+    pub fn wake(&mut self, at: Time, seq: u64, token: u32) {
+        self.wakes.push(Wake { at, seq, token });
+    }
+    #[inline]
+    pub fn deliver(&mut self, dir: Dir, slot: u32) {
+        self.delivered.push((dir, slot));
+    }
+    #[inline]
+    pub fn lose(&mut self, dir: Dir, slot: u32, why: LossReason) {
+        self.lost.push((dir, slot, why));
+    }
+}
+
+/// A link layer: both directions of one link.
+pub trait LinkLayer: Send {
+    /// A packet enters direction `dir` at `now`.
+    fn send(&mut self, now: Time, dir: Dir, pkt: LinkPacket, io: &mut LinkIo);
+    /// A wake-up asked for earlier is due.
+    fn wake(&mut self, now: Time, token: u32, io: &mut LinkIo);
+    /// Counters of one direction.
+    fn stats(&self, dir: Dir) -> LinkStats;
+}
+
+/// What a link layer is built from: both directions' resolved parameters and
+/// their channel stacks (built by the engine from the scenario).
+pub struct LinkBuild<'a> {
+    pub name: &'a str,
+    pub seed: u64,
+    pub dirs: [&'a PlanLinkDir; 2],
+    pub channels: [Vec<Channel>; 2],
+}
+
+/// A link layer built by user code (tests, extensions).
+#[derive(Clone)]
+pub struct CustomLinkLayer(pub MakeLinkLayer);
+
+/// Builds a link layer from both directions' parameters.
+pub type MakeLinkLayer = Arc<dyn Fn(LinkBuild) -> Box<dyn LinkLayer> + Send + Sync>;
+
+impl std::fmt::Debug for CustomLinkLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CustomLinkLayer")
+    }
+}
+impl PartialEq for CustomLinkLayer {
+    fn eq(&self, o: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &o.0)
+    }
+}
+
+/// A link layer as a scenario describes it: `links.<id>.link_layer = { model = "..." }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "model", rename_all = "kebab-case")]
+pub enum LinkLayerSpec {
+    /// Store and forward at a constant rate with drop-tail queues (the default).
+    Fifo(FifoSpec),
+    #[serde(skip)]
+    Custom(CustomLinkLayer),
+}
+
+impl Default for LinkLayerSpec {
+    fn default() -> Self {
+        LinkLayerSpec::Fifo(FifoSpec::default())
+    }
+}
+
+macro_rules! link_layers {
+    ($($v:ident($t:ty)),* $(,)?) => {
+        /// A built link layer (static dispatch; `Custom` for user code).
+        /// Held once per link, so the size difference between variants costs nothing.
+        #[allow(clippy::large_enum_variant)]
+        pub enum AnyLinkLayer {
+            $($v($t),)*
+            Custom(Box<dyn LinkLayer>),
+        }
+
+        impl AnyLinkLayer {
+            pub fn build(spec: &LinkLayerSpec, b: LinkBuild) -> AnyLinkLayer {
+                match spec {
+                    $(LinkLayerSpec::$v(s) => AnyLinkLayer::$v(<$t>::build(s, b)),)*
+                    LinkLayerSpec::Custom(f) => AnyLinkLayer::Custom((f.0)(b)),
+                }
+            }
+            #[inline]
+            pub fn send(&mut self, now: Time, dir: Dir, pkt: LinkPacket, io: &mut LinkIo) {
+                match self {
+                    $(AnyLinkLayer::$v(l) => l.send(now, dir, pkt, io),)*
+                    AnyLinkLayer::Custom(l) => l.send(now, dir, pkt, io),
+                }
+            }
+            #[inline]
+            pub fn wake(&mut self, now: Time, token: u32, io: &mut LinkIo) {
+                match self {
+                    $(AnyLinkLayer::$v(l) => l.wake(now, token, io),)*
+                    AnyLinkLayer::Custom(l) => l.wake(now, token, io),
+                }
+            }
+            pub fn stats(&self, dir: Dir) -> LinkStats {
+                match self {
+                    $(AnyLinkLayer::$v(l) => l.stats(dir),)*
+                    AnyLinkLayer::Custom(l) => l.stats(dir),
+                }
+            }
+        }
+    };
+}
+
+link_layers! {
+    Fifo(FifoLink),
+}

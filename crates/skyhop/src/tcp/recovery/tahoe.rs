@@ -1,0 +1,44 @@
+//! Tahoe (RFC 5681 section 3.2, with fast retransmit): on the third
+//! duplicate ACK retransmit, set cwnd to one segment and slow-start again
+//! from the first unacknowledged byte (go-back-N). Like ns-2's Tahoe with
+//! its bug fix, only once per window (`recover`). Never "in recovery": the
+//! window grows by slow start at once.
+
+use super::RecoveryOps;
+use crate::engine::time::Time;
+use crate::tcp::cc::AckSample;
+use crate::tcp::seg::DataSeg;
+use crate::tcp::sender::TcpSender;
+
+#[derive(Clone, Debug, Default)]
+pub struct TahoeRecovery;
+
+impl RecoveryOps for TahoeRecovery {
+    fn in_recovery(&self) -> bool {
+        false
+    }
+
+    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, _out: &mut Vec<DataSeg>) {
+        if s.dupacks() != s.config().dupthresh || !s.may_enter_recovery() {
+            return;
+        }
+        s.enter_loss(now, a);
+        s.st.cwnd = s.st.mss;
+        s.sb.clear();
+        s.snd_nxt = s.snd_una;
+        // The resend happens in try_send (cwnd = 1 segment); restart the timer.
+        s.rto_at = Some(now + s.rtt.rto());
+    }
+
+    fn on_new_ack(
+        &mut self,
+        _s: &mut TcpSender,
+        _now: Time,
+        _a: &AckSample,
+        _out: &mut Vec<DataSeg>,
+    ) -> bool {
+        true
+    }
+
+    fn on_rto(&mut self, _snd_una: u64) {}
+}

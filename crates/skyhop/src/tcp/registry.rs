@@ -1,0 +1,57 @@
+//! The one place a congestion controller, a loss recovery or a TCP variant
+//! name is registered. Adding a controller: its file in `tcp/cc/`, one line
+//! in `controllers!`, and the variant names that use it in [`VARIANTS`].
+//! Adding a recovery: its file in `tcp/recovery/`, one line in `recoveries!`.
+
+use super::cc::{controllers, AckSample, CcState, RenoCc, SendSample, Westwood, WestwoodPlus};
+use super::recovery::{recoveries, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery};
+use crate::engine::time::Time;
+
+controllers! {
+    Reno(RenoCc) = "reno" => |_| RenoCc,
+    Westwood(Westwood) = "westwood" => |cfg| Westwood::new(cfg.westwood),
+    WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default(),
+}
+
+recoveries! {
+    Tahoe(TahoeRecovery) = "tahoe" => |_| TahoeRecovery,
+    Reno(RenoRecovery) = "reno" => |_| RenoRecovery::default(),
+    // RFC 6582 recommends Impatient; it is also the studies' default.
+    NewReno(NewRenoRecovery) = "newreno" => |_| NewRenoRecovery::new(true),
+    NewRenoSbs(NewRenoRecovery) = "newreno-sbs" => |_| NewRenoRecovery::new(false),
+    Sack(SackRecovery) = "sack" => |_| SackRecovery::default(),
+}
+
+/// A TCP variant as scenarios name it: a controller, a recovery, and
+/// whether the connection uses the SACK option (RFC 2018).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VariantDef {
+    pub name: &'static str,
+    pub cc: CcKind,
+    pub recovery: RecKind,
+    pub sack: bool,
+}
+
+const fn v(name: &'static str, cc: CcKind, recovery: RecKind, sack: bool) -> VariantDef {
+    VariantDef {
+        name,
+        cc,
+        recovery,
+        sack,
+    }
+}
+
+/// Every variant name accepted in scenario files.
+pub const VARIANTS: &[VariantDef] = &[
+    v("tahoe", CcKind::Reno, RecKind::Tahoe, false),
+    v("reno", CcKind::Reno, RecKind::Reno, false),
+    v("newreno", CcKind::Reno, RecKind::NewReno, false),
+    v("newreno-impatient", CcKind::Reno, RecKind::NewReno, false),
+    v("newreno-sbs", CcKind::Reno, RecKind::NewRenoSbs, false),
+    v("sack", CcKind::Reno, RecKind::Sack, true),
+    // The studies run Westwood with NewReno recovery.
+    v("westwood", CcKind::Westwood, RecKind::NewReno, false),
+    v("westwood+", CcKind::WestwoodPlus, RecKind::NewReno, false),
+    v("westwood-sack", CcKind::Westwood, RecKind::Sack, true),
+    v("westwood+-sack", CcKind::WestwoodPlus, RecKind::Sack, true),
+];
