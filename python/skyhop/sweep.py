@@ -404,12 +404,12 @@ def _scan_parts(
                 continue
             try:
                 good[(p.index, s)] = _read_part(path, p, s, flows)
-                continue
             except _LegacyPart:
+                _discard(path)
                 legacy.append(path)
             except _BadPart as e:
+                _discard(path)
                 on_warning(f"{path}: {e}; its run is redone")
-            _discard(path)
     if legacy:
         on_warning(
             f"{parts}: {len(legacy)} part(s) written by an older skyhop carry no identity "
