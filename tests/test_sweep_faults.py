@@ -229,7 +229,9 @@ def test_killed_worker_is_one_line_with_a_resume_hint(tmp_path, slow_reference):
     assert proc.returncode == 2, err
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("skyhop: error: "), err
-    assert "worker" in lines[0] and "--resume" in lines[0] and "SIGKILL" in lines[0]
+    assert "worker" in lines[0] and "died" in lines[0] and "--resume" in lines[0]
+    # the cause is named when the pool still knows it (best effort: usually SIGKILL)
+    assert "signal SIG" in lines[0] or "terminated abruptly" in lines[0]
     assert not list(out.glob("parts/*.tmp"))
     _resume_slow(out, slow_reference)
 

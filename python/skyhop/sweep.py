@@ -545,6 +545,7 @@ def _execute(todo, parts: Path, jobs, state: dict, total: int, on_progress) -> N
     try:
         pending: dict[Future, tuple[Point, int]] = {}
         queue = iter(todo)
+        seen: set[Any] = set()
 
         # Keep a bounded number of tasks in flight so that an interruption
         # loses little and memory stays small for huge grids.
@@ -555,6 +556,8 @@ def _execute(todo, parts: Path, jobs, state: dict, total: int, on_progress) -> N
                     return
                 point, seed = nxt
                 pending[pool.submit(_run_task, point, seed, str(parts))] = nxt
+            # remember the worker processes: if one dies, its exit status tells how
+            seen.update((getattr(pool, "_processes", None) or {}).values())
 
         refill()
         while pending:
@@ -565,8 +568,8 @@ def _execute(todo, parts: Path, jobs, state: dict, total: int, on_progress) -> N
                     fut.result()
                 except SkyhopError as e:
                     raise _at_point(e, point, seed) from None
-                except BrokenProcessPool as e:
-                    raise _WorkerLost(_lost_detail(pool, e)) from None
+                except BrokenProcessPool:
+                    raise _WorkerLost(_lost_detail(seen)) from None
                 state["done"] += 1
                 if on_progress:
                     on_progress(state["done"], total)
@@ -584,12 +587,14 @@ def _execute(todo, parts: Path, jobs, state: dict, total: int, on_progress) -> N
             signal.signal(signal.SIGTERM, old_term)
 
 
-def _lost_detail(pool: Any, e: BaseException) -> str:
-    codes = [
-        p.exitcode
-        for p in (getattr(pool, "_processes", None) or {}).values()
-        if p.exitcode is not None
-    ]
+def _lost_detail(processes: set[Any]) -> str:
+    codes = []
+    for p in processes:
+        p.join(timeout=1)
+        if p.exitcode is not None and p.exitcode != 0:
+            codes.append(p.exitcode)
+    # the pool itself ends the surviving workers with SIGTERM: name the other cause
+    codes.sort(key=lambda c: c == -signal.SIGTERM)
     for code in codes:
         if code < 0:
             try:
