@@ -14,9 +14,11 @@ DATA = REPO / "tests" / "data"
 TINY = DATA / "tiny.toml"
 
 
-def skyhop_cli(*args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
+def skyhop_cli(
+    *args: str, timeout: float = 300, env: dict | None = None, **kwargs
+) -> subprocess.CompletedProcess:
     """Run `python -m skyhop ARGS...` and capture its output (text)."""
-    env = dict(os.environ)
+    env = dict(os.environ if env is None else env)
     env.pop("SKYHOP_DEBUG", None)
     env.pop("SKYHOP_PANIC_REPORT", None)
     return subprocess.run(

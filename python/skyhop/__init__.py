@@ -16,8 +16,11 @@ from __future__ import annotations
 
 from ._core import version as _engine_version
 from .api import Results, Scenario, load_scenario, run
-from .errors import ScenarioError, SimulationError, SkyhopError
-from .sweep import sweep  # the function; the module stays importable as skyhop.sweep
+from .errors import ScenarioError, SimulationError, SkyhopError, SweepError
+from .sweep import (
+    SweepInterrupted,
+    sweep,  # the function; the module stays importable as skyhop.sweep
+)
 
 __version__: str = _engine_version()
 
@@ -27,6 +30,8 @@ __all__ = [
     "ScenarioError",
     "SimulationError",
     "SkyhopError",
+    "SweepError",
+    "SweepInterrupted",
     "__version__",
     "load_scenario",
     "run",

@@ -6,8 +6,9 @@ import json
 import math
 import operator
 import os
+import queue
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,8 +89,52 @@ def _set_strings(overrides: SetOverrides) -> list[str]:
     if isinstance(overrides, str):
         return [overrides]
     if isinstance(overrides, Mapping):
+        for k in overrides:
+            if not isinstance(k, str):
+                raise ScenarioError(
+                    "<options>", "set", f"keys must be dotted paths (str), got {k!r}"
+                )
         return [f"{k}={_toml_literal(v)}" for k, v in overrides.items()]
-    return [str(s) for s in overrides]
+    if isinstance(overrides, bytes) or not isinstance(overrides, Iterable):
+        raise ScenarioError(
+            "<options>",
+            "set",
+            f"expected a dict or a list of 'PATH=VALUE' strings, got {overrides!r}",
+        )
+    items = list(overrides)
+    for item in items:
+        if not isinstance(item, str):
+            raise ScenarioError("<options>", "set", f"expected 'PATH=VALUE' strings, got {item!r}")
+    return items
+
+
+# ---------------------------------------------------------------------------
+# validation of keyword arguments (the Python API and the command line share it)
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = None) -> int:
+    """``value`` as an int (``bool`` and non-integral numbers refused), else ScenarioError."""
+    if isinstance(value, bool):
+        raise ScenarioError("<options>", name, f"must be an integer, got {value!r}")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise ScenarioError("<options>", name, f"must be an integer, got {value!r}") from None
+    if minimum is not None and value < minimum:
+        raise ScenarioError("<options>", name, f"must be at least {minimum}, got {value}")
+    return value
+
+
+def check_jobs(jobs: Any) -> int | None:
+    """``jobs``: None (all CPUs) or a positive integer."""
+    return None if jobs is None else check_int("jobs", jobs, minimum=1)
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """A flag: exactly True or False (``1``, ``"yes"`` and the like are refused)."""
+    if not isinstance(value, bool):
+        raise ScenarioError("<options>", name, f"must be True or False, got {value!r}")
+    return value
 
 
 def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenario:
@@ -120,7 +165,11 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
             raise ScenarioError("<dict>", "", f"not representable as a scenario: {e}") from None
         return Scenario("<dict>", _core.load_scenario(text, "<dict>", sets, "json"))
     if not isinstance(source, (str, os.PathLike)):
-        raise TypeError(f"scenario must be a path or a dict, not {type(source).__name__}")
+        raise ScenarioError(
+            "<options>",
+            "scenario",
+            f"must be a path or a dict, not {type(source).__name__}",
+        )
     file = os.fspath(source)
     try:
         text = Path(file).read_text(encoding="utf-8")
@@ -133,16 +182,8 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
 
 def check_seeds(seed: Any, runs: Any) -> tuple[int, int]:
     """Validate a base seed and a run count; return them as ints."""
-    try:
-        runs = operator.index(runs)
-    except TypeError:
-        raise ScenarioError("<options>", "runs", f"must be an integer, got {runs!r}") from None
-    if runs < 1:
-        raise ScenarioError("<options>", "runs", f"must be at least 1, got {runs}")
-    try:
-        seed = operator.index(seed)
-    except TypeError:
-        raise ScenarioError("<options>", "seed", f"must be an integer, got {seed!r}") from None
+    runs = check_int("runs", runs, minimum=1)
+    seed = check_int("seed", seed)
     if seed < 0 or seed + runs - 1 > _U64_MAX:
         raise ScenarioError(
             "<options>", "seed", f"seeds must lie in 0..2^64-1, got {seed}..{seed + runs - 1}"
@@ -172,44 +213,64 @@ def run_seeds(
     depends only on (scenario, seed): the results do not depend on ``jobs``.
     If runs fail, the error of the lowest failing seed among those that ran is
     raised, with the file and seed prepended to its message.
+
+    The simulations run in daemon threads while the calling thread only
+    waits, so Ctrl-C (KeyboardInterrupt) is seen at once; no further run is
+    started after it, and the process may exit without waiting for the runs
+    in flight (the engine cannot be stopped mid-run yet).
     """
     seeds = sorted(seeds)
-    jobs = min(len(seeds), jobs or default_jobs()) or 1
-    texts: dict[int, str] = {}
-    if jobs == 1:
-        for s in seeds:
-            try:
-                texts[s] = _core.run(scenario.json, s, trace)
-            except SimulationError as e:
-                raise _with_context(e, scenario, s) from None
-            if on_done:
-                on_done(s)
-        return [json.loads(texts[s]) for s in seeds]
+    if not seeds:
+        return []
+    jobs = min(len(seeds), jobs or default_jobs())
+    pending = iter(seeds)
+    take = threading.Lock()
+    stop = threading.Event()
+    done: queue.SimpleQueue = queue.SimpleQueue()
 
-    failed: dict[int, SimulationError] = {}
-    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="skyhop-run") as pool:
-        futures = {pool.submit(_core.run, scenario.json, s, trace): s for s in seeds}
-        try:
-            for fut in as_completed(futures):
-                if fut.cancelled():  # after a failure
-                    continue
-                s = futures[fut]
-                try:
-                    texts[s] = fut.result()
-                except SimulationError as e:
-                    failed[s] = e
-                    for f in futures:
-                        f.cancel()
-                    continue
-                if on_done and not failed:
-                    on_done(s)
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+    def worker() -> None:
+        while not stop.is_set():
+            with take:
+                s = next(pending, None)
+            if s is None:
+                break
+            try:
+                done.put((s, _core.run(scenario.json, s, trace), None))
+            except BaseException as e:  # handed to the caller's thread
+                done.put((s, None, e))
+        done.put(None)
+
+    for _ in range(jobs):
+        threading.Thread(target=worker, name="skyhop-run", daemon=True).start()
+    texts: dict[int, str] = {}
+    failed: dict[int, BaseException] = {}
+    running = jobs
+    try:
+        while running:
+            try:
+                item = done.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if item is None:
+                running -= 1
+                continue
+            s, text, err = item
+            if err is not None:
+                failed[s] = err
+                stop.set()
+                continue
+            texts[s] = text
+            if on_done and not failed:
+                on_done(s)
+    except BaseException:
+        stop.set()
+        raise
     if failed:
         s = min(failed)
-        raise _with_context(failed[s], scenario, s)
+        e = failed[s]
+        if isinstance(e, SimulationError):
+            raise _with_context(e, scenario, s) from None
+        raise e
     return [json.loads(texts[s]) for s in seeds]
 
 
@@ -363,7 +424,9 @@ def run(
     Raises
     ------
     ScenarioError
-        The scenario or an option is invalid (also a ``ValueError``).
+        The scenario or an argument is invalid (also a ``ValueError``): a
+        wrong type or value of ``runs``, ``seed``, ``set``, ``trace`` or
+        ``jobs`` names the argument in ``key`` (``file`` is ``"<options>"``).
     SimulationError
         A run could not complete (e.g. it exceeded its event budget).
 
@@ -375,6 +438,12 @@ def run(
     3
     >>> res.to_pandas()[["seed", "flow", "goodput_bps"]]  # doctest: +SKIP
     """
+    trace = check_bool("trace", trace)
+    jobs = check_jobs(jobs)
+    if runs is not None:
+        check_int("runs", runs, minimum=1)
+    if seed is not None:
+        check_int("seed", seed, minimum=0)
     scn = load_scenario(scenario, set=set)
     base, n = check_seeds(
         scn.default_seed if seed is None else seed, scn.default_runs if runs is None else runs

@@ -9,17 +9,15 @@ here and only reported, never asserted.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from . import _core
-from .api import load_scenario
+from .api import check_int, load_scenario
 from .errors import ScenarioError
 
 __all__ = ["DEFAULT_BENCHES", "bench"]
@@ -73,6 +71,10 @@ def bench(paths: Sequence[str] = DEFAULT_BENCHES, repeat: int | None = None) -> 
         "packet_hops", "sim_time_s", "events_per_s", "packet_hops_per_s",
         "sim_s_per_wall_s"}, ...]}``
     """
+    if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence):
+        raise ScenarioError("<options>", "paths", f"must be a list of files, got {paths!r}")
+    if repeat is not None:
+        repeat = check_int("repeat", repeat, minimum=1)
     for p in paths:
         if not Path(p).is_file():
             hint = " (run from the repository root)" if p in DEFAULT_BENCHES else ""
@@ -87,36 +89,3 @@ def bench(paths: Sequence[str] = DEFAULT_BENCHES, repeat: int | None = None) -> 
         },
         "results": [bench_one(p, repeat) for p in paths],
     }
-
-
-def _si(x: float | None) -> str:
-    if x is None:
-        return "—"
-    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= factor:
-            return f"{x / factor:.2f} {prefix}"
-    return f"{x:.2f} "
-
-
-def run_bench_cli(args: argparse.Namespace) -> int:
-    report = bench(args.scenarios or DEFAULT_BENCHES, args.repeat)
-    if args.json:
-        sys.stdout.write(json.dumps(report) + "\n")
-        return 0
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title="skyhop bench (one thread)")
-    for col in ("scenario", "runs", "wall (s)", "events/s", "packet-hops/s", "sim s / wall s"):
-        table.add_column(col, justify="left" if col == "scenario" else "right")
-    for r in report["results"]:
-        table.add_row(
-            Path(r["scenario"]).stem,
-            str(r["runs"]),
-            f"{r['wall_s']:.3f}",
-            _si(r["events_per_s"]),
-            _si(r["packet_hops_per_s"]),
-            f"{r['sim_s_per_wall_s']:.1f}" if r["sim_s_per_wall_s"] else "—",
-        )
-    Console().print(table)
-    return 0

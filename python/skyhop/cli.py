@@ -10,30 +10,31 @@ Contract (relied upon by other tools; documented in README.md):
   "summary": {NAME: {METRIC: {"mean": M, "ci95": H, "n": K}}}}``.
 - Bad input prints one line ``skyhop: error: FILE: KEY: problem`` on stderr
   and exits with status 2; never a traceback.
-- Exit status: 0 success, 2 bad input or failed run, 3 internal error,
-  130 interrupted.
+- Exit status: 0 success, 2 bad input, failed run or a sweep worker killed
+  from outside, 3 internal error (a bug), 130 interrupted.
+
+This module owns all argument parsing; the commands call the libraries
+(:mod:`skyhop.api`, :mod:`skyhop.sweep`, :mod:`skyhop.bench`,
+:mod:`skyhop.experiments`) and write through :mod:`skyhop._output`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-__all__ = ["main"]
+from . import _output as output
+from .errors import UsageError
+
+__all__ = ["build_parser", "main"]
 
 EXIT_OK = 0
 EXIT_ERROR = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
-
-
-class UsageError(Exception):
-    """Bad command-line usage (reported like a ScenarioError)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -199,73 +200,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------------------
-# output helpers
-
-
-def _finite(obj: Any) -> Any:
-    """Replace NaN and infinities by None, so the output is strict JSON."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_finite(v) for v in obj]
-    return obj
-
-
-def dump_json(doc: Any) -> str:
-    """The one JSON document printed on stdout (deterministic, strict JSON)."""
-    return json.dumps(_finite(doc), allow_nan=False, ensure_ascii=False)
-
-
-def _warn(message: str) -> None:
-    print(f"skyhop: warning: {message}", file=sys.stderr)
-
-
-def _check_out_file(out: str | None) -> None:
-    if out and Path(out).suffix.lower() not in (".parquet", ".csv"):
-        from .errors import ScenarioError
-
-        raise ScenarioError(out, "--out", "unsupported file type (use .parquet or .csv)")
-
-
-def write_table(df: Any, out: str) -> None:
-    """Write a DataFrame to ``out`` (.parquet or .csv), creating parent folders."""
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".parquet":
-        df.to_parquet(path, index=False)
-    else:
-        df.to_csv(path, index=False)
-
-
-def progress_bar(total: int) -> Any:
-    """A transient rich progress bar (on stderr) when both outputs are terminals
-    and there is more than one run; otherwise None."""
-    if total < 2 or not (sys.stdout.isatty() and sys.stderr.isatty()):
-        return None
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
-
-
-# ---------------------------------------------------------------------------
 # skyhop run
 
 
@@ -288,48 +222,14 @@ def run_document(scenario: dict[str, Any], runs: list[dict[str, Any]], trace: bo
     return {"scenario": scenario, "runs": out_runs, "summary": summarize(runs)}
 
 
-def _fmt(stats: dict[str, Any], scale: float = 1.0, digits: int = 3) -> str:
-    mean = stats.get("mean")
-    if mean is None:
-        return "—"
-    text = f"{mean / scale:.{digits}f}"
-    if stats.get("ci95") is not None:
-        text += f" ± {stats['ci95'] / scale:.{digits}f}"
-    return text
+def _check_out_file(out: str | None) -> None:
+    if not out:
+        return
+    if Path(out).suffix.lower() not in (".parquet", ".csv"):
+        from .errors import ScenarioError
 
-
-def print_table(file: str, seeds: list[int], summary: dict[str, Any]) -> None:
-    """Print the human-readable summary of ``skyhop run``."""
-    from rich.console import Console
-    from rich.table import Table
-
-    n = len(seeds)
-    seed_text = f"seed {seeds[0]}" if n == 1 else f"seeds {seeds[0]}..{seeds[-1]}"
-    table = Table(
-        title=f"{file}: {n} run{'s' if n != 1 else ''} ({seed_text})",
-        caption="mean ± half-width of the 95 % Student-t interval" if n > 1 else None,
-    )
-    table.add_column("flow", style="bold")
-    table.add_column("completion time (s)", justify="right")
-    table.add_column("goodput (Mb/s)", justify="right")
-    table.add_column("retransmissions", justify="right")
-    table.add_column("timeouts", justify="right")
-    for flow, m in summary.items():
-        empty = {"mean": None}
-        ct = m.get("completion_time_s", empty)
-        ct_text = _fmt(ct)
-        if ct.get("mean") is not None and ct.get("n", n) < n:
-            ct_text += f" ({ct['n']}/{n} finished)"
-        elif ct.get("mean") is None and "completion_time_s" in m:
-            ct_text = "— (bulk or unfinished)"
-        table.add_row(
-            flow,
-            ct_text,
-            _fmt(m.get("goodput_bps", empty), 1e6, 4),
-            _fmt(m.get("retransmissions", empty), 1, 1),
-            _fmt(m.get("timeouts", empty), 1, 2),
-        )
-    Console().print(table)
+        raise ScenarioError(out, "--out", "unsupported file type (use .parquet or .csv)")
+    output.check_writable_file(out)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -343,7 +243,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     seeds = list(range(base, base + n))
 
-    bar = None if args.json else progress_bar(n)
+    bar = None if args.json else output.progress_bar(n)
     if bar is None:
         runs = run_seeds(scn, seeds, trace=args.trace, jobs=args.jobs)
     else:
@@ -358,47 +258,123 @@ def cmd_run(args: argparse.Namespace) -> int:
             )
     results = Results(scn.resolved, runs)
     for w in results.warnings:
-        _warn(w)
+        output.warning_line(w)
     if args.out:
-        write_table(results.to_pandas(), args.out)
+        output.write_table(results.to_pandas(), args.out)
     if args.json:
-        sys.stdout.write(dump_json(run_document(scn.resolved, runs, args.trace)) + "\n")
+        sys.stdout.write(output.dump_json(run_document(scn.resolved, runs, args.trace)) + "\n")
     else:
-        print_table(scn.file, seeds, results.summary())
+        output.print_run_table(scn.file, seeds, results.summary())
         if args.out:
             print(f"wrote {args.out}")
     return EXIT_OK
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import run_sweep_cli
+# ---------------------------------------------------------------------------
+# skyhop sweep
 
-    return run_sweep_cli(args)
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .errors import ScenarioError
+    from .sweep import SweepInterrupted, run_sweep
+
+    if not args.grid:
+        raise ScenarioError(args.scenario, "--grid", "give at least one --grid PATH=V1,V2,...")
+    bar: Any = None
+    state: dict[str, Any] = {}
+
+    def on_progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = output.progress_bar(total) or False
+            if bar:
+                bar.start()
+                state["task"] = bar.add_task("sweep", total=total, completed=done)
+        elif bar:
+            bar.update(state["task"], completed=done)
+
+    def on_warning(message: str) -> None:
+        if bar:
+            bar.console.print(f"skyhop: warning: {output.one_line(message)}", markup=False)
+        else:
+            output.warning_line(message)
+
+    try:
+        info = run_sweep(
+            args.scenario,
+            args.grid,
+            out=args.out,
+            runs=args.runs,
+            seed=args.seed,
+            set=args.sets,
+            resume=args.resume,
+            jobs=args.jobs,
+            on_progress=on_progress,
+            on_warning=on_warning,
+        )
+    except SweepInterrupted as e:
+        if bar:
+            bar.stop()
+            bar = False
+        output.info_line(
+            f"interrupted: {e.done} of {e.total} runs saved in {args.out}; continue with --resume"
+        )
+        return EXIT_INTERRUPTED
+    finally:
+        if bar:
+            bar.stop()
+    if args.json:
+        sys.stdout.write((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
+    else:
+        print(
+            f"sweep: {info['total']} runs ({info['skipped']} already done, "
+            f"{info['done']} run now); "
+            f"results in {Path(args.out) / 'results.parquet'}, "
+            f"summary in {Path(args.out) / 'summary.parquet'} and summary.json"
+        )
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------
+# skyhop experiment, skyhop bench
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
-    from .experiments import run_experiment
+    from .errors import ScenarioError
+    from .experiments import EXPERIMENTS, run_experiment
 
     name = args.name.upper()
+    if name not in EXPERIMENTS:
+        raise ScenarioError(
+            "<experiment>",
+            "name",
+            f"unknown experiment {args.name!r} (known: {', '.join(EXPERIMENTS)})",
+        )
     out = args.out or str(Path("out") / name)
+    output.check_writable_dir(out)
 
     def progress(step: str) -> None:
-        print(f"skyhop: {name}: {step}", file=sys.stderr, flush=True)
+        output.info_line(f"{name}: {step}")
 
     doc = run_experiment(
         name, out, runs=args.runs, seed=args.seed, jobs=args.jobs, progress=progress
     )
     if args.json:
-        sys.stdout.write(dump_json(doc) + "\n")
+        sys.stdout.write(output.dump_json(doc) + "\n")
     else:
         print(f"{name}: results, summary.json and figures in {out}")
     return EXIT_OK
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import run_bench_cli
+    from .bench import DEFAULT_BENCHES, bench
 
-    return run_bench_cli(args)
+    report = bench(args.scenarios or DEFAULT_BENCHES, args.repeat)
+    if args.json:
+        sys.stdout.write(output.dump_json(report) + "\n")
+    else:
+        output.print_bench_table(report)
+    return EXIT_OK
 
 
 # ---------------------------------------------------------------------------
@@ -406,22 +382,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``skyhop`` command; returns the exit status."""
+    output.robust_streams()
     try:
         from .errors import SkyhopError
-    except ImportError as e:  # broken install: the compiled core is missing
-        print(f"skyhop: error: cannot load the skyhop engine: {e}", file=sys.stderr)
+    except ImportError as e:  # pragma: no cover - broken install
+        output.error_line(f"cannot load the skyhop engine: {e}")
         return EXIT_INTERNAL
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)
-    except UsageError as e:
-        print(f"skyhop: error: {e}", file=sys.stderr)
-        return EXIT_ERROR
-    except SkyhopError as e:
-        print(f"skyhop: error: {_one_line(str(e))}", file=sys.stderr)
+    except SkyhopError as e:  # bad input, failed run, lost worker, bad option
+        output.error_line(str(e))
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("skyhop: interrupted", file=sys.stderr)
+        output.info_line("interrupted")
+        _exit_now_if_runs_in_flight(EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # e.g. `skyhop run ... --json | head`: not an error of ours
@@ -429,21 +404,31 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except OSError as e:
         name = f"{e.filename}: " if e.filename else ""
-        print(f"skyhop: error: {name}{e.strerror or e}", file=sys.stderr)
+        output.error_line(f"{name}{e.strerror or e}")
+        return EXIT_ERROR
+    except MemoryError:
+        output.error_line("out of memory (fewer --jobs or --runs at once may help)")
         return EXIT_ERROR
     except Exception as e:  # a bug in skyhop itself
         if os.environ.get("SKYHOP_DEBUG"):
             raise
-        print(
-            f"skyhop: internal error: {type(e).__name__}: {_one_line(str(e))} "
-            "(set SKYHOP_DEBUG=1 for a traceback; please report)",
-            file=sys.stderr,
-        )
+        output.error_line_internal(e)
         return EXIT_INTERNAL
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split()) if "\n" in text else text
+def _exit_now_if_runs_in_flight(status: int) -> None:
+    """After Ctrl-C, simulations still running in background threads (the
+    engine cannot be stopped mid-run yet) must not delay or disturb the exit:
+    leave at once, output flushed."""
+    import threading
+
+    if any(t.name == "skyhop-run" and t.is_alive() for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(status)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,8 +4,16 @@ The compiled core (``skyhop._core``) raises these classes directly, so every
 error a user can cause surfaces as one of them, never as a Rust panic::
 
     SkyhopError(Exception)
-    ├── ScenarioError(SkyhopError, ValueError)      bad scenario, file, --set, option
-    └── SimulationError(SkyhopError, RuntimeError)  a run that could not complete
+    ├── ScenarioError(SkyhopError, ValueError)      bad scenario, file, --set, option,
+    │                                               keyword argument of the Python API
+    ├── SimulationError(SkyhopError, RuntimeError)  a run that could not complete
+    ├── SweepError(SkyhopError, RuntimeError)       a sweep that cannot go on: a worker
+    │                                               process killed from outside, a
+    │                                               damaged store that cannot be redone
+    └── UsageError(SkyhopError)                     a command-line mistake (cli only)
+
+The command line maps every one of them to one ``skyhop: error:`` line and
+exit status 2; exit status 3 is reserved for bugs in skyhop itself.
 
 Examples
 --------
@@ -21,7 +29,7 @@ flows.f.to
 
 from __future__ import annotations
 
-__all__ = ["ScenarioError", "SimulationError", "SkyhopError"]
+__all__ = ["ScenarioError", "SimulationError", "SkyhopError", "SweepError", "UsageError"]
 
 
 class SkyhopError(Exception):
@@ -85,3 +93,40 @@ class SimulationError(SkyhopError, RuntimeError):
 
     def __reduce__(self):
         return (type(self), (self.message, self.kind))
+
+
+class SweepError(SkyhopError, RuntimeError):
+    """A sweep could not go on, through no fault of its scenario.
+
+    Raised when a worker process dies from outside (the out-of-memory
+    killer, ``kill -9``), or when the sweep's directory holds something that
+    cannot be repaired by redoing runs (an unreadable manifest, a damaged
+    part that cannot be removed). Every finished (point, seed) stays saved:
+    the message says whether ``--resume`` (``resume=True``) continues.
+
+    Parameters
+    ----------
+    message : str
+        One-line description.
+    out : str
+        The sweep's output directory.
+    """
+
+    def __init__(self, message: str, out: str = "") -> None:
+        self.message = message
+        self.out = out
+        super().__init__(message, out)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.out))
+
+
+class UsageError(SkyhopError):
+    """A command-line mistake (unknown option, bad option value, missing argument).
+
+    Only the command line raises it; ``str(error)`` is the whole line printed
+    after ``skyhop: error:``.
+    """

@@ -1,11 +1,13 @@
 """Resumable parameter sweeps: a grid of scenario variants x seeds, on local processes.
 
-Layout of a sweep's output directory::
+Layout of a sweep's output directory (``docs/sweeps.md`` has the details)::
 
     DIR/sweep.json          what was swept (scenario, overrides, grid, runs, seeds);
                             checked by --resume so that a sweep is never mixed
     DIR/parts/pPPPPP-sSEED.json
-                            one file per finished (point, seed): its result rows,
+                            one file per finished (point, seed): its identity
+                            (point, seed, SHA-256 of the point's resolved
+                            scenario), its result rows and their SHA-256,
                             written by the worker the moment that run ends
                             (atomically: temp file + rename)
     DIR/results.parquet     one row per (point, seed, flow), sorted
@@ -13,43 +15,50 @@ Layout of a sweep's output directory::
     DIR/summary.json        the same, per point: {"point", "set", "summary"}
 
 Run i (0-based) of every point uses seed S + i, so points are compared on
-common random numbers. An interrupted sweep (Ctrl-C, SIGTERM, a crash)
-continues with ``--resume``: finished parts are kept and skipped, nothing is
-run twice and no row is lost or duplicated.
+common random numbers. An interrupted sweep (Ctrl-C, SIGTERM, a crash, a
+killed worker) continues with ``--resume``: every part is checked against its
+identity and checksum, good parts are kept and skipped, damaged, empty or
+misplaced ones are redone (with a warning), nothing is run twice and no row is
+lost or duplicated. The tables are replaced only by a complete assembly.
+
+This module is a library: it parses no command line and prints nothing;
+progress and warnings go to the callbacks its caller passes.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import itertools
 import json
 import os
 import signal
 import sys
-import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._output import check_writable_dir, dump_json, write_table, write_text_atomic
 from .api import (
     ScenarioSource,
     SetOverrides,
     _set_strings,
     _toml_literal,
+    check_bool,
+    check_int,
+    check_jobs,
     check_seeds,
     default_jobs,
     load_scenario,
 )
-from .errors import ScenarioError, SkyhopError
+from .errors import ScenarioError, SimulationError, SkyhopError, SweepError
 from .stats import flow_metrics, summarize_values
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["parse_grid", "sweep"]
+__all__ = ["SweepInterrupted", "parse_grid", "run_sweep", "sweep"]
 
 MANIFEST = "sweep.json"
 PARTS = "parts"
@@ -115,8 +124,18 @@ def parse_grid(grid: GridSpec) -> list[tuple[str, list[GridValue]]]:
         or command-line style ``["links.wu.per=0.001,0.01", "flows.ftp.tcp=newreno,sack"]``.
     """
     out: list[tuple[str, list[GridValue]]] = []
+    if isinstance(grid, str):
+        grid = [grid]
+    if not isinstance(grid, (Mapping, Sequence)):
+        raise ScenarioError(
+            "<options>",
+            "grid",
+            f"expected a dict {{path: [values]}} or a list of 'PATH=V1,V2,...', got {grid!r}",
+        )
     if isinstance(grid, Mapping):
         for path, values in grid.items():
+            if not isinstance(path, str):
+                raise ScenarioError("<options>", "grid", f"paths must be str, got {path!r}")
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
                 values = [values]
             gv = [
@@ -128,7 +147,9 @@ def parse_grid(grid: GridSpec) -> list[tuple[str, list[GridValue]]]:
             out.append((str(path), gv))
     else:
         for item in grid:
-            path, sep, rest = str(item).partition("=")
+            if not isinstance(item, str):
+                raise ScenarioError("<options>", "grid", f"expected 'PATH=V1,V2,...', got {item!r}")
+            path, sep, rest = item.partition("=")
             path = path.strip()
             if not sep or not path or not rest.strip():
                 raise ScenarioError("--grid", str(item), "expected PATH=V1,V2,...")
@@ -163,40 +184,147 @@ class Point:
     columns: dict[str, Any]  # path -> column value
     resolved_json: str
 
+    @property
+    def sha256(self) -> str:
+        """Identity of the point's resolved scenario (carried by each of its parts)."""
+        return hashlib.sha256(self.resolved_json.encode()).hexdigest()
+
+    @property
+    def flows(self) -> list[str]:
+        return sorted(json.loads(self.resolved_json).get("flows", {}))
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """A sweep stopped by Ctrl-C or SIGTERM; every finished (point, seed) is saved.
+
+    Attributes ``done`` and ``total`` count runs (finished and in all);
+    ``out`` is the sweep's directory. ``resume=True`` (``--resume``) continues.
+    """
+
+    def __init__(self, done: int, total: int, out: str) -> None:
+        super().__init__(f"{done} of {total} runs saved in {out}")
+        self.done, self.total, self.out = done, total, out
+
+
+class _Terminated(Exception):
+    """SIGTERM received (handled like Ctrl-C)."""
+
 
 # ---------------------------------------------------------------------------
-# workers
+# parts: one file per finished (point, seed), checked before it is trusted
 
-
-def _worker_init() -> None:
-    # Ctrl-C reaches the whole process group: let the parent decide.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _run_task(point: Point, seed: int, parts: str) -> int:
-    """Run one (point, seed) in a worker and persist its rows at once.
-
-    The worker writes the part itself, so writing is as parallel as running
-    and the parent only counts; a part is JSON (rows of scalars), cheap to
-    write and to gather, and it appears atomically (temp file + rename).
-    """
-    from . import _core
-
-    result = json.loads(_core.run(point.resolved_json, seed, False))
-    rows = _rows_of(point, seed, result)
-    path = Path(parts) / _part_name(point.index, seed)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(rows, allow_nan=True))
-    os.replace(tmp, path)
-    return len(rows)
+PART_FORMAT = "skyhop-sweep-part/1"
 
 
 def _part_name(point: int, seed: int) -> str:
     return f"p{point:05d}-s{seed:020d}.json"
 
 
-class _Terminated(Exception):
-    """SIGTERM received (handled like Ctrl-C)."""
+def _rows_sha256(rows: list[dict[str, Any]]) -> str:
+    text = json.dumps(rows, sort_keys=True, allow_nan=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _part_document(point: Point, seed: int, rows: list[dict[str, Any]]) -> str:
+    doc = {
+        "format": PART_FORMAT,
+        "point": point.index,
+        "seed": seed,
+        "scenario_sha256": point.sha256,
+        "rows": rows,
+        "rows_sha256": _rows_sha256(rows),
+    }
+    return json.dumps(doc, allow_nan=True)
+
+
+class _BadPart(Exception):
+    """A part that cannot be trusted (the message says why)."""
+
+
+class _LegacyPart(_BadPart):
+    """A part written by an older skyhop (no identity, no checksum)."""
+
+
+def _read_part(path: Path, point: Point, seed: int, flows: list[str]) -> list[dict[str, Any]]:
+    """The rows of the part of (point, seed), or _BadPart if it is not exactly that."""
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError) as e:
+        raise _BadPart(f"unreadable ({type(e).__name__}: {e})") from None
+    if isinstance(doc, list) and doc:
+        raise _LegacyPart("written by an older skyhop, without identity or checksum")
+    if not isinstance(doc, dict) or doc.get("format") != PART_FORMAT:
+        raise _BadPart("not a sweep part (empty, or another format)")
+    if doc.get("point") != point.index or doc.get("seed") != seed:
+        raise _BadPart(
+            f"holds point {doc.get('point')!r}, seed {doc.get('seed')!r} "
+            f"instead of point {point.index}, seed {seed}"
+        )
+    if doc.get("scenario_sha256") != point.sha256:
+        raise _BadPart("belongs to another scenario (its scenario checksum differs)")
+    rows = doc.get("rows")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise _BadPart("has no result rows")
+    if doc.get("rows_sha256") != _rows_sha256(rows):
+        raise _BadPart("its content does not match its checksum")
+    if sorted(r.get("flow") for r in rows) != flows or any(
+        r.get("point") != point.index or r.get("seed") != seed for r in rows
+    ):
+        raise _BadPart("its rows are not one per flow of this point and seed")
+    return rows
+
+
+def _rows_of(point: Point, seed: int, result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"point": point.index, **point.columns, "seed": seed, "flow": name, **flow_metrics(flow)}
+        for name, flow in result["flows"].items()
+    ]
+
+
+# ---------------------------------------------------------------------------
+# workers
+
+
+def _worker_init(parent_pid: int) -> None:
+    # Ctrl-C reaches the whole process group: let the parent decide.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A parent killed outright (SIGKILL, the OOM killer) cannot stop its
+    # workers: each watches for being orphaned and then exits at once. (A
+    # poll rather than Linux's PR_SET_PDEATHSIG, which fires when the parent
+    # *thread* that started the worker ends, and a sweep may be started from
+    # any thread.)
+    threading.Thread(
+        target=_watch_parent, args=(parent_pid,), name="skyhop-parent-watch", daemon=True
+    ).start()
+
+
+def _watch_parent(parent_pid: int, interval: float = 0.2) -> None:
+    import time
+
+    while True:
+        if os.getppid() != parent_pid:
+            os._exit(1)
+        time.sleep(interval)
+
+
+def _run_task(point: Point, seed: int, parts: str) -> int:
+    """Run one (point, seed) in a worker and persist its part at once.
+
+    The worker writes the part itself, so writing is as parallel as running
+    and the parent only counts; a part is JSON (its identity, rows of
+    scalars and their checksum), cheap to write and to check, and it appears
+    atomically (temp file + rename).
+    """
+    from . import _core
+
+    result = json.loads(_core.run(point.resolved_json, seed, False))
+    rows = _rows_of(point, seed, result)
+    path = Path(parts) / _part_name(point.index, seed)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(_part_document(point, seed, rows))
+    os.replace(tmp, path)
+    return len(rows)
 
 
 # ---------------------------------------------------------------------------
@@ -230,9 +358,15 @@ def _check_resume(out: Path, manifest: dict, resume: bool) -> None:
             "already holds a sweep (add --resume to continue it, or choose another directory)",
         )
     try:
-        old = json.loads(path.read_text())
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(old, dict):
+            raise ValueError("not a JSON object")
     except (OSError, ValueError) as e:
-        raise ScenarioError(str(path), "", f"cannot read the sweep manifest: {e}") from None
+        raise SweepError(
+            f"{path}: cannot read the sweep manifest ({e}); the sweep cannot be resumed "
+            "(remove the directory, or choose another, to start afresh)",
+            str(out),
+        ) from None
     for key in ("grid", "runs", "seed", "set", "points", "resolved_sha256"):
         if old.get(key) != manifest.get(key):
             what = "the scenario" if key == "resolved_sha256" else key
@@ -243,11 +377,59 @@ def _check_resume(out: Path, manifest: dict, resume: bool) -> None:
             )
 
 
-def _rows_of(point: Point, seed: int, result: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {"point": point.index, **point.columns, "seed": seed, "flow": name, **flow_metrics(flow)}
-        for name, flow in result["flows"].items()
-    ]
+Reporter = Callable[[str], None]
+
+
+def _scan_parts(
+    parts: Path, points: list[Point], seeds: list[int], on_warning: Reporter
+) -> dict[tuple[int, int], list[dict[str, Any]]]:
+    """Check every part already in ``parts``; return the rows of the good ones.
+
+    A damaged, empty or misplaced part is removed (its run is redone) with a
+    warning naming it; files that belong to no (point, seed) are left alone
+    with a warning. Temporary files of interrupted writes are removed.
+    """
+    for stale in parts.glob("*.tmp"):
+        stale.unlink(missing_ok=True)
+    good: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    expected: set[str] = set()
+    legacy: list[Path] = []
+    for p in points:
+        flows = p.flows
+        for s in seeds:
+            name = _part_name(p.index, s)
+            expected.add(name)
+            path = parts / name
+            if not os.path.lexists(path):
+                continue
+            try:
+                good[(p.index, s)] = _read_part(path, p, s, flows)
+            except _LegacyPart:
+                _discard(path)
+                legacy.append(path)
+            except _BadPart as e:
+                _discard(path)
+                on_warning(f"{path}: {e}; its run is redone")
+    if legacy:
+        on_warning(
+            f"{parts}: {len(legacy)} part(s) written by an older skyhop carry no identity "
+            f"or checksum (e.g. {legacy[0].name}); their runs are redone"
+        )
+    for path in sorted(parts.iterdir()):
+        if path.name not in expected:
+            on_warning(f"{path}: not a part of this sweep; ignored")
+    return good
+
+
+def _discard(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError as e:
+        raise SweepError(
+            f"{path}: damaged sweep part cannot be removed ({e.strerror or e}); "
+            "remove it by hand and resume",
+            str(path.parent.parent),
+        ) from None
 
 
 def run_sweep(
@@ -261,12 +443,26 @@ def run_sweep(
     resume: bool = False,
     jobs: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    on_warning: Reporter | None = None,
 ) -> dict[str, Any]:
     """Run a sweep into ``out``; return ``{"done", "skipped", "total", "out"}``.
 
     ``on_progress(done, total)`` is called after every finished (point, seed),
-    counting those skipped by ``resume``.
+    counting those skipped by ``resume``; ``on_warning(message)`` receives
+    each warning (a redone or ignored part). Raises SweepInterrupted
+    (a KeyboardInterrupt) on Ctrl-C or SIGTERM, SweepError when a worker
+    dies from outside; finished parts are kept in both cases.
     """
+    resume = check_bool("resume", resume)
+    jobs = check_jobs(jobs)
+    if runs is not None:
+        check_int("runs", runs, minimum=1)
+    if seed is not None:
+        check_int("seed", seed, minimum=0)
+    if not isinstance(out, (str, os.PathLike)):
+        raise ScenarioError("<options>", "out", f"must be a directory path, got {out!r}")
+    warn = on_warning or (lambda _m: None)
+
     base_sets = _set_strings(set)
     parsed = parse_grid(grid)
     base = load_scenario(scenario, set=base_sets)
@@ -290,43 +486,66 @@ def run_sweep(
     manifest = _manifest(base.file, base_sets, parsed, n, first_seed, points)
     _check_resume(out, manifest, resume)
     parts = out / PARTS
-    parts.mkdir(parents=True, exist_ok=True)
-    for stale in parts.glob("*.tmp"):
-        stale.unlink()
-    for final in (out / "results.parquet", out / "summary.parquet", out / "summary.json"):
-        final.unlink(missing_ok=True)
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    if parts.exists() and not parts.is_dir():
+        raise SweepError(f"{parts}: exists and is not a directory; cannot store parts", str(out))
+    check_writable_dir(parts)  # before any run: an unwritable --out fails now
+    for stale in out.glob(".*.tmp"):
+        stale.unlink(missing_ok=True)
+    write_text_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
 
+    good = _scan_parts(parts, points, seeds, warn)
     tasks = [(p, s) for p in points for s in seeds]
-    todo = [(p, s) for p, s in tasks if not (parts / _part_name(p.index, s)).exists()]
+    todo = [(p, s) for p, s in tasks if (p.index, s) not in good]
     total, skipped = len(tasks), len(tasks) - len(todo)
-    done = skipped
+    state = {"done": skipped}
     if on_progress:
-        on_progress(done, total)
+        on_progress(skipped, total)
 
     if todo:
-        done = _execute(todo, parts, jobs, done, total, on_progress)
-    _assemble(out, points, seeds, paths)
-    return {"done": done - skipped, "skipped": skipped, "total": total, "out": str(out)}
+        try:
+            _execute(todo, parts, jobs, state, total, on_progress)
+        except (KeyboardInterrupt, _Terminated):
+            raise SweepInterrupted(state["done"], total, str(out)) from None
+        except _WorkerLost as e:
+            raise SweepError(
+                f"a sweep worker process died ({e}; killed from outside, e.g. by the "
+                f"out-of-memory killer?); {state['done']} of {total} runs are saved in "
+                f"{out}; continue with --resume (resume=True in Python)",
+                str(out),
+            ) from None
+    _assemble(out, points, seeds, paths, good)
+    return {"done": state["done"] - skipped, "skipped": skipped, "total": total, "out": str(out)}
 
 
-def _execute(todo, parts: Path, jobs, done: int, total: int, on_progress) -> int:
+class _WorkerLost(Exception):
+    """A worker process of the pool died (BrokenProcessPool)."""
+
+
+def _execute(todo, parts: Path, jobs, state: dict, total: int, on_progress) -> None:
     import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     workers = max(1, min(len(todo), jobs or default_jobs()))
     ctx = multiprocessing.get_context("spawn")
     old_term = None
-    if _in_main_thread():
+    if threading.current_thread() is threading.main_thread():
 
         def on_term(signum, frame):
             raise _Terminated()
 
         old_term = signal.signal(signal.SIGTERM, on_term)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=ctx,
+        initializer=_worker_init,
+        initargs=(os.getpid(),),
+    )
     hidden = _hide_main()
     try:
         pending: dict[Future, tuple[Point, int]] = {}
         queue = iter(todo)
+        seen: set[Any] = set()
 
         # Keep a bounded number of tasks in flight so that an interruption
         # loses little and memory stays small for huge grids.
@@ -337,6 +556,8 @@ def _execute(todo, parts: Path, jobs, done: int, total: int, on_progress) -> int
                     return
                 point, seed = nxt
                 pending[pool.submit(_run_task, point, seed, str(parts))] = nxt
+            # remember the worker processes: if one dies, its exit status tells how
+            seen.update((getattr(pool, "_processes", None) or {}).values())
 
         refill()
         while pending:
@@ -347,9 +568,11 @@ def _execute(todo, parts: Path, jobs, done: int, total: int, on_progress) -> int
                     fut.result()
                 except SkyhopError as e:
                     raise _at_point(e, point, seed) from None
-                done += 1
+                except BrokenProcessPool:
+                    raise _WorkerLost(_lost_detail(seen)) from None
+                state["done"] += 1
                 if on_progress:
-                    on_progress(done, total)
+                    on_progress(state["done"], total)
             refill()
     except BaseException:
         _terminate(pool)
@@ -362,7 +585,23 @@ def _execute(todo, parts: Path, jobs, done: int, total: int, on_progress) -> int
         _restore_main(hidden)
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
-    return done
+
+
+def _lost_detail(processes: set[Any]) -> str:
+    codes = []
+    for p in processes:
+        p.join(timeout=1)
+        if p.exitcode is not None and p.exitcode != 0:
+            codes.append(p.exitcode)
+    # the pool itself ends the surviving workers with SIGTERM: name the other cause
+    codes.sort(key=lambda c: c == -signal.SIGTERM)
+    for code in codes:
+        if code < 0:
+            try:
+                return f"signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"signal {-code}"
+    return f"exit status {codes[0]}" if codes else "terminated abruptly"
 
 
 def _hide_main() -> dict[str, Any]:
@@ -398,8 +637,6 @@ def _restore_main(saved: dict[str, Any]) -> None:
 
 def _at_point(e: SkyhopError, point: Point, seed: int) -> SkyhopError:
     where = f"point {point.index} ({', '.join(point.sets) or 'base scenario'}), seed {seed}"
-    from .errors import SimulationError
-
     if isinstance(e, ScenarioError):
         return ScenarioError(e.file, e.key, f"{e.message} [{where}]")
     if isinstance(e, SimulationError):
@@ -407,13 +644,7 @@ def _at_point(e: SkyhopError, point: Point, seed: int) -> SkyhopError:
     return SkyhopError(f"{where}: {e}")
 
 
-def _in_main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
-
-
-def _terminate(pool: ProcessPoolExecutor) -> None:
+def _terminate(pool: Any) -> None:
     """Stop the workers now (their unfinished runs are simply not persisted)."""
     procs = getattr(pool, "_processes", None) or {}
     for proc in list(procs.values()):
@@ -423,17 +654,38 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
         proc.join(timeout=5)
 
 
-def _assemble(out: Path, points: list[Point], seeds: list[int], paths: list[str]) -> None:
-    """Gather the parts into results.parquet, summary.parquet and summary.json."""
+def _assemble(
+    out: Path,
+    points: list[Point],
+    seeds: list[int],
+    paths: list[str],
+    good: dict[tuple[int, int], list[dict[str, Any]]],
+) -> None:
+    """Gather the parts into results.parquet, summary.parquet and summary.json.
+
+    Parts written in this session are checked like the others; each table
+    is written to a temporary file and renamed, so earlier tables are only
+    ever replaced by complete new ones.
+    """
     import pandas as pd
 
     parts = out / PARTS
-    rows = [
-        row
-        for p in points
-        for s in seeds
-        for row in json.loads((parts / _part_name(p.index, s)).read_text())
-    ]
+    rows: list[dict[str, Any]] = []
+    for p in points:
+        flows = p.flows
+        for s in seeds:
+            if (p.index, s) in good:
+                rows.extend(good[(p.index, s)])
+                continue
+            path = parts / _part_name(p.index, s)
+            try:
+                rows.extend(_read_part(path, p, s, flows))
+            except _BadPart as e:
+                raise SweepError(
+                    f"{path}: {e} (changed while the sweep ran?); "
+                    "run again with --resume to redo it",
+                    str(out),
+                ) from None
     results = pd.DataFrame.from_records(rows)
     # Metrics that are null in every row (the completion time of bulk flows)
     # are float columns that happen to be empty.
@@ -444,7 +696,6 @@ def _assemble(out: Path, points: list[Point], seeds: list[int], paths: list[str]
         ):
             results[col] = results[col].astype("float64")
     results = results.sort_values(["point", "seed", "flow"], kind="stable").reset_index(drop=True)
-    _atomic_parquet(results, out / "results.parquet")
 
     metric_cols = [c for c in results.columns if c not in {"point", "seed", "flow", *paths}]
     summary_rows, summary_doc = [], []
@@ -462,18 +713,9 @@ def _assemble(out: Path, points: list[Point], seeds: list[int], paths: list[str]
                 )
         summary_doc.append({"point": p.index, "set": p.columns, "summary": per_flow})
     summary = pd.DataFrame(summary_rows)
-    _atomic_parquet(summary, out / "summary.parquet")
-    tmp = out / "summary.json.tmp"
-    from .cli import dump_json
-
-    tmp.write_text(dump_json(summary_doc) + "\n")
-    os.replace(tmp, out / "summary.json")
-
-
-def _atomic_parquet(df: pd.DataFrame, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    df.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
+    write_table(results, out / "results.parquet")
+    write_table(summary, out / "summary.parquet")
+    write_text_atomic(out / "summary.json", dump_json(summary_doc) + "\n")
 
 
 def sweep(
@@ -517,76 +759,41 @@ def sweep(
         One row per (point, seed, flow): ``point``, one column per swept path,
         ``seed``, ``flow`` and every scalar FlowResult field.
 
+    Raises
+    ------
+    ScenarioError
+        A bad scenario, grid value or argument (``key`` names it).
+    SimulationError
+        A run could not complete.
+    SweepError
+        A worker process was killed from outside, or ``out`` holds a sweep
+        that cannot be resumed; finished runs stay in ``out``.
+    SweepInterrupted
+        (a ``KeyboardInterrupt``) on Ctrl-C; finished runs stay in ``out``.
+
+    Damaged parts found by ``resume`` are redone, each with a
+    ``RuntimeWarning`` naming the file.
+
     Examples
     --------
     >>> df = skyhop.sweep("scenarios/e1_haps.toml",  # doctest: +SKIP
     ...                   {"links.wu.per": [0.001, 0.01]}, runs=5)
     >>> df.groupby("links.wu.per")["completion_time_s"].mean()  # doctest: +SKIP
     """
+    import warnings
+
     import pandas as pd
 
+    def on_warning(message: str) -> None:
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+    kwargs = {"runs": runs, "seed": seed, "set": set, "jobs": jobs, "on_warning": on_warning}
     if out is None:
+        import tempfile
+
+        check_bool("resume", resume)
         with tempfile.TemporaryDirectory(prefix="skyhop-sweep-") as tmp:
-            run_sweep(scenario, grid, out=tmp, runs=runs, seed=seed, set=set, jobs=jobs)
+            run_sweep(scenario, grid, out=tmp, **kwargs)
             return pd.read_parquet(Path(tmp) / "results.parquet")
-    run_sweep(scenario, grid, out=out, runs=runs, seed=seed, set=set, resume=resume, jobs=jobs)
+    run_sweep(scenario, grid, out=out, resume=resume, **kwargs)
     return pd.read_parquet(Path(out) / "results.parquet")
-
-
-def run_sweep_cli(args: argparse.Namespace) -> int:
-    """``skyhop sweep`` (see :mod:`skyhop.cli`)."""
-    from .cli import progress_bar
-
-    if not args.grid:
-        raise ScenarioError(args.scenario, "--grid", "give at least one --grid PATH=V1,V2,...")
-    bar = None
-    state: dict[str, Any] = {}
-
-    def on_progress(done: int, total: int) -> None:
-        nonlocal bar
-        state["done"], state["total"] = done, total
-        if bar is None:
-            bar = progress_bar(total) or False
-            if bar:
-                bar.start()
-                state["task"] = bar.add_task("sweep", total=total, completed=done)
-        elif bar:
-            bar.update(state["task"], completed=done)
-
-    try:
-        info = run_sweep(
-            args.scenario,
-            args.grid,
-            out=args.out,
-            runs=args.runs,
-            seed=args.seed,
-            set=args.sets,
-            resume=args.resume,
-            jobs=args.jobs,
-            on_progress=on_progress,
-        )
-    except (KeyboardInterrupt, _Terminated):
-        if bar:
-            bar.stop()
-            bar = False
-        if "total" in state:
-            print(
-                f"skyhop: interrupted: {state['done']} of {state['total']} runs saved in "
-                f"{args.out}; continue with --resume",
-                file=sys.stderr,
-            )
-            return 130
-        raise KeyboardInterrupt from None
-    finally:
-        if bar:
-            bar.stop()
-    if args.json:
-        sys.stdout.write((Path(args.out) / "summary.json").read_text())
-    else:
-        print(
-            f"sweep: {info['total']} runs ({info['skipped']} already done, "
-            f"{info['done']} run now); "
-            f"results in {Path(args.out) / 'results.parquet'}, "
-            f"summary in {Path(args.out) / 'summary.parquet'} and summary.json"
-        )
-    return 0

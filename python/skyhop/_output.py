@@ -1,0 +1,277 @@
+"""What skyhop writes: the JSON documents, the tables, the ``skyhop: error:`` /
+``skyhop: warning:`` lines and the progress bar (one place for all of them).
+
+Only the standard library is imported here; rich and pandas are imported by
+the functions that need them, so ``skyhop run --json`` never loads them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "check_writable_dir",
+    "check_writable_file",
+    "dump_json",
+    "error_line",
+    "error_line_internal",
+    "info_line",
+    "one_line",
+    "print_bench_table",
+    "print_run_table",
+    "progress_bar",
+    "robust_streams",
+    "warning_line",
+    "write_table",
+    "write_text_atomic",
+]
+
+
+# ---------------------------------------------------------------------------
+# streams and lines
+
+
+def robust_streams() -> None:
+    """Never fail on a character the terminal cannot show.
+
+    Node and flow names may be any Unicode; on an ASCII (or otherwise
+    limited) terminal, unencodable characters are written as backslash
+    escapes instead of raising ``UnicodeEncodeError``. JSON output does not
+    depend on this: :func:`dump_json` escapes every non-ASCII character.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - detached or closed
+                pass
+
+
+def one_line(text: str) -> str:
+    """``text`` with any line breaks folded into single spaces."""
+    return " ".join(text.split()) if "\n" in text or "\r" in text else text
+
+
+def error_line(message: str) -> None:
+    """``skyhop: error: MESSAGE`` on stderr (the one line of a failed command)."""
+    _line(f"skyhop: error: {one_line(message)}")
+
+
+def error_line_internal(e: BaseException) -> None:
+    """The one line of an internal error (exit status 3: a bug in skyhop)."""
+    _line(
+        f"skyhop: internal error: {type(e).__name__}: {one_line(str(e))} "
+        "(set SKYHOP_DEBUG=1 for a traceback; please report)"
+    )
+
+
+def warning_line(message: str) -> None:
+    """``skyhop: warning: MESSAGE`` on stderr."""
+    _line(f"skyhop: warning: {one_line(message)}")
+
+
+def info_line(message: str) -> None:
+    """``skyhop: MESSAGE`` on stderr (progress notes, interruptions)."""
+    _line(f"skyhop: {one_line(message)}")
+
+
+def _line(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# JSON
+
+
+def _finite(obj: Any) -> Any:
+    """Replace NaN and infinities by None, so the output is strict JSON."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def dump_json(doc: Any) -> str:
+    """A JSON document as skyhop prints and stores it: deterministic, strict
+    JSON (no NaN), pure ASCII (non-ASCII names appear as ``\\uXXXX`` escapes,
+    so the document is the same bytes on every terminal and locale)."""
+    return json.dumps(_finite(doc), allow_nan=False, ensure_ascii=True)
+
+
+# ---------------------------------------------------------------------------
+# output files
+
+
+def check_writable_file(out: str | os.PathLike[str], key: str = "--out") -> None:
+    """Make sure ``out`` can be written, before any simulation runs.
+
+    Creates the parent folders and writes (and removes) a scratch file next
+    to ``out``. Raises ScenarioError naming ``out`` otherwise.
+    """
+    from .errors import ScenarioError
+
+    path = Path(out)
+    if path.is_dir():
+        raise ScenarioError(str(out), key, "is a directory, not a file")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ScenarioError(str(out), key, "cannot write: permission denied")
+    _probe_dir(path.parent, str(out), key)
+
+
+def check_writable_dir(out: str | os.PathLike[str], key: str = "--out") -> None:
+    """Create directory ``out`` (and parents) and check that files can be written in it."""
+    _probe_dir(Path(out), str(out), key)
+
+
+def _probe_dir(folder: Path, name: str, key: str) -> None:
+    from .errors import ScenarioError
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".skyhop-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise ScenarioError(name, key, f"cannot write there: {e.strerror or e}") from None
+
+
+def write_table(df: Any, out: str | os.PathLike[str]) -> None:
+    """Write a DataFrame to ``out`` (.parquet or .csv) atomically, creating parent folders."""
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        if path.suffix.lower() == ".parquet":
+            df.to_parquet(tmp, index=False)
+        else:
+            df.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------------------
+# terminal output
+
+
+def progress_bar(total: int) -> Any:
+    """A transient rich progress bar (on stderr) when both outputs are terminals
+    and there is more than one run; otherwise None."""
+    if total < 2 or not (sys.stdout.isatty() and sys.stderr.isatty()):
+        return None
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+
+
+def _fmt(stats: dict[str, Any], scale: float = 1.0, digits: int = 3) -> str:
+    mean = stats.get("mean")
+    if mean is None:
+        return "—"
+    text = f"{mean / scale:.{digits}f}"
+    if stats.get("ci95") is not None:
+        text += f" ± {stats['ci95'] / scale:.{digits}f}"
+    return text
+
+
+def print_run_table(file: str, seeds: list[int], summary: dict[str, Any]) -> None:
+    """Print the human-readable summary of ``skyhop run``."""
+    from rich.console import Console
+    from rich.table import Table
+
+    n = len(seeds)
+    seed_text = f"seed {seeds[0]}" if n == 1 else f"seeds {seeds[0]}..{seeds[-1]}"
+    table = Table(
+        title=f"{file}: {n} run{'s' if n != 1 else ''} ({seed_text})",
+        caption="mean ± half-width of the 95 % Student-t interval" if n > 1 else None,
+    )
+    table.add_column("flow", style="bold")
+    table.add_column("completion time (s)", justify="right")
+    table.add_column("goodput (Mb/s)", justify="right")
+    table.add_column("retransmissions", justify="right")
+    table.add_column("timeouts", justify="right")
+    for flow, m in summary.items():
+        empty = {"mean": None}
+        ct = m.get("completion_time_s", empty)
+        ct_text = _fmt(ct)
+        if ct.get("mean") is not None and ct.get("n", n) < n:
+            ct_text += f" ({ct['n']}/{n} finished)"
+        elif ct.get("mean") is None and "completion_time_s" in m:
+            ct_text = "— (bulk or unfinished)"
+        table.add_row(
+            flow,
+            ct_text,
+            _fmt(m.get("goodput_bps", empty), 1e6, 4),
+            _fmt(m.get("retransmissions", empty), 1, 1),
+            _fmt(m.get("timeouts", empty), 1, 2),
+        )
+    Console().print(table)
+
+
+def _si(x: float | None) -> str:
+    if x is None:
+        return "—"
+    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= factor:
+            return f"{x / factor:.2f} {prefix}"
+    return f"{x:.2f} "
+
+
+def print_bench_table(report: dict[str, Any]) -> None:
+    """Print the human-readable report of ``skyhop bench``."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="skyhop bench (one thread)")
+    for col in ("scenario", "runs", "wall (s)", "events/s", "packet-hops/s", "sim s / wall s"):
+        table.add_column(col, justify="left" if col == "scenario" else "right")
+    for r in report["results"]:
+        table.add_row(
+            Path(r["scenario"]).stem,
+            str(r["runs"]),
+            f"{r['wall_s']:.3f}",
+            _si(r["events_per_s"]),
+            _si(r["packet_hops_per_s"]),
+            f"{r['sim_s_per_wall_s']:.1f}" if r["sim_s_per_wall_s"] else "—",
+        )
+    Console().print(table)

@@ -1,0 +1,132 @@
+"""The package's layering: who imports whom, and what `skyhop run` loads."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import TINY
+
+PKG = Path(__file__).resolve().parents[1] / "python" / "skyhop"
+MODULES = sorted(
+    "skyhop." + ".".join(p.relative_to(PKG).with_suffix("").parts)
+    for p in PKG.rglob("*.py")
+    if p.name not in ("__init__.py", "__main__.py")
+)
+HEAVY = ("scipy", "pandas", "pyarrow", "matplotlib", "rich")
+
+
+def _imports_of(path: Path, module: str) -> set[str]:
+    """skyhop modules imported by a file, anywhere in it (lazy imports count)."""
+    package = module.rsplit(".", 1)[0] if path.name != "__init__.py" else module
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("skyhop"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            if not target.startswith("skyhop"):
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in MODULES or sub == "skyhop._core" else target)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    graph = {}
+    for path in PKG.rglob("*.py"):
+        if path.name == "__main__.py":
+            continue
+        parts = path.relative_to(PKG).with_suffix("").parts
+        name = ".".join(("skyhop", *parts[:-1])) if path.name == "__init__.py" else None
+        name = name or ".".join(("skyhop", *parts))
+        # importing a package runs its __init__: the package node stands for it
+        graph[name] = {m for m in _imports_of(path, name) if m != name}
+    return graph
+
+
+def test_no_import_cycle_among_modules():
+    graph = _graph()
+    # `import skyhop` (the facade) is allowed from anywhere below it only lazily
+    # for convenience (experiments use skyhop.run); leave the package node out.
+    graph = {m: {d for d in deps if d != "skyhop"} for m, deps in graph.items() if m != "skyhop"}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(graph.get(m, ())):
+            if state.get(d) == 1:
+                cycle = [*stack[stack.index(d) :], d]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if d not in state:
+                visit(d)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+
+
+def test_only_the_cli_parses_arguments_and_libraries_do_not_print():
+    for path in PKG.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        imported = {
+            a.name.split(".")[0]
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in (n.names if isinstance(n, ast.Import) else [ast.alias(n.module or "")])
+        }
+        if path.name != "cli.py":
+            assert "argparse" not in imported, path
+        if path.name in ("sweep.py", "api.py", "stats.py", "bench.py", "errors.py"):
+            assert "print" not in names and not attrs & {"stderr", "stdout"}, path
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_module_imports_alone(module):
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def _imported_by(*args: str) -> set[str]:
+    """Top-level packages imported by `python -X importtime -m skyhop ARGS`."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "skyhop", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    names = set()
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
+    assert "skyhop" in names
+    return names
+
+
+def test_run_json_imports_no_heavy_library():
+    loaded = _imported_by("run", str(TINY), "--runs", "3", "--json")
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_run_table_needs_rich_only():
+    loaded = _imported_by("run", str(TINY), "--runs", "3")
+    assert "rich" in loaded
+    assert not loaded & {"scipy", "pandas", "pyarrow", "matplotlib"}
