@@ -28,6 +28,7 @@ use crate::app::{App, AppIo, ByteLedger};
 use crate::channel::{Channel, ChannelCtx, PacketKind};
 use crate::engine::{EventQueue, Time};
 use crate::error::SimError;
+use crate::net::fifo::FifoSent;
 use crate::net::{AnyLinkLayer, Dir, LinkBuild, LinkIo, LinkPacket, Packet, Payload};
 use crate::observe::{SenderTrace, ValueTrace};
 use crate::pep::{ProxyRt, RelayOut};
@@ -153,9 +154,9 @@ struct World {
     flows: Vec<FlowRt>,
     data_out: Vec<DataSeg>,
     ack_out: Vec<AckSeg>,
-    /// Reusable link-layer I/O records (a stack: a delivery can lead to a
-    /// nested send before the outer record is done).
-    link_io: Vec<LinkIo>,
+    /// The link-layer I/O record, reused by every call (emptied before a
+    /// delivery is passed on, so a nested send finds it empty).
+    link_io: LinkIo,
     relay_io: RelayOut,
     app_io: AppIo,
     packet_hops: u64,
@@ -358,7 +359,7 @@ impl World {
             flows,
             data_out: Vec::with_capacity(64),
             ack_out: Vec::with_capacity(64),
-            link_io: Vec::new(),
+            link_io: LinkIo::default(),
             relay_io: RelayOut::default(),
             app_io: AppIo::default(),
             packet_hops: 0,
@@ -371,7 +372,16 @@ impl World {
     fn dispatch(&mut self, now: Time, ev: Ev) {
         match ev {
             Ev::Link { link, token } => {
-                self.link_call(now, link as usize, |l, io| l.wake(now, token, io));
+                if let AnyLinkLayer::Fifo(l) = &mut self.layers[link as usize] {
+                    // The built-in link without the I/O record (same code).
+                    let (_, slot, next) = l.wake_direct(now, token);
+                    if let Some(w) = next {
+                        self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
+                    }
+                    self.arrive(now, slot);
+                } else {
+                    self.link_call(now, link as usize, |l, io| l.wake(now, token, io));
+                }
             }
             Ev::SenderTimer { conn, gen } => {
                 let c = conn as usize;
@@ -410,7 +420,7 @@ impl World {
                 }
                 self.flows[f].app_timer.at = Time::MAX;
                 let mut io = std::mem::take(&mut self.app_io);
-                let app = self.flows[f].app.get_mut();
+                let app = &mut self.flows[f].app;
                 if app.poll_at().is_some_and(|d| d <= now) {
                     app.on_timer(now, &mut io);
                 }
@@ -419,7 +429,7 @@ impl World {
             Ev::Start(f) => {
                 let f = f as usize;
                 let mut io = std::mem::take(&mut self.app_io);
-                self.flows[f].app.get_mut().start(now, &mut io);
+                self.flows[f].app.start(now, &mut io);
                 self.after_app(now, f, io);
             }
         }
@@ -427,6 +437,7 @@ impl World {
 
     /// Act on what an application asked for: hand bytes to stream senders,
     /// note an error, note that it finished, arm its timer.
+    #[inline]
     fn after_app(&mut self, now: Time, f: usize, mut io: AppIo) {
         for (stream, bytes) in io.sends.drain(..) {
             let c = self.flows[f].streams[stream][0];
@@ -444,11 +455,11 @@ impl World {
         }
         self.app_io = io;
         let fl = &mut self.flows[f];
-        if fl.done_at.is_none() && fl.app.get().done() {
+        if fl.done_at.is_none() && fl.app.done() {
             fl.done_at = Some(now);
             self.apps_pending -= 1;
         }
-        if let Some(gen) = fl.app_timer.arm(fl.app.get().poll_at()) {
+        if let Some(gen) = fl.app_timer.arm(fl.app.poll_at()) {
             let at = fl.app_timer.at.max(now);
             self.q.push(
                 at,
@@ -471,8 +482,10 @@ impl World {
         }
     }
 
-    /// Call into link layer `link` with a fresh I/O record, then act on it:
-    /// schedule its wake-ups, free what it lost, and pass on what it delivered.
+    /// Call into link layer `link` with the (empty) I/O record, then act on
+    /// it: schedule its wake-ups, free what it lost, and pass on what it
+    /// delivered. The record is empty again before any delivery is passed
+    /// on, since a delivery can lead to a nested call.
     #[inline]
     fn link_call(
         &mut self,
@@ -480,11 +493,12 @@ impl World {
         link: usize,
         f: impl FnOnce(&mut AnyLinkLayer, &mut LinkIo),
     ) {
-        let mut io = self.link_io.pop().unwrap_or_default();
+        let io = &mut self.link_io;
         io.seq = self.q.seq();
-        f(&mut self.layers[link], &mut io);
+        f(&mut self.layers[link], io);
         self.q.set_seq(io.seq);
-        for w in io.wakes.drain(..) {
+        for i in 0..io.wakes.len() {
+            let w = io.wakes[i];
             self.q.push_seq(
                 w.at,
                 w.seq,
@@ -494,15 +508,24 @@ impl World {
                 },
             );
         }
-        for (_, slot, _) in io.lost.drain(..) {
-            self.free.push(slot);
+        io.wakes.clear();
+        for i in 0..io.lost.len() {
+            self.free.push(io.lost[i].1);
         }
-        for i in 0..io.delivered.len() {
-            let slot = io.delivered[i].1;
-            self.arrive(now, slot);
+        io.lost.clear();
+        match io.delivered.len() {
+            0 => {}
+            1 => {
+                let (_, slot) = io.delivered.pop().unwrap();
+                self.arrive(now, slot);
+            }
+            _ => {
+                let delivered = std::mem::take(&mut io.delivered);
+                for &(_, slot) in &delivered {
+                    self.arrive(now, slot);
+                }
+            }
         }
-        io.delivered.clear();
-        self.link_io.push(io);
     }
 
     /// Put packet slot `slot` on the link direction `route[hop]`.
@@ -524,9 +547,30 @@ impl World {
         };
         self.packet_hops += 1;
         let dir = Dir::from_index(ld & 1);
-        self.link_call(now, ld >> 1, |l, io| l.send(now, dir, pkt, io));
+        let link = ld >> 1;
+        if let AnyLinkLayer::Fifo(l) = &mut self.layers[link] {
+            // The built-in link without the I/O record (same code).
+            let mut seq = self.q.seq();
+            let sent = l.send_direct(now, dir, &pkt, &mut seq);
+            self.q.set_seq(seq);
+            match sent {
+                FifoSent::InFlight(Some(w)) => self.q.push_seq(
+                    w.at,
+                    w.seq,
+                    Ev::Link {
+                        link: link as u32,
+                        token: w.token,
+                    },
+                ),
+                FifoSent::InFlight(None) => {}
+                FifoSent::Lost(_) => self.free.push(slot),
+            }
+        } else {
+            self.link_call(now, link, |l, io| l.send(now, dir, pkt, io));
+        }
     }
 
+    #[inline(always)]
     fn arrive(&mut self, now: Time, slot: u32) {
         let p = &mut self.packets[slot as usize];
         p.hop += 1;
@@ -625,11 +669,18 @@ impl World {
             None => {
                 let stream = self.conns[c].stream;
                 let total = self.conns[c].ledger.delivered();
-                let mut io = std::mem::take(&mut self.app_io);
-                self.flows[fi]
-                    .app
-                    .get_mut()
-                    .on_delivered(now, stream, bytes, total, &mut io);
+                let io = &mut self.app_io;
+                let fl = &mut self.flows[fi];
+                fl.app.on_delivered(now, stream, bytes, total, io);
+                if io.sends.is_empty()
+                    && io.error.is_none()
+                    && (fl.done_at.is_some() || !fl.app.done())
+                    && fl.app.poll_at().is_none()
+                {
+                    // Nothing asked for (the common case of every delivery).
+                    return;
+                }
+                let io = std::mem::take(&mut self.app_io);
                 self.after_app(now, fi, io);
             }
             Some(pi) => {

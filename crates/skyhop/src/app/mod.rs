@@ -106,18 +106,40 @@ macro_rules! apps {
                     AppSpec::Custom(f) => App::Custom((f.0)()),
                 }
             }
+            // Static dispatch for the built-in applications (the per-delivery path).
             #[inline]
-            pub fn get_mut(&mut self) -> &mut dyn Application {
+            pub fn start(&mut self, now: Time, io: &mut AppIo) {
                 match self {
-                    $(App::$v(a) => a,)*
-                    App::Custom(a) => a.as_mut(),
+                    $(App::$v(a) => a.start(now, io),)*
+                    App::Custom(a) => a.start(now, io),
                 }
             }
             #[inline]
-            pub fn get(&self) -> &dyn Application {
+            pub fn on_delivered(&mut self, now: Time, stream: usize, bytes: u64, total: u64, io: &mut AppIo) {
                 match self {
-                    $(App::$v(a) => a,)*
-                    App::Custom(a) => a.as_ref(),
+                    $(App::$v(a) => a.on_delivered(now, stream, bytes, total, io),)*
+                    App::Custom(a) => a.on_delivered(now, stream, bytes, total, io),
+                }
+            }
+            #[inline]
+            pub fn on_timer(&mut self, now: Time, io: &mut AppIo) {
+                match self {
+                    $(App::$v(a) => a.on_timer(now, io),)*
+                    App::Custom(a) => a.on_timer(now, io),
+                }
+            }
+            #[inline]
+            pub fn poll_at(&self) -> Option<Time> {
+                match self {
+                    $(App::$v(a) => a.poll_at(),)*
+                    App::Custom(a) => a.poll_at(),
+                }
+            }
+            #[inline]
+            pub fn done(&self) -> bool {
+                match self {
+                    $(App::$v(a) => a.done(),)*
+                    App::Custom(a) => a.done(),
                 }
             }
         }

@@ -14,7 +14,7 @@
 //! Queue limit: the number of packets waiting, not counting the one being
 //! transmitted (as ns-2's DropTail with its link holding the packet in service).
 
-use super::layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason};
+use super::layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason, Wake};
 use crate::channel::{Channel, Tx};
 use crate::engine::time::{Dur, Time};
 use serde::{Deserialize, Serialize};
@@ -79,7 +79,7 @@ impl FifoDir {
     }
 
     /// Queue a packet at `now`: admission, transmission interval, channel.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, now: Time, pkt: &LinkPacket) -> Enqueue {
         let waiting = self.waiting(now);
         if !self.departures.is_empty() && waiting >= self.queue_limit {
@@ -99,18 +99,20 @@ impl FifoDir {
         self.departures.push_back(end);
         self.stats.packets += 1;
         self.stats.bytes += pkt.bytes as u64;
-        let tx = Tx {
-            start,
-            end,
-            bytes: pkt.bytes,
-            kind: pkt.kind,
-            seq: pkt.seq,
-            retx: pkt.retx,
-        };
-        for ch in self.channels.iter_mut() {
-            if ch.is_lost(&tx) {
-                self.stats.channel_drops += 1;
-                return Enqueue::Corrupted;
+        if !self.channels.is_empty() {
+            let tx = Tx {
+                start,
+                end,
+                bytes: pkt.bytes,
+                kind: pkt.kind,
+                seq: pkt.seq,
+                retx: pkt.retx,
+            };
+            for ch in self.channels.iter_mut() {
+                if ch.is_lost(&tx) {
+                    self.stats.channel_drops += 1;
+                    return Enqueue::Corrupted;
+                }
             }
         }
         Enqueue::Arrives(end + self.delay)
@@ -135,25 +137,47 @@ impl FifoLink {
     }
 }
 
-impl LinkLayer for FifoLink {
-    #[inline]
-    fn send(&mut self, now: Time, dir: Dir, pkt: LinkPacket, io: &mut LinkIo) {
+/// What became of a packet a FIFO link accepted or refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FifoSent {
+    /// In flight; `Some` when it is the head of its direction and needs a wake-up.
+    InFlight(Option<Wake>),
+    Lost(LossReason),
+}
+
+impl FifoLink {
+    /// `LinkLayer::send` without the I/O record: the engine's fast path for
+    /// its built-in link (same code, fewer copies). `seq` is the engine's
+    /// insertion-sequence counter.
+    #[inline(always)]
+    pub fn send_direct(
+        &mut self,
+        now: Time,
+        dir: Dir,
+        pkt: &LinkPacket,
+        seq: &mut u64,
+    ) -> FifoSent {
         let d = &mut self.dirs[dir.index()];
-        match d.enqueue(now, &pkt) {
+        match d.enqueue(now, pkt) {
             Enqueue::Arrives(t) => {
-                let seq = io.next_seq();
-                if d.in_flight.is_empty() {
-                    io.wake(t, seq, dir as u32);
-                }
-                d.in_flight.push_back((t, seq, pkt.slot));
+                *seq += 1;
+                let wake = d.in_flight.is_empty().then_some(Wake {
+                    at: t,
+                    seq: *seq,
+                    token: dir as u32,
+                });
+                d.in_flight.push_back((t, *seq, pkt.slot));
+                FifoSent::InFlight(wake)
             }
-            Enqueue::QueueDrop => io.lose(dir, pkt.slot, LossReason::Queue),
-            Enqueue::Corrupted => io.lose(dir, pkt.slot, LossReason::Channel),
+            Enqueue::QueueDrop => FifoSent::Lost(LossReason::Queue),
+            Enqueue::Corrupted => FifoSent::Lost(LossReason::Channel),
         }
     }
 
-    #[inline]
-    fn wake(&mut self, now: Time, token: u32, io: &mut LinkIo) {
+    /// `LinkLayer::wake` without the I/O record: the head packet of
+    /// direction `token` arrives; returns its slot and the next head's wake-up.
+    #[inline(always)]
+    pub fn wake_direct(&mut self, now: Time, token: u32) -> (Dir, u32, Option<Wake>) {
         let dir = Dir::from_index(token as usize);
         let d = &mut self.dirs[dir.index()];
         let (t, _, slot) = d
@@ -161,10 +185,32 @@ impl LinkLayer for FifoLink {
             .pop_front()
             .expect("FIFO link woken with nothing in flight");
         debug_assert_eq!(t, now);
-        if let Some(&(t2, s2, _)) = d.in_flight.front() {
-            io.wake(t2, s2, token);
-        }
         d.stats.delivered += 1;
+        let next = d.in_flight.front().map(|&(t2, s2, _)| Wake {
+            at: t2,
+            seq: s2,
+            token,
+        });
+        (dir, slot, next)
+    }
+}
+
+impl LinkLayer for FifoLink {
+    #[inline]
+    fn send(&mut self, now: Time, dir: Dir, pkt: LinkPacket, io: &mut LinkIo) {
+        match self.send_direct(now, dir, &pkt, &mut io.seq) {
+            FifoSent::InFlight(Some(w)) => io.wakes.push(w),
+            FifoSent::InFlight(None) => {}
+            FifoSent::Lost(why) => io.lose(dir, pkt.slot, why),
+        }
+    }
+
+    #[inline]
+    fn wake(&mut self, now: Time, token: u32, io: &mut LinkIo) {
+        let (dir, slot, next) = self.wake_direct(now, token);
+        if let Some(w) = next {
+            io.wakes.push(w);
+        }
         io.deliver(dir, slot);
     }
 

@@ -145,7 +145,7 @@ impl TcpSender {
         self.snd_max - self.snd_una
     }
     pub fn in_recovery(&self) -> bool {
-        self.rec.get().in_recovery()
+        self.rec.in_recovery()
     }
     /// Duplicate ACKs counted since the last new cumulative ACK.
     pub fn dupacks(&self) -> u32 {
@@ -341,7 +341,7 @@ impl TcpSender {
             if self.snd_nxt < a {
                 self.snd_nxt = a;
             }
-            self.rec.get_mut().on_cum_ack(a);
+            self.rec.on_cum_ack(a);
             self.dupacks = 0;
             let restart_timer = self.on_new_ack(now, &sample, out);
             if self.snd_una == self.snd_max {
@@ -459,7 +459,7 @@ impl TcpSender {
         }
         let before = out.len();
         let handled =
-            self.rec.get().in_recovery() && self.lend_recovery(|rec, s| rec.transmit(s, now, out));
+            self.rec.in_recovery() && self.lend_recovery(|rec, s| rec.transmit(s, now, out));
         if !handled {
             let limit = self.snd_una.saturating_add(self.window());
             while self.snd_nxt < self.app_end {
@@ -593,7 +593,7 @@ impl TcpSender {
     /// restarted (RFC 6298 (5.3)); NewReno Impatient declines after the first
     /// partial ACK.
     fn on_new_ack(&mut self, now: Time, s: &AckSample, out: &mut Vec<DataSeg>) -> bool {
-        if !self.rec.get().in_recovery() {
+        if !self.rec.in_recovery() {
             self.cc.on_ack(&mut self.st, s);
             return true;
         }

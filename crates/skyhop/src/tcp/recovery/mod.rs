@@ -103,6 +103,23 @@ macro_rules! recoveries {
                     })*
                 }
             }
+            /// Static dispatch of the per-ACK queries.
+            #[inline]
+            pub fn in_recovery(&self) -> bool {
+                match self {
+                    $(Rec::$v(r) => $crate::tcp::recovery::RecoveryOps::in_recovery(r),)*
+                    Rec::Custom(r) => r.in_recovery(),
+                    Rec::Vacant => unreachable!("recovery used while lent out"),
+                }
+            }
+            #[inline]
+            pub fn on_cum_ack(&mut self, ack: u64) {
+                match self {
+                    $(Rec::$v(r) => $crate::tcp::recovery::RecoveryOps::on_cum_ack(r, ack),)*
+                    Rec::Custom(r) => r.on_cum_ack(ack),
+                    Rec::Vacant => unreachable!("recovery used while lent out"),
+                }
+            }
             #[inline]
             pub fn get(&self) -> &dyn $crate::tcp::recovery::RecoveryOps {
                 match self {
