@@ -174,8 +174,20 @@ fn load_value(mut v: toml::Value, file: &str, sets: &[String]) -> Result<Scenari
     }
     let scn: Scenario = serde_path_to_error::deserialize(v).map_err(|e| {
         let key = e.path().to_string();
-        let key = if key == "." { String::new() } else { key };
-        ScenarioError::new(file, key, e.inner().message().to_string())
+        let mut key = if key == "." { String::new() } else { key };
+        let msg = e.inner().message().to_string();
+        // A missing field is reported at its parent: name the field itself.
+        if let Some(field) = msg
+            .strip_prefix("missing field `")
+            .and_then(|r| r.strip_suffix('`'))
+        {
+            key = if key.is_empty() {
+                field.to_string()
+            } else {
+                format!("{key}.{field}")
+            };
+        }
+        ScenarioError::new(file, key, msg)
     })?;
     // Ranges of every value, then everything the builder relies on, then
     // the memory the run would need.
