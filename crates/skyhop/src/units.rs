@@ -55,6 +55,32 @@ fn parse_with(s: &str, what: &str, units: &[(&str, f64)]) -> Result<f64, String>
     ))
 }
 
+/// A quantity converted to its base unit (`x`, from the text `s`) as an
+/// integer: it must fit in 64 bits and be a whole number of the base unit
+/// (nothing is silently rounded or clamped). A tolerance of a millionth of
+/// the base unit, or 10^-12 relative, absorbs the binary representation of
+/// decimal fractions such as "1.5e-3 s".
+fn whole(x: f64, what: &str, s: &str, base: &str) -> Result<u64, String> {
+    // 2^64: the first value that does not fit.
+    const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+    if x.is_nan() {
+        return Err(format!("{what} {s:?} is not a finite number"));
+    }
+    if x >= LIMIT {
+        return Err(format!(
+            "{what} {s:?} is out of range: it exceeds 2^64 - 1 {base}"
+        ));
+    }
+    let r = x.round();
+    let tol = 1e-6_f64.max(x.abs() * 1e-12);
+    if (x - r).abs() > tol || (r == 0.0 && x != 0.0) {
+        return Err(format!(
+            "{what} {s:?} must be a whole number of {base} (it is {x} {base})"
+        ));
+    }
+    Ok(r as u64)
+}
+
 const RATE_UNITS: &[(&str, f64)] = &[
     ("bps", 1.0),
     ("kbps", 1e3),
@@ -103,7 +129,7 @@ impl Rate {
         if v < 1.0 {
             return Err(format!("rate {s:?} is below 1 bit/s"));
         }
-        Ok(Rate(v.round() as u64))
+        Ok(Rate(whole(v, "rate", s, "bit/s")?))
     }
 }
 impl Duration {
@@ -112,7 +138,14 @@ impl Duration {
         if v < 0.0 {
             return Err(format!("duration {s:?} must not be negative"));
         }
-        Ok(Duration(Dur::from_secs_f64(v)))
+        // The same arithmetic as Dur::from_secs_f64, checked first.
+        let ns = whole(
+            v * crate::engine::time::NS_PER_S as f64,
+            "duration",
+            s,
+            "ns",
+        )?;
+        Ok(Duration(Dur(ns)))
     }
 }
 impl Size {
@@ -121,7 +154,7 @@ impl Size {
         if v < 0.0 {
             return Err(format!("size {s:?} must not be negative"));
         }
-        Ok(Size(v.round() as u64))
+        Ok(Size(whole(v, "size", s, "bytes")?))
     }
 }
 
@@ -229,6 +262,37 @@ mod tests {
         assert!(Rate::parse("-1 Mbps").unwrap_err().contains("positive"));
         assert!(Duration::parse("-5 ms").unwrap_err().contains("negative"));
         assert!(Size::parse("MB").is_err());
+    }
+    #[test]
+    fn out_of_range_and_fractional_quantities_are_errors() {
+        assert!(Duration::parse("1e300 s")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(Size::parse("1e30 GB").unwrap_err().contains("out of range"));
+        assert!(Rate::parse("1e30 Gbps")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(Size::parse("1460.5 B")
+            .unwrap_err()
+            .contains("whole number of bytes"));
+        assert!(Duration::parse("0.4 ns")
+            .unwrap_err()
+            .contains("whole number of ns"));
+        assert!(Rate::parse("1.7 bps")
+            .unwrap_err()
+            .contains("whole number of bit/s"));
+        assert!(Duration::parse("inf s").is_err());
+        assert!(Duration::parse("nan s").is_err());
+        assert_eq!(Size::parse("1.5 kB").unwrap(), Size(1500));
+        assert_eq!(
+            Duration::parse("0.1 s").unwrap(),
+            Duration(Dur(100_000_000))
+        );
+        assert_eq!(Duration::parse("2.5 us").unwrap(), Duration(Dur(2500)));
+        assert_eq!(Rate::parse("1.5 Mbps").unwrap(), Rate(1_500_000));
+        assert!(Size::parse("18446744073709551615 B")
+            .unwrap_err()
+            .contains("out of range"));
     }
     #[test]
     fn durations_print_exactly() {

@@ -4,11 +4,13 @@
 
 mod plan;
 mod schema;
+mod validate;
 
 pub use plan::{
     Plan, PlanFlow, PlanLayer, PlanLeg, PlanLinkDir, PlanProxy, ProxyPolicy, SenderFactory,
 };
 pub use schema::*;
+pub use validate::{estimate_memory, memory_limit, BYTES_PER_PACKET};
 
 use crate::error::ScenarioError;
 
@@ -122,6 +124,28 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
             "--set path is empty or has an empty part",
         ));
     }
+    // `nodes.X…`, `links.X…`, `flows.X…` must name an existing entry, at
+    // any depth: --set changes entries, it never invents one.
+    if parts.len() >= 2 {
+        if let Some((_, what)) = NAMED_MAPS.iter().find(|(m, _)| *m == parts[0]) {
+            let known: Vec<&str> = root
+                .get(parts[0])
+                .and_then(|t| t.as_table())
+                .map(|t| t.keys().map(|k| k.as_str()).collect())
+                .unwrap_or_default();
+            if !known.contains(&parts[1]) {
+                return Err(ScenarioError::new(
+                    file,
+                    path,
+                    format!(
+                        "--set names no existing {what} {:?} (have: {})",
+                        parts[1],
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
     let mut cur = root;
     for (i, part) in parts.iter().enumerate() {
         let here = parts[..i].join(".");
@@ -139,27 +163,9 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
             t.insert(part.to_string(), parse_set_value(raw));
             return Ok(());
         }
-        if !t.contains_key(*part) {
-            if i == 1 {
-                if let Some((_, what)) = NAMED_MAPS.iter().find(|(m, _)| *m == parts[0]) {
-                    let known: Vec<&String> = t.keys().collect();
-                    return Err(ScenarioError::new(
-                        file,
-                        path,
-                        format!(
-                            "--set names no existing {what} {part:?} (have: {})",
-                            known
-                                .iter()
-                                .map(|k| k.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    ));
-                }
-            }
-            t.insert(part.to_string(), toml::Value::Table(toml::Table::new()));
-        }
-        cur = t.get_mut(*part).unwrap();
+        cur = t
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
     }
     Ok(())
 }
@@ -170,11 +176,26 @@ fn load_value(mut v: toml::Value, file: &str, sets: &[String]) -> Result<Scenari
     }
     let scn: Scenario = serde_path_to_error::deserialize(v).map_err(|e| {
         let key = e.path().to_string();
-        let key = if key == "." { String::new() } else { key };
-        ScenarioError::new(file, key, e.inner().message().to_string())
+        let mut key = if key == "." { String::new() } else { key };
+        let msg = e.inner().message().to_string();
+        // A missing field is reported at its parent: name the field itself.
+        if let Some(field) = msg
+            .strip_prefix("missing field `")
+            .and_then(|r| r.strip_suffix('`'))
+        {
+            key = if key.is_empty() {
+                field.to_string()
+            } else {
+                format!("{key}.{field}")
+            };
+        }
+        ScenarioError::new(file, key, msg)
     })?;
-    // Validate everything the builder relies on.
-    Plan::build(&scn, file)?;
+    // Ranges of every value, then everything the builder relies on, then
+    // the memory the run would need.
+    validate::check(&scn, file)?;
+    let plan = Plan::build(&scn, file)?;
+    validate::check_memory(&plan, file)?;
     Ok(scn)
 }
 
