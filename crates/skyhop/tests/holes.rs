@@ -6,7 +6,7 @@
 fn the_holes_benchmark_runs_to_completion() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../benches/holes.toml");
     let scn = skyhop::scenario::load_path(path, &[]).expect("benches/holes.toml loads");
-    let r = skyhop::run(&scn, 1, &skyhop::RunOptions { trace: false }).expect("the run completes");
+    let r = skyhop::run(&scn, 1, &skyhop::RunOptions::default()).expect("the run completes");
     assert!(r.engine.events > 400_000, "{} events", r.engine.events);
     assert!(
         r.engine.channel_drops > 1000,

@@ -451,6 +451,25 @@ impl RangeSet {
         acc
     }
 
+    /// The `k`-th range in order, 0-based (O(log n)).
+    pub fn nth(&self, k: usize) -> Option<(u64, u64)> {
+        let mut t = self.root;
+        let mut k = k as u32;
+        while t != NIL {
+            let n = self.n(t);
+            let left = self.cnt(n.l);
+            if k < left {
+                t = n.l;
+            } else if k == left {
+                return Some((n.s, n.e));
+            } else {
+                k -= left + 1;
+                t = n.r;
+            }
+        }
+        None
+    }
+
     /// Number of ranges starting strictly above `seq` (O(log n)): RFC 6675
     /// IsLost()'s count of SACKed blocks above a sequence number.
     pub fn count_ranges_above(&self, seq: u64) -> usize {

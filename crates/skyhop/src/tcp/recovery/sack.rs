@@ -30,14 +30,60 @@ impl SackRecovery {
     /// `seq`, or more than (DupThresh - 1) * SMSS bytes SACKed above it.
     pub fn is_lost(s: &TcpSender, seq: u64) -> bool {
         let dupthresh = s.config().dupthresh;
-        let blocks_above = s.sb.as_slice().iter().filter(|r| r.0 > seq).count() as u32;
+        let blocks_above = s.sb.count_ranges_above(seq) as u32;
         blocks_above >= dupthresh || s.sb.bytes_above(seq + 1) > (dupthresh as u64 - 1) * s.st.mss
     }
 
     /// RFC 6675 SetPipe(): for every unSACKed byte in [HighACK, HighData),
     /// count 1 if not lost and 1 more if it was retransmitted (below HighRxt).
-    /// Lost-ness is the same for every byte of one hole, so this walks holes.
+    ///
+    /// Lost-ness is the same for every byte of one hole (judged at its first
+    /// byte) and can only be false for a hole with fewer than DupThresh
+    /// SACKed ranges above it, so only the top DupThresh − 1 holes and the
+    /// tail above the highest SACK need a look; the retransmitted part is
+    /// the unSACKed span below HighRxt. O(DupThresh · log n) per call, for
+    /// scoreboards of thousands of holes.
     pub fn set_pipe(&self, s: &TcpSender) -> u64 {
+        let (una, max) = (s.snd_una, s.snd_max);
+        if max <= una {
+            return 0;
+        }
+        let sb = &s.sb;
+        let n = sb.len();
+        let dupthresh = s.config().dupthresh as usize;
+        let mut pipe = 0;
+        // Not-lost holes: hole i lies below range i (i = 0..n); hole n is the tail.
+        let first_candidate = (n + 1).saturating_sub(dupthresh);
+        let mut prev_end = if first_candidate == 0 {
+            una
+        } else {
+            sb.nth(first_candidate - 1).map_or(una, |r| r.1).max(una)
+        };
+        for i in first_candidate..=n {
+            let g1 = if i < n {
+                sb.nth(i).map_or(max, |r| r.0).min(max)
+            } else {
+                max
+            };
+            if g1 > prev_end && !Self::is_lost(s, prev_end) {
+                pipe += g1 - prev_end;
+            }
+            if i < n {
+                prev_end = prev_end.max(sb.nth(i).map_or(prev_end, |r| r.1));
+            }
+        }
+        // Retransmitted: unSACKed bytes in [HighACK, min(HighRxt, HighData)).
+        let x = self.high_rxt.min(max);
+        if x > una {
+            let sacked = sb.bytes_above(una) - sb.bytes_above(x);
+            pipe += (x - una) - sacked;
+        }
+        pipe
+    }
+
+    /// SetPipe() by walking every hole (the definition; tests compare).
+    #[cfg(test)]
+    pub(crate) fn set_pipe_walk(&self, s: &TcpSender) -> u64 {
         let mut pipe = 0;
         let mut prev = s.snd_una;
         let high_rxt = self.high_rxt;
@@ -53,7 +99,7 @@ impl SackRecovery {
                 pipe += rx_end - g0;
             }
         };
-        for &(a, b) in s.sb.as_slice() {
+        for (a, b) in s.sb.iter() {
             if a > prev {
                 visit(prev, a.min(s.snd_max));
             }
@@ -96,11 +142,10 @@ impl SackRecovery {
                 s.snd_max
             } else {
                 // The highest hole below the top SACK block.
-                let v = s.sb.as_slice();
-                if v.len() >= 2 {
-                    v[v.len() - 1].0
-                } else if v.len() == 1 && v[0].0 > s.snd_una {
-                    v[0].0
+                let n = s.sb.len();
+                let top = s.sb.last().map_or(0, |r| r.0);
+                if n >= 2 || (n == 1 && top > s.snd_una) {
+                    top
                 } else {
                     return None;
                 }
@@ -209,5 +254,47 @@ impl RecoveryOps for SackRecovery {
         self.in_recovery = false;
         self.high_rxt = snd_una;
         self.rescue_rxt = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::rng::RngStream;
+    use crate::tcp::{new_sender, TcpConfig, Variant};
+
+    #[test]
+    fn set_pipe_agrees_with_the_hole_by_hole_definition_on_random_scoreboards() {
+        let mut rng = RngStream::derive(7, "set_pipe");
+        for case in 0..2000 {
+            let cfg = TcpConfig {
+                variant: Variant::parse("sack").unwrap(),
+                mss: 1000,
+                ..TcpConfig::default()
+            };
+            let mut s = new_sender(cfg);
+            let una = (rng.uniform() * 5000.0) as u64;
+            let span = 1 + (rng.uniform() * 40_000.0) as u64;
+            s.snd_una = una;
+            s.snd_max = una + span;
+            for _ in 0..(rng.uniform() * 12.0) as u32 {
+                let a = una + 1 + (rng.uniform() * span as f64) as u64;
+                let b = (a + 1 + (rng.uniform() * 3000.0) as u64).min(una + span);
+                if a < b {
+                    s.sb.insert(a, b);
+                }
+            }
+            let r = SackRecovery {
+                in_recovery: true,
+                high_rxt: una + (rng.uniform() * (span + 2000) as f64) as u64,
+                rescue_rxt: None,
+            };
+            assert_eq!(
+                r.set_pipe(&s),
+                r.set_pipe_walk(&s),
+                "case {case}: {:?}",
+                s.sb
+            );
+        }
     }
 }
