@@ -29,9 +29,11 @@ use crate::channel::{Channel, ChannelCtx, PacketKind};
 use crate::engine::{EventQueue, Time};
 use crate::error::SimError;
 use crate::net::{AnyLinkLayer, Dir, LinkBuild, LinkIo, LinkPacket, Packet, Payload};
-use crate::observe::{SenderTrace, ValueTrace};
+use crate::observe::{PacketEventKind, PacketLog, PacketLogOptions, SenderTrace, ValueTrace};
 use crate::pep::{ProxyRt, RelayOut};
-use crate::result::{EngineStats, FlowResult, LegResult, ProxyResult, RunResult};
+use crate::result::{
+    EngineStats, FlowResult, LegResult, LinkResult, ProxyResult, RunResult, Series,
+};
 use crate::scenario::{Plan, Scenario};
 use crate::tcp::{self, AckSeg, DataSeg, TcpReceiver, TcpSender};
 use std::sync::Arc;
@@ -45,8 +47,11 @@ const CANCEL_POLL_EVENTS: u64 = 4096;
 /// What a run should record beyond the results, and how it may be stopped.
 #[derive(Clone, Default)]
 pub struct RunOptions {
-    /// Record time series (cwnd, ssthresh, srtt, flight, rwnd per leg; proxy occupancy).
+    /// Record time series (cwnd, ssthresh, srtt, flight, rwnd per leg; proxy
+    /// occupancy; queue occupancy per link direction).
     pub trace: bool,
+    /// Record a per-packet event log (returned in `RunResult::packet_log`).
+    pub packet_log: Option<PacketLogOptions>,
     /// Polled every few thousand events; when it returns true the run ends
     /// with [`SimError::Cancelled`].
     pub cancel: Option<CancelFn>,
@@ -56,6 +61,7 @@ impl std::fmt::Debug for RunOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunOptions")
             .field("trace", &self.trace)
+            .field("packet_log", &self.packet_log)
             .field("cancel", &self.cancel.is_some())
             .finish()
     }
@@ -162,6 +168,8 @@ struct World {
     /// Applications not yet done; the run ends when none is left.
     apps_pending: usize,
     trace: bool,
+    /// The per-packet observer (off unless asked for).
+    log: Option<Box<PacketLog>>,
     error: Option<SimError>,
 }
 
@@ -209,7 +217,7 @@ pub fn run_plan(plan: &Plan, seed: u64, opts: &RunOptions) -> Result<RunResult, 
 
 impl World {
     fn build(plan: &Plan, seed: u64, opts: &RunOptions) -> World {
-        let layers: Vec<AnyLinkLayer> = plan
+        let mut layers: Vec<AnyLinkLayer> = plan
             .layers
             .iter()
             .enumerate()
@@ -241,6 +249,11 @@ impl World {
                 )
             })
             .collect();
+        if opts.trace {
+            for l in layers.iter_mut() {
+                l.trace_queues();
+            }
+        }
         let mut routes = Vec::new();
         let mut conns = Vec::new();
         let mut flows = Vec::new();
@@ -363,6 +376,10 @@ impl World {
             app_io: AppIo::default(),
             packet_hops: 0,
             trace: opts.trace,
+            log: opts
+                .packet_log
+                .as_ref()
+                .map(|o| Box::new(PacketLog::new(plan.links.len(), o))),
             error: None,
         }
     }
@@ -494,11 +511,21 @@ impl World {
                 },
             );
         }
-        for (_, slot, _) in io.lost.drain(..) {
+        for (dir, slot, why) in io.lost.drain(..) {
+            if let Some(log) = self.log.as_deref_mut() {
+                let ld = (2 * link + dir.index()) as u32;
+                let p = &self.packets[slot as usize];
+                log.record(now, ld, PacketEventKind::Drop(why), slot, p);
+            }
             self.free.push(slot);
         }
         for i in 0..io.delivered.len() {
-            let slot = io.delivered[i].1;
+            let (dir, slot) = io.delivered[i];
+            if let Some(log) = self.log.as_deref_mut() {
+                let ld = (2 * link + dir.index()) as u32;
+                let p = &self.packets[slot as usize];
+                log.record(now, ld, PacketEventKind::Arrive, slot, p);
+            }
             self.arrive(now, slot);
         }
         io.delivered.clear();
@@ -523,6 +550,9 @@ impl World {
             retx,
         };
         self.packet_hops += 1;
+        if let Some(log) = self.log.as_deref_mut() {
+            log.record(now, ld as u32, PacketEventKind::Enqueue, slot, p);
+        }
         let dir = Dir::from_index(ld & 1);
         self.link_call(now, ld >> 1, |l, io| l.send(now, dir, pkt, io));
     }
@@ -866,6 +896,50 @@ impl World {
             queue_drops: dir_stats().map(|s| s.queue_drops).sum(),
             channel_drops: dir_stats().map(|s| s.channel_drops).sum(),
         };
+        // Per link direction: counters, utilisation and queue occupancy up to `stop`.
+        let mut layers = self.layers;
+        for (k, layer) in layers.iter_mut().enumerate() {
+            for dir in [Dir::Forward, Dir::Reverse] {
+                let pd = &plan.links[2 * k + dir.index()];
+                let st = layer.stats_at(dir, stop);
+                let dir_name = if dir == Dir::Forward {
+                    "forward"
+                } else {
+                    "reverse"
+                };
+                res.links.push(LinkResult {
+                    link: plan.layers[k].name.clone(),
+                    dir: dir_name.to_string(),
+                    from: plan.nodes[pd.from as usize].clone(),
+                    to: plan.nodes[pd.to as usize].clone(),
+                    rate_bps: pd.rate_bps,
+                    packets: st.packets,
+                    bytes: st.bytes,
+                    delivered: st.delivered,
+                    utilisation: if stop.0 > 0 {
+                        st.busy_ns as f64 / stop.0 as f64
+                    } else {
+                        0.0
+                    },
+                    queue_drops: st.queue_drops,
+                    channel_drops: st.channel_drops,
+                    link_drops: st.link_drops,
+                    mean_queue_packets: st.mean_queue(stop.0),
+                    max_queue_packets: st.max_queue,
+                });
+                if let Some(tr) = layer.queue_trace(dir, stop) {
+                    let (t_s, value) = tr
+                        .into_iter()
+                        .map(|(t, n)| (t.as_secs_f64(), n as f64))
+                        .unzip();
+                    res.traces.insert(
+                        format!("link.{}.{dir_name}.queue", plan.layers[k].name),
+                        Series { t_s, value },
+                    );
+                }
+            }
+        }
+        res.packet_log = self.log.map(|b| *b);
         let goodputs: Vec<f64> = res.flows.values().map(|f| f.goodput_bps).collect();
         res.jain_fairness = crate::result::jain_index(&goodputs);
         res
