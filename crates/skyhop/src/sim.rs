@@ -925,7 +925,7 @@ impl World {
                     channel_drops: st.channel_drops,
                     link_drops: st.link_drops,
                     mean_queue_packets: st.mean_queue(stop.0),
-                    max_queue_packets: st.max_queue,
+                    max_queue_packets: st.max_occupancy,
                 });
                 if let Some(tr) = layer.queue_trace(dir, stop) {
                     let (t_s, value) = tr

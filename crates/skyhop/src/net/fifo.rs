@@ -154,6 +154,7 @@ impl FifoDir {
         self.stats.bytes += pkt.bytes as u64;
         self.stats.busy_ns += tx_time.0;
         self.stats.occupancy_ns += end.since(now).0 as u128;
+        self.stats.max_occupancy = self.stats.max_occupancy.max(self.departures.len() as u32);
         if let Some(tr) = self.trace.as_mut() {
             tr.push((now, self.departures.len() as u32));
         }
@@ -329,6 +330,7 @@ mod tests {
         let ms = 1_000_000u64;
         let st = l.stats_at(Time(100 * ms));
         assert_eq!(st.busy_ns, 36 * ms);
+        assert_eq!(st.max_occupancy, 3);
         assert_eq!(st.occupancy_ns, (72 * ms) as u128);
         assert!((st.mean_queue(100 * ms) - 0.72).abs() < 1e-12);
         // Cut at 18 ms: busy 18 ms; occupancy 3 for 12 ms then 2 for 6 ms.

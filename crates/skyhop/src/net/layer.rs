@@ -99,6 +99,9 @@ pub struct LinkStats {
     pub delivered: u64,
     /// Largest number of packets queued (including the one in service).
     pub max_queue: u32,
+    /// Largest number of packets waiting or in service (0 for a layer that
+    /// does not keep it).
+    pub max_occupancy: u32,
     /// Nanoseconds the transmitter was busy (sum of transmission times of
     /// the packets accepted, up to the instant the statistics are read).
     pub busy_ns: u64,
