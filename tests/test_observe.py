@@ -10,6 +10,7 @@ import subprocess
 
 import pandas as pd
 import pytest
+
 from conftest import REPO, assert_one_line_error
 
 GEO = REPO / "scenarios" / "geo_single.toml"

@@ -299,7 +299,7 @@ def _link_names(text: str | None, scn: Any, key: str) -> list[str] | None:
     names = [n.strip() for n in text.split(",") if n.strip()]
     known = list(scn.resolved.get("links", {}))
     for n in names:
-        link, _, d = n.rpartition(":") if n.endswith((":forward", ":reverse")) else (n, "", "")
+        link = n.rpartition(":")[0] if n.endswith((":forward", ":reverse")) else n
         if link not in known:
             raise ScenarioError(
                 "<options>", key, f"unknown link {n!r} (links: {', '.join(known) or 'none'})"

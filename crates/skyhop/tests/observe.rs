@@ -167,3 +167,38 @@ fn observing_changes_no_result_and_filters_by_link_and_window() {
         .iter()
         .any(|e| matches!(e.payload, Payload::Ack(a) if !a.sack.is_empty())));
 }
+
+#[test]
+fn describe_derives_slant_range_delays_exactly_as_the_geometry_helper() {
+    let path = format!(
+        "{}/../../scenarios/e2_geo_onboard.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let scn = load_str(&std::fs::read_to_string(path).unwrap(), "e2", &[]).unwrap();
+    let plan = Plan::build(&scn, "e2").unwrap();
+    let d = skyhop::scenario::describe::describe(&scn, &plan);
+    for (link, ground) in [("up", "NY"), ("down", "SF")] {
+        let n = &scn.nodes[ground];
+        let g = skyhop::geo::geo_link(n.lat.unwrap(), n.lon.unwrap(), -96.0).unwrap();
+        for l in d.links.iter().filter(|l| l.link == link) {
+            assert_eq!(l.delay_source, "slant range");
+            assert_eq!(l.delay_s, g.delay.as_secs_f64());
+            assert_eq!(l.elevation_deg, Some(g.elevation_deg));
+            assert_eq!(l.azimuth_deg, Some(g.azimuth_deg));
+            assert_eq!(l.slant_range_m, Some(g.slant_range_m));
+        }
+    }
+    // Node positions are checked at the node's key.
+    let bad = load_str(
+        &std::fs::read_to_string(format!(
+            "{}/../../scenarios/e2_geo_onboard.toml",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+        "e2",
+        &["nodes.NY.lat=95.0".into()],
+    )
+    .and_then(|s| Plan::build(&s, "e2").map(|_| ()))
+    .unwrap_err();
+    assert_eq!(bad.key, "nodes.NY.lat");
+}
