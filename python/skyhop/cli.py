@@ -282,11 +282,9 @@ def run_document(
         if trace:
             entry["traces"] = r.get("traces", {})
         out_runs.append(entry)
-    doc: dict[str, Any] = {"scenario": scenario}
+    doc: dict[str, Any] = {"scenario": scenario, "runs": out_runs, "summary": summarize(runs)}
     if network is not None:
         doc["network"] = network
-    doc["runs"] = out_runs
-    doc["summary"] = summarize(runs)
     return doc
 
 

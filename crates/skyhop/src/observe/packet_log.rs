@@ -149,7 +149,7 @@ impl PacketLog {
             let handshake = flow.legs[l].cfg.handshake;
             t.t_s.push(e.t.as_secs_f64());
             t.link.push(plan.layers[ld / 2].name.clone());
-            t.dir.push(if ld % 2 == 0 { "forward" } else { "reverse" });
+            t.dir.push(if ld.is_multiple_of(2) { "forward" } else { "reverse" });
             t.event.push(match e.kind {
                 PacketEventKind::Enqueue => "enqueue",
                 PacketEventKind::Drop(_) => "drop",

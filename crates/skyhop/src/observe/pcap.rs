@@ -87,7 +87,7 @@ pub fn pcap_conns(plan: &Plan) -> Vec<PcapConn> {
 
 /// The file name of link direction `ld`: `<link>.<forward|reverse><suffix>.pcap`.
 pub fn file_name(plan: &Plan, ld: u32, suffix: &str) -> String {
-    let dir = if ld % 2 == 0 { "forward" } else { "reverse" };
+    let dir = if ld.is_multiple_of(2) { "forward" } else { "reverse" };
     format!("{}.{dir}{suffix}.pcap", plan.layers[ld as usize / 2].name)
 }
 
