@@ -15,7 +15,7 @@ Examples
 from __future__ import annotations
 
 from ._core import version as _engine_version
-from .api import Results, Scenario, load_scenario, run
+from .api import Results, Scenario, describe, load_scenario, run
 from .errors import ScenarioError, SimulationError, SkyhopError, SweepError
 from .sweep import (
     SweepInterrupted,
@@ -33,6 +33,7 @@ __all__ = [
     "SweepError",
     "SweepInterrupted",
     "__version__",
+    "describe",
     "load_scenario",
     "run",
     "sweep",

@@ -24,6 +24,7 @@ __all__ = [
     "info_line",
     "one_line",
     "print_bench_table",
+    "print_description",
     "print_run_table",
     "progress_bar",
     "robust_streams",
@@ -275,3 +276,59 @@ def print_bench_table(report: dict[str, Any]) -> None:
             f"{r['sim_s_per_wall_s']:.1f}" if r["sim_s_per_wall_s"] else "—",
         )
     Console().print(table)
+
+
+def _rate(bps: float) -> str:
+    for factor, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+        if bps >= factor:
+            return f"{bps / factor:g} {unit}"
+    return f"{bps:g} bit/s"
+
+
+def _bytes(n: float) -> str:
+    return f"{n / 1e6:.2f} MB" if n >= 1e6 else f"{n / 1e3:.1f} kB"
+
+
+def print_description(file: str, d: dict[str, Any]) -> None:
+    """Print ``skyhop describe``: links, flows and legs, warnings (plain text)."""
+    out = [f"{file}: {len(d['nodes'])} nodes, run {d['duration_s']:g} s"]
+    out.append("nodes: " + ", ".join(f"{n['node']} ({n['address']})" for n in d["nodes"]))
+    out.append("links (per direction):")
+    for ln in d["links"]:
+        if ln["delay_source"] == "slant range":
+            src = (
+                f"slant range {ln['slant_range_m'] / 1e3:.3f} km, elevation "
+                f"{ln['elevation_deg']:.2f} deg, azimuth {ln['azimuth_deg']:.2f} deg"
+            )
+        else:
+            src = ln["delay_source"]
+        frac = ln["queue_bdp_fraction"]
+        queue = f"queue {ln['queue_packets']} packets"
+        if frac is not None:
+            queue += f" ({frac:.2f} x BDP {_bytes(ln['bdp_bytes'])})"
+        chans = ", ".join(
+            " ".join(f"{k}={v}" for k, v in c.items()) if isinstance(c, dict) else str(c)
+            for c in ln["channels"]
+        )
+        out.append(
+            f"  {ln['link']} {ln['dir']} {ln['from']} -> {ln['to']}: {_rate(ln['rate_bps'])}, "
+            f"delay {ln['delay_s'] * 1e3:.6f} ms ({src}), {queue}, "
+            f"errors: {chans or 'none'}"
+        )
+    out.append("flows:")
+    for f in d["flows"]:
+        size = "bulk" if f["size_bytes"] is None else _bytes(f["size_bytes"])
+        out.append(
+            f"  {f['flow']}: {' - '.join(f['path'])}, {size}, start {f['start_s']:g} s, "
+            f"{len(f['legs'])} leg{'s' if len(f['legs']) != 1 else ''}"
+        )
+        for i, leg in enumerate(f["legs"]):
+            out.append(
+                f"    leg {i} {leg['from']} -> {leg['to']} ({leg['tcp']}): bottleneck "
+                f"{_rate(leg['bottleneck_bps'])}, RTT {leg['rtt_s'] * 1e3:.3f} ms, BDP "
+                f"{_bytes(leg['bdp_bytes'])} ({leg['bdp_packets']:.1f} packets); window "
+                f"limit {leg['window_limit']} {_bytes(leg['window_limit_bytes'])}"
+            )
+    out.append("warnings:" if d["warnings"] else "warnings: none")
+    out.extend(f"  {w}" for w in d["warnings"])
+    print("\n".join(out))

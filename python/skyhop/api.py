@@ -19,7 +19,7 @@ from .stats import flow_metrics, summarize
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["Results", "Scenario", "load_scenario", "run"]
+__all__ = ["Results", "Scenario", "describe", "load_scenario", "run"]
 
 ScenarioSource = str | os.PathLike[str] | Mapping[str, Any]
 SetOverrides = Sequence[str] | Mapping[str, Any] | None
@@ -180,6 +180,22 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
     return Scenario(file, _core.load_scenario(text, file, sets, "toml"))
 
 
+def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, Any]:
+    """The resolved network of a scenario, as ``skyhop describe --json`` prints it.
+
+    Returns a dict with ``duration_s``, ``nodes`` (name and pcap address),
+    ``links`` (one entry per link direction: ``rate_bps``, ``delay_s`` and
+    ``delay_source`` -- ``given``, ``slant range`` with ``elevation_deg``,
+    ``azimuth_deg``, ``slant_range_m``, or ``inter-satellite`` --,
+    ``queue_packets``, ``bdp_bytes``, ``queue_bdp_fraction``, ``channels``),
+    ``flows`` (``path`` and ``legs`` with ``rtt_s``, ``bottleneck_bps``,
+    ``bdp_bytes``, ``bdp_packets``, ``window_limit``, ``window_limit_bytes``
+    and the leg's TCP settings) and ``warnings``.
+    """
+    scn = load_scenario(source, set=set)
+    return json.loads(_core.describe(scn.json, scn.file))
+
+
 def check_seeds(seed: Any, runs: Any) -> tuple[int, int]:
     """Validate a base seed and a run count; return them as ints."""
     runs = check_int("runs", runs, minimum=1)
@@ -206,6 +222,7 @@ def run_seeds(
     trace: bool = False,
     jobs: int | None = None,
     on_done: Callable[[int], None] | None = None,
+    observe: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``scenario`` once per seed, in parallel threads; results in seed order.
 
@@ -218,6 +235,12 @@ def run_seeds(
     waits, so Ctrl-C (KeyboardInterrupt) is seen at once; no further run is
     started after it, and the process may exit without waiting for the runs
     in flight (the engine cannot be stopped mid-run yet).
+
+    ``observe`` turns the per-packet observer on (keys of
+    ``_core.run_observed``: ``log``, ``log_links``, ``log_window``,
+    ``pcap_dir``, ``pcap_links``; and ``pcap_per_seed``: name each pcap file
+    after its seed); each result then may carry ``packet_log`` (columns) and
+    ``pcap_files``.
     """
     seeds = sorted(seeds)
     if not seeds:
@@ -235,7 +258,14 @@ def run_seeds(
             if s is None:
                 break
             try:
-                done.put((s, _core.run(scenario.json, s, trace), None))
+                if observe is None:
+                    text = _core.run(scenario.json, s, trace)
+                else:
+                    opts = {k: v for k, v in observe.items() if k != "pcap_per_seed"}
+                    if observe.get("pcap_per_seed"):
+                        opts["pcap_suffix"] = f".seed{s}"
+                    text = _core.run_observed(scenario.json, s, trace, json.dumps(opts))
+                done.put((s, text, None))
             except BaseException as e:  # handed to the caller's thread
                 done.put((s, None, e))
         done.put(None)
@@ -350,12 +380,28 @@ class Results:
         ]
         return _numeric_nulls(pd.DataFrame(rows))
 
-    def trace_frame(self, name: str) -> pd.DataFrame:
-        """One time series of every run (``trace=True``): columns seed, t_s, value.
+    def trace_frame(self, name: str | None = None) -> pd.DataFrame:
+        """Traces (``trace=True``) as a table.
 
-        ``name`` is a key of ``runs[i]["traces"]``, e.g. ``"ftp.0.cwnd"``.
+        Without ``name``: every trace of every run in long format, one row
+        per point: ``run`` (0-based), ``seed``, ``flow``, ``leg`` (nullable),
+        ``series``, ``t_s`` (seconds), ``value`` (units per series:
+        ``cwnd``, ``ssthresh``, ``flight``, ``rwnd`` in bytes, ``srtt`` in
+        seconds, ``rate_estimate`` in bit/s, ``proxy.<node>.occupancy`` in
+        bytes, ``link.<link>.<dir>.queue`` in packets; see
+        :mod:`skyhop.traces`). This is the table ``skyhop run --trace-out``
+        writes.
+
+        With ``name`` (a key of ``runs[i]["traces"]``, e.g. ``"ftp.0.cwnd"``):
+        that series of every run, columns seed, t_s, value.
         """
         import pandas as pd
+
+        if name is None:
+            from .traces import trace_columns
+            from .traces import trace_frame as frame
+
+            return frame(trace_columns(self.runs))
 
         frames = []
         for r in self.runs:
@@ -371,6 +417,40 @@ class Results:
                 f"no trace {name!r} (traces: {', '.join(known) or 'none; run with trace=True'})"
             )
         return pd.concat(frames, ignore_index=True)
+
+    def links_frame(self) -> pd.DataFrame:
+        """Per-link statistics: one row per run and link direction (``seed``,
+        ``link``, ``dir``, ``from``, ``to``, ``rate_bps``, ``packets``,
+        ``bytes``, ``delivered``, ``utilisation``, ``queue_drops``,
+        ``channel_drops``, ``link_drops``, ``mean_queue_packets``,
+        ``max_queue_packets``)."""
+        import pandas as pd
+
+        rows = [{"seed": r["seed"], **link} for r in self.runs for link in r.get("links", [])]
+        return pd.DataFrame(rows)
+
+    def packet_log_frame(self) -> pd.DataFrame:
+        """The per-packet log of runs made with a packet log (``skyhop run
+        --packet-log``): ``run``, ``seed`` and the log's columns (``t_s``,
+        ``link``, ``dir``, ``event``, ``reason``, ``flow``, ``leg``, ``kind``,
+        ``seq``, ``len``, ``retx``, ``ack``, ``wnd``, ``sack``, ``size_bytes``)."""
+        import pandas as pd
+
+        frames = []
+        for i, r in enumerate(self.runs):
+            log = r.get("packet_log")
+            if log is None:
+                continue
+            df = pd.DataFrame(log)
+            df.insert(0, "seed", r["seed"])
+            df.insert(0, "run", i)
+            frames.append(df)
+        if not frames:
+            raise KeyError("no packet log (run with a packet log: skyhop run --packet-log FILE)")
+        df = pd.concat(frames, ignore_index=True)
+        for c in ("seq", "ack", "wnd"):
+            df[c] = df[c].astype("Int64")
+        return df
 
     def __len__(self) -> int:
         return len(self.runs)

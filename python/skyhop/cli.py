@@ -129,7 +129,62 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="record time series (cwnd, ssthresh, srtt, ...); included in --json output",
     )
+    p_run.add_argument(
+        "--trace-out",
+        metavar="FILE",
+        help="write the traces as one long table (run, seed, flow, leg, series, t_s, value) "
+        "to FILE (.parquet or .csv); implies --trace",
+    )
+    p_run.add_argument(
+        "--packet-log",
+        metavar="FILE",
+        help="write a per-packet event log (enqueue, drop with reason, arrive) to FILE "
+        "(.parquet or .csv)",
+    )
+    p_run.add_argument(
+        "--packet-log-links",
+        metavar="LINKS",
+        help="comma-separated links of the packet log (ab, or ab:forward / ab:reverse); "
+        "default all",
+    )
+    p_run.add_argument(
+        "--packet-log-window",
+        metavar="FROM,TO",
+        help="time window of the packet log, e.g. 10s,20s (both ends included)",
+    )
+    p_run.add_argument(
+        "--pcap",
+        metavar="DIR",
+        help="write one pcap file per link direction into DIR (one run, or --pcap-per-seed)",
+    )
+    p_run.add_argument(
+        "--pcap-links", metavar="LINKS", help="comma-separated links to capture (default all)"
+    )
+    p_run.add_argument(
+        "--pcap-per-seed",
+        action="store_true",
+        help="with several runs: one file per link direction and seed (LINK.DIR.seedS.pcap)",
+    )
     p_run.set_defaults(func=cmd_run)
+
+    p_desc = sub.add_parser(
+        "describe",
+        help="show the resolved network: links, delays, queues, legs, BDPs, warnings",
+        description="Print the resolved network of a scenario: per link direction its rate, "
+        "delay and where it came from, queue (packets and fraction of the BDP) and channel; "
+        "per flow its path and legs with round-trip times and BDPs; every warning.",
+    )
+    p_desc.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
+    p_desc.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        dest="sets",
+        help="override a scenario value by dotted path; repeatable",
+    )
+    p_desc.add_argument("--json", action="store_true", help="print the description as JSON")
+    p_desc.set_defaults(func=cmd_describe)
 
     p_sweep = sub.add_parser(
         "sweep",
@@ -203,66 +258,169 @@ def build_parser() -> argparse.ArgumentParser:
 # skyhop run
 
 
-def run_document(scenario: dict[str, Any], runs: list[dict[str, Any]], trace: bool) -> dict:
-    """The ``--json`` document: scenario, runs (seed order), summary."""
+def run_document(
+    scenario: dict[str, Any],
+    runs: list[dict[str, Any]],
+    trace: bool,
+    network: dict[str, Any] | None = None,
+) -> dict:
+    """The ``--json`` document: scenario, network, runs (seed order), summary."""
     from .stats import flow_metrics, summarize
 
     out_runs = []
     for r in runs:
         entry: dict[str, Any] = {
             "seed": r["seed"],
-            "flows": {name: flow_metrics(f) for name, f in r["flows"].items()},
+            "flows": {
+                name: {**flow_metrics(f), "legs": f.get("legs", [])}
+                for name, f in r["flows"].items()
+            },
         }
-        for key in ("proxies", "engine", "warnings", "jain_fairness"):
+        for key in ("proxies", "links", "engine", "warnings", "jain_fairness", "pcap_files"):
             if key in r:
                 entry[key] = r[key]
         if trace:
             entry["traces"] = r.get("traces", {})
         out_runs.append(entry)
-    return {"scenario": scenario, "runs": out_runs, "summary": summarize(runs)}
+    doc: dict[str, Any] = {"scenario": scenario, "runs": out_runs, "summary": summarize(runs)}
+    if network is not None:
+        doc["network"] = network
+    return doc
 
 
-def _check_out_file(out: str | None) -> None:
+def _link_names(text: str | None, scn: Any, key: str) -> list[str] | None:
+    """``ab,cd:forward`` checked against the scenario's links."""
+    from .errors import ScenarioError
+
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    known = list(scn.resolved.get("links", {}))
+    for n in names:
+        link = n.rpartition(":")[0] if n.endswith((":forward", ":reverse")) else n
+        if link not in known:
+            raise ScenarioError(
+                "<options>", key, f"unknown link {n!r} (links: {', '.join(known) or 'none'})"
+            )
+    if not names:
+        raise ScenarioError("<options>", key, "give at least one link name")
+    return names
+
+
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "min": 60.0}
+
+
+def _window(text: str | None) -> list[float] | None:
+    """``10s,20s`` as seconds ``[10.0, 20.0]``."""
+    import re
+
+    from .errors import ScenarioError
+
+    if text is None:
+        return None
+    parts = text.split(",")
+    out = []
+    for p in parts:
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*", p)
+        if len(parts) != 2 or not m or (m.group(2) and m.group(2) not in _TIME_UNITS):
+            raise ScenarioError(
+                "<options>",
+                "--packet-log-window",
+                f"expected FROM,TO with time units, e.g. 10s,20s; got {text!r}",
+            )
+        out.append(float(m.group(1)) * _TIME_UNITS[m.group(2) or "s"])
+    if out[0] > out[1]:
+        raise ScenarioError("<options>", "--packet-log-window", f"{text!r} ends before it starts")
+    return out
+
+
+def _check_out_file(out: str | None, key: str = "--out") -> None:
     if not out:
         return
     if Path(out).suffix.lower() not in (".parquet", ".csv"):
         from .errors import ScenarioError
 
-        raise ScenarioError(out, "--out", "unsupported file type (use .parquet or .csv)")
-    output.check_writable_file(out)
+        raise ScenarioError(out, key, "unsupported file type (use .parquet or .csv)")
+    output.check_writable_file(out, key)
+
+
+def cmd_describe(args: argparse.Namespace) -> int:
+    from .api import describe
+
+    desc = describe(args.scenario, set=args.sets)
+    if args.json:
+        sys.stdout.write(output.dump_json(desc) + "\n")
+    else:
+        output.print_description(args.scenario, desc)
+    return EXIT_OK
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .api import Results, check_seeds, load_scenario, run_seeds
 
     _check_out_file(args.out)
+    _check_out_file(args.trace_out, "--trace-out")
+    _check_out_file(args.packet_log, "--packet-log")
+    trace = args.trace or bool(args.trace_out)
     scn = load_scenario(args.scenario, set=args.sets)
     base, n = check_seeds(
         scn.default_seed if args.seed is None else args.seed,
         scn.default_runs if args.runs is None else args.runs,
     )
     seeds = list(range(base, base + n))
+    observe: dict[str, Any] | None = None
+    if args.packet_log or args.pcap:
+        observe = {}
+    elif args.packet_log_links or args.packet_log_window:
+        raise UsageError("--packet-log-links and --packet-log-window need --packet-log FILE")
+    elif args.pcap_links or args.pcap_per_seed:
+        raise UsageError("--pcap-links and --pcap-per-seed need --pcap DIR")
+    if args.packet_log:
+        observe["log"] = True
+        observe["log_links"] = _link_names(args.packet_log_links, scn, "--packet-log-links")
+        observe["log_window"] = _window(args.packet_log_window)
+    if args.pcap:
+        if n > 1 and not args.pcap_per_seed:
+            raise UsageError(
+                f"--pcap with {n} runs needs --pcap-per-seed (one file per link direction "
+                "and seed), or --runs 1"
+            )
+        observe["pcap_links"] = _link_names(args.pcap_links, scn, "--pcap-links")
+        output.check_writable_dir(args.pcap, "--pcap")
+        observe["pcap_dir"] = args.pcap
+        observe["pcap_per_seed"] = bool(args.pcap_per_seed)
 
     bar = None if args.json else output.progress_bar(n)
     if bar is None:
-        runs = run_seeds(scn, seeds, trace=args.trace, jobs=args.jobs)
+        runs = run_seeds(scn, seeds, trace=trace, jobs=args.jobs, observe=observe)
     else:
         with bar:
             task = bar.add_task("runs", total=n)
             runs = run_seeds(
                 scn,
                 seeds,
-                trace=args.trace,
+                trace=trace,
                 jobs=args.jobs,
                 on_done=lambda _s: bar.advance(task),
+                observe=observe,
             )
     results = Results(scn.resolved, runs)
     for w in results.warnings:
         output.warning_line(w)
     if args.out:
         output.write_table(results.to_pandas(), args.out)
+    if args.trace_out:
+        output.write_table(results.trace_frame(), args.trace_out)
+    if args.packet_log:
+        output.write_table(results.packet_log_frame(), args.packet_log)
+    for r in runs:
+        r.pop("packet_log", None)
     if args.json:
-        sys.stdout.write(output.dump_json(run_document(scn.resolved, runs, args.trace)) + "\n")
+        from .api import describe
+
+        network = describe(args.scenario, set=args.sets)
+        doc = run_document(scn.resolved, runs, trace, network)
+        sys.stdout.write(output.dump_json(doc) + "\n")
     else:
         output.print_run_table(scn.file, seeds, results.summary())
         if args.out:

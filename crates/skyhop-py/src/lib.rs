@@ -188,6 +188,142 @@ fn run(py: Python<'_>, resolved_json: &str, seed: u64, trace: bool) -> PyResult<
     result.map_err(|f| python_error(py, f))
 }
 
+/// The resolved network of a resolved scenario (the JSON of
+/// [`load_scenario`]) as JSON: links, flows, legs, warnings (see
+/// `skyhop::scenario::describe`).
+#[pyfunction]
+fn describe(py: Python<'_>, resolved_json: &str, file: &str) -> PyResult<String> {
+    let result = py.allow_threads(|| {
+        guarded("describing the scenario", || {
+            let scn = skyhop::scenario::load_json_str(resolved_json, file, &[])?;
+            let plan = skyhop::scenario::Plan::build(&scn, file)?;
+            to_json(
+                &skyhop::scenario::describe::describe(&scn, &plan),
+                "the description",
+            )
+        })
+    });
+    result.map_err(|f| python_error(py, f))
+}
+
+/// What an observed run records and writes (JSON from Python).
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Observe {
+    /// Return the per-packet log as columns (`packet_log` in the result).
+    #[serde(default)]
+    log: bool,
+    /// Links of the log (names, `name:forward`, `name:reverse`); all if absent.
+    log_links: Option<Vec<String>>,
+    /// Time window of the log, seconds (both ends included).
+    log_window: Option<(f64, f64)>,
+    /// Write one pcap file per link direction into this folder.
+    pcap_dir: Option<String>,
+    pcap_links: Option<Vec<String>>,
+    /// Appended to each pcap file's stem (e.g. `.seed3`).
+    #[serde(default)]
+    pcap_suffix: String,
+}
+
+fn options_error(key: &str, message: String) -> Failure {
+    Failure::Scenario(ScenarioError::new("<options>", key, message))
+}
+
+/// Simulate like [`run`], with the per-packet observer on: returns the
+/// `RunResult` JSON with, when asked, `packet_log` (columns) and
+/// `pcap_files` (`[[path, packets], ...]`) added.
+#[pyfunction]
+#[pyo3(signature = (resolved_json, seed, trace, observe_json))]
+fn run_observed(
+    py: Python<'_>,
+    resolved_json: &str,
+    seed: u64,
+    trace: bool,
+    observe_json: &str,
+) -> PyResult<String> {
+    use skyhop::engine::Time;
+    use skyhop::observe::{link_dirs_by_name, pcap, PacketLogOptions};
+    let result = py.allow_threads(|| {
+        guarded("running the simulation", || {
+            let obs: Observe = serde_json::from_str(observe_json)
+                .map_err(|e| Failure::Internal(format!("run_observed: bad options: {e}")))?;
+            let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
+            let plan = skyhop::scenario::Plan::build(&scn, "<resolved>")?;
+            let all: Vec<u32> = (0..plan.links.len() as u32).collect();
+            let pick = |names: &Option<Vec<String>>, key: &str| -> Result<Vec<u32>, Failure> {
+                match names {
+                    None => Ok(all.clone()),
+                    Some(n) => link_dirs_by_name(&plan, n).map_err(|m| options_error(key, m)),
+                }
+            };
+            let log_dirs = pick(&obs.log_links, "packet_log_links")?;
+            let pcap_dirs = pick(&obs.pcap_links, "pcap_links")?;
+            let secs = |s: f64| Time((s.max(0.0) * 1e9).round().min(u64::MAX as f64) as u64);
+            let (from, to) = obs
+                .log_window
+                .map_or((Time::ZERO, Time::MAX), |(a, b)| (secs(a), secs(b)));
+            // One observer for both uses: the union of their links; the
+            // window only when no pcap is written.
+            let mut dirs: Vec<u32> = Vec::new();
+            if obs.log {
+                dirs.extend(&log_dirs);
+            }
+            if obs.pcap_dir.is_some() {
+                dirs.extend(&pcap_dirs);
+            }
+            dirs.sort_unstable();
+            dirs.dedup();
+            let window = if obs.pcap_dir.is_some() {
+                (Time::ZERO, Time::MAX)
+            } else {
+                (from, to)
+            };
+            let opts = RunOptions {
+                trace,
+                packet_log: Some(PacketLogOptions {
+                    link_dirs: Some(dirs),
+                    from: window.0,
+                    to: window.1,
+                }),
+                ..RunOptions::default()
+            };
+            let mut result = skyhop::sim::run_plan(&plan, seed, &opts)?;
+            let log = result.packet_log.take().unwrap_or_default();
+            let mut doc = serde_json::to_value(&result)
+                .map_err(|e| Failure::Internal(format!("cannot serialise the result: {e}")))?;
+            if let Some(dir) = &obs.pcap_dir {
+                let files = pcap::write_pcaps(
+                    &plan,
+                    &log,
+                    std::path::Path::new(dir),
+                    &pcap_dirs,
+                    &obs.pcap_suffix,
+                )
+                .map_err(|e| options_error("--pcap", format!("{dir}: cannot write: {e}")))?;
+                let files: Vec<(String, u64)> = files
+                    .into_iter()
+                    .map(|(p, n)| (p.to_string_lossy().into_owned(), n))
+                    .collect();
+                doc["pcap_files"] = serde_json::json!(files);
+            }
+            if obs.log {
+                let mut kept = skyhop::observe::PacketLog::default();
+                kept.events = log
+                    .events
+                    .into_iter()
+                    .filter(|e| {
+                        log_dirs.binary_search(&e.link_dir).is_ok() && e.t >= from && e.t <= to
+                    })
+                    .collect();
+                doc["packet_log"] = serde_json::to_value(kept.table(&plan))
+                    .map_err(|e| Failure::Internal(format!("cannot serialise the log: {e}")))?;
+            }
+            to_json(&doc, "the run result")
+        })
+    });
+    result.map_err(|f| python_error(py, f))
+}
+
 /// Version of the compiled engine.
 #[pyfunction]
 fn version() -> &'static str {
@@ -199,6 +335,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
     m.add_function(wrap_pyfunction!(load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(run_observed, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

@@ -86,6 +86,38 @@ pub struct EngineStats {
     pub channel_drops: u64,
 }
 
+/// One direction of a link over a run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct LinkResult {
+    /// The link's key in the scenario (`links.<link>`).
+    pub link: String,
+    /// `forward` (from `between[0]` to `between[1]`) or `reverse`.
+    pub dir: String,
+    pub from: String,
+    pub to: String,
+    /// Transmission rate, bit/s.
+    pub rate_bps: u64,
+    /// Packets accepted for transmission (queue drops not counted; packets
+    /// the channel corrupts counted: they occupy the link).
+    pub packets: u64,
+    /// Bytes on the wire of those packets (IP packets, headers included).
+    pub bytes: u64,
+    /// Packets that reached the far end.
+    pub delivered: u64,
+    /// Fraction of the run's time the transmitter was busy, in [0, 1].
+    pub utilisation: f64,
+    /// Packets refused by the full drop-tail queue.
+    pub queue_drops: u64,
+    /// Packets lost to the channel model.
+    pub channel_drops: u64,
+    /// Packets the link layer itself gave up on.
+    pub link_drops: u64,
+    /// Time-weighted mean number of packets waiting or in service.
+    pub mean_queue_packets: f64,
+    /// Largest number of packets waiting or in service.
+    pub max_queue_packets: u32,
+}
+
 /// A named time series: `t_s` and `value` columns of equal length.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Series {
@@ -112,7 +144,9 @@ pub struct RunResult {
     pub proxies: Vec<ProxyResult>,
     pub engine: EngineStats,
     /// Time series keyed `"<flow>.<leg index>.<quantity>"` (cwnd, ssthresh,
-    /// srtt, flight, rwnd in bytes or seconds), or `"<flow>.proxy.<node>.occupancy"`.
+    /// flight, rwnd in bytes; srtt in seconds; rate_estimate in bit/s),
+    /// `"<flow>.proxy.<node>.occupancy"` (bytes) or
+    /// `"link.<link>.<forward|reverse>.queue"` (packets waiting or in service).
     /// Empty unless tracing was requested.
     pub traces: BTreeMap<String, Series>,
     /// Non-fatal observations about the scenario (e.g. a receive window below the BDP).
@@ -120,6 +154,13 @@ pub struct RunResult {
     /// Jain's fairness index of the flows' goodputs, (Σx)² / (n·Σx²), in
     /// [1/n, 1]; `None` with fewer than two flows (or no goodput at all).
     pub jain_fairness: Option<f64>,
+    /// Per link direction, in scenario order (link key, then forward, reverse).
+    #[serde(default)]
+    pub links: Vec<LinkResult>,
+    /// The per-packet event log, when a run asked for one (not serialised
+    /// with the result: see [`crate::observe::PacketLog`]).
+    #[serde(skip)]
+    pub packet_log: Option<crate::observe::PacketLog>,
 }
 
 #[cfg(test)]

@@ -30,9 +30,11 @@ use crate::engine::{EventQueue, Time};
 use crate::error::SimError;
 use crate::net::fifo::FifoSent;
 use crate::net::{AnyLinkLayer, Dir, LinkBuild, LinkIo, LinkPacket, Packet, Payload};
-use crate::observe::{SenderTrace, ValueTrace};
+use crate::observe::{PacketEventKind, PacketLog, PacketLogOptions, SenderTrace, ValueTrace};
 use crate::pep::{ProxyRt, RelayOut};
-use crate::result::{EngineStats, FlowResult, LegResult, ProxyResult, RunResult};
+use crate::result::{
+    EngineStats, FlowResult, LegResult, LinkResult, ProxyResult, RunResult, Series,
+};
 use crate::scenario::{Plan, Scenario};
 use crate::tcp::{self, AckSeg, DataSeg, TcpReceiver, TcpSender};
 use std::sync::Arc;
@@ -46,8 +48,11 @@ const CANCEL_POLL_EVENTS: u64 = 4096;
 /// What a run should record beyond the results, and how it may be stopped.
 #[derive(Clone, Default)]
 pub struct RunOptions {
-    /// Record time series (cwnd, ssthresh, srtt, flight, rwnd per leg; proxy occupancy).
+    /// Record time series (cwnd, ssthresh, srtt, flight, rwnd per leg; proxy
+    /// occupancy; queue occupancy per link direction).
     pub trace: bool,
+    /// Record a per-packet event log (returned in `RunResult::packet_log`).
+    pub packet_log: Option<PacketLogOptions>,
     /// Polled every few thousand events; when it returns true the run ends
     /// with [`SimError::Cancelled`].
     pub cancel: Option<CancelFn>,
@@ -57,6 +62,7 @@ impl std::fmt::Debug for RunOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunOptions")
             .field("trace", &self.trace)
+            .field("packet_log", &self.packet_log)
             .field("cancel", &self.cancel.is_some())
             .finish()
     }
@@ -163,6 +169,8 @@ struct World {
     /// Applications not yet done; the run ends when none is left.
     apps_pending: usize,
     trace: bool,
+    /// The per-packet observer (off unless asked for).
+    log: Option<Box<PacketLog>>,
     error: Option<SimError>,
 }
 
@@ -210,7 +218,7 @@ pub fn run_plan(plan: &Plan, seed: u64, opts: &RunOptions) -> Result<RunResult, 
 
 impl World {
     fn build(plan: &Plan, seed: u64, opts: &RunOptions) -> World {
-        let layers: Vec<AnyLinkLayer> = plan
+        let mut layers: Vec<AnyLinkLayer> = plan
             .layers
             .iter()
             .enumerate()
@@ -242,6 +250,11 @@ impl World {
                 )
             })
             .collect();
+        if opts.trace {
+            for l in layers.iter_mut() {
+                l.trace_queues();
+            }
+        }
         let mut routes = Vec::new();
         let mut conns = Vec::new();
         let mut flows = Vec::new();
@@ -364,6 +377,10 @@ impl World {
             app_io: AppIo::default(),
             packet_hops: 0,
             trace: opts.trace,
+            log: opts
+                .packet_log
+                .as_ref()
+                .map(|o| Box::new(PacketLog::new(plan.links.len(), o))),
             error: None,
         }
     }
@@ -374,10 +391,11 @@ impl World {
             Ev::Link { link, token } => {
                 if let AnyLinkLayer::Fifo(l) = &mut self.layers[link as usize] {
                     // The built-in link without the I/O record (same code).
-                    let (_, slot, next) = l.wake_direct(now, token);
+                    let (dir, slot, next) = l.wake_direct(now, token);
                     if let Some(w) = next {
                         self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
                     }
+                    self.log_arrival(now, link as usize, dir, slot);
                     self.arrive(now, slot);
                 } else {
                     self.link_call(now, link as usize, |l, io| l.wake(now, token, io));
@@ -510,21 +528,38 @@ impl World {
         }
         io.wakes.clear();
         for i in 0..io.lost.len() {
-            self.free.push(io.lost[i].1);
+            let (dir, slot, why) = io.lost[i];
+            if let Some(log) = self.log.as_deref_mut() {
+                let ld = (2 * link + dir.index()) as u32;
+                let p = &self.packets[slot as usize];
+                log.record(now, ld, PacketEventKind::Drop(why), slot, p);
+            }
+            self.free.push(slot);
         }
         io.lost.clear();
-        match io.delivered.len() {
-            0 => {}
+        let delivered = match io.delivered.len() {
+            0 => return,
             1 => {
-                let (_, slot) = io.delivered.pop().unwrap();
+                let d = io.delivered.pop().unwrap();
+                let (dir, slot) = d;
+                self.log_arrival(now, link, dir, slot);
                 self.arrive(now, slot);
+                return;
             }
-            _ => {
-                let delivered = std::mem::take(&mut io.delivered);
-                for &(_, slot) in &delivered {
-                    self.arrive(now, slot);
-                }
-            }
+            _ => std::mem::take(&mut io.delivered),
+        };
+        for &(dir, slot) in &delivered {
+            self.log_arrival(now, link, dir, slot);
+            self.arrive(now, slot);
+        }
+    }
+
+    #[inline(always)]
+    fn log_arrival(&mut self, now: Time, link: usize, dir: Dir, slot: u32) {
+        if let Some(log) = self.log.as_deref_mut() {
+            let ld = (2 * link + dir.index()) as u32;
+            let p = &self.packets[slot as usize];
+            log.record(now, ld, PacketEventKind::Arrive, slot, p);
         }
     }
 
@@ -546,6 +581,9 @@ impl World {
             retx,
         };
         self.packet_hops += 1;
+        if let Some(log) = self.log.as_deref_mut() {
+            log.record(now, ld as u32, PacketEventKind::Enqueue, slot, p);
+        }
         let dir = Dir::from_index(ld & 1);
         let link = ld >> 1;
         if let AnyLinkLayer::Fifo(l) = &mut self.layers[link] {
@@ -563,7 +601,13 @@ impl World {
                     },
                 ),
                 FifoSent::InFlight(None) => {}
-                FifoSent::Lost(_) => self.free.push(slot),
+                FifoSent::Lost(why) => {
+                    if let Some(log) = self.log.as_deref_mut() {
+                        let p = &self.packets[slot as usize];
+                        log.record(now, ld as u32, PacketEventKind::Drop(why), slot, p);
+                    }
+                    self.free.push(slot)
+                }
             }
         } else {
             self.link_call(now, link, |l, io| l.send(now, dir, pkt, io));
@@ -917,6 +961,50 @@ impl World {
             queue_drops: dir_stats().map(|s| s.queue_drops).sum(),
             channel_drops: dir_stats().map(|s| s.channel_drops).sum(),
         };
+        // Per link direction: counters, utilisation and queue occupancy up to `stop`.
+        let mut layers = self.layers;
+        for (k, layer) in layers.iter_mut().enumerate() {
+            for dir in [Dir::Forward, Dir::Reverse] {
+                let pd = &plan.links[2 * k + dir.index()];
+                let st = layer.stats_at(dir, stop);
+                let dir_name = if dir == Dir::Forward {
+                    "forward"
+                } else {
+                    "reverse"
+                };
+                res.links.push(LinkResult {
+                    link: plan.layers[k].name.clone(),
+                    dir: dir_name.to_string(),
+                    from: plan.nodes[pd.from as usize].clone(),
+                    to: plan.nodes[pd.to as usize].clone(),
+                    rate_bps: pd.rate_bps,
+                    packets: st.packets,
+                    bytes: st.bytes,
+                    delivered: st.delivered,
+                    utilisation: if stop.0 > 0 {
+                        st.busy_ns as f64 / stop.0 as f64
+                    } else {
+                        0.0
+                    },
+                    queue_drops: st.queue_drops,
+                    channel_drops: st.channel_drops,
+                    link_drops: st.link_drops,
+                    mean_queue_packets: st.mean_queue(stop.0),
+                    max_queue_packets: st.max_occupancy,
+                });
+                if let Some(tr) = layer.queue_trace(dir, stop) {
+                    let (t_s, value) = tr
+                        .into_iter()
+                        .map(|(t, n)| (t.as_secs_f64(), n as f64))
+                        .unzip();
+                    res.traces.insert(
+                        format!("link.{}.{dir_name}.queue", plan.layers[k].name),
+                        Series { t_s, value },
+                    );
+                }
+            }
+        }
+        res.packet_log = self.log.map(|b| *b);
         let goodputs: Vec<f64> = res.flows.values().map(|f| f.goodput_bps).collect();
         res.jain_fairness = crate::result::jain_index(&goodputs);
         res

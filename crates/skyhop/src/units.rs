@@ -91,6 +91,18 @@ const RATE_UNITS: &[(&str, f64)] = &[
     ("kbit/s", 1e3),
     ("Mbit/s", 1e6),
     ("Gbit/s", 1e9),
+    ("b/s", 1.0),
+    ("kb/s", 1e3),
+    ("Kb/s", 1e3),
+    ("Mb/s", 1e6),
+    ("Gb/s", 1e9),
+    ("mbps", 1e6),
+    ("gbps", 1e9),
+    ("mb/s", 1e6),
+    ("gb/s", 1e9),
+    ("Kbit/s", 1e3),
+    ("mbit/s", 1e6),
+    ("gbit/s", 1e9),
 ];
 const TIME_UNITS: &[(&str, f64)] = &[
     ("s", 1.0),

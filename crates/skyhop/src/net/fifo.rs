@@ -13,6 +13,14 @@
 //!
 //! Queue limit: the number of packets waiting, not counting the one being
 //! transmitted (as ns-2's DropTail with its link holding the packet in service).
+//!
+//! Statistics at O(1) per packet: the busy time is the sum of transmission
+//! times, and the integral of the occupancy (packets waiting or in service)
+//! over time is the sum of each accepted packet's sojourn `end - now`
+//! (Little's law, exact for a FIFO); both are cut at the end of the run for
+//! packets still queued then ([`FifoDir::stats_at`]). A traced run also keeps
+//! the occupancy as a step function, one point per change, recorded when the
+//! departures are pruned (lazily, in time order).
 
 use super::layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason, Wake};
 use crate::channel::{Channel, Tx};
@@ -37,6 +45,8 @@ pub struct FifoDir {
     /// Packets in flight as (arrival time, sequence, slot), oldest first.
     in_flight: VecDeque<(Time, u64, u32)>,
     pub stats: LinkStats,
+    /// Occupancy at every change (time, packets waiting or in service), when traced.
+    trace: Option<Vec<(Time, u32)>>,
 }
 
 /// What became of a packet handed to a direction.
@@ -61,7 +71,46 @@ impl FifoDir {
             departures: VecDeque::with_capacity(64),
             in_flight: VecDeque::with_capacity(64),
             stats: LinkStats::default(),
+            trace: None,
         }
+    }
+
+    /// Start recording the occupancy as a step function.
+    pub fn trace_queue(&mut self) {
+        self.trace.get_or_insert_with(|| vec![(Time::ZERO, 0)]);
+    }
+
+    /// The statistics as of `stop`: busy time and occupancy integral without
+    /// what lies beyond `stop` (packets queued at the end of the run). The
+    /// departures form one busy period ending at `busy_until`, which began
+    /// at or before `stop` (every packet was accepted by then).
+    pub fn stats_at(&self, stop: Time) -> LinkStats {
+        let mut st = self.stats.clone();
+        if self.busy_until > stop {
+            st.busy_ns -= self.busy_until.since(stop).0;
+            let beyond: u128 = self
+                .departures
+                .iter()
+                .filter(|&&d| d > stop)
+                .map(|&d| d.since(stop).0 as u128)
+                .sum();
+            st.occupancy_ns -= beyond;
+        }
+        st
+    }
+
+    /// The occupancy trace up to `stop` (departures up to `stop` included).
+    pub fn take_trace(&mut self, stop: Time) -> Option<Vec<(Time, u32)>> {
+        let mut tr = self.trace.take()?;
+        let mut len = self.departures.len() as u32;
+        for &d in self.departures.iter() {
+            if d > stop {
+                break;
+            }
+            len -= 1;
+            tr.push((d, len));
+        }
+        Some(tr)
     }
 
     /// Packets waiting (not counting the one in service) at `now`.
@@ -70,6 +119,9 @@ impl FifoDir {
         while let Some(&d) = self.departures.front() {
             if d <= now {
                 self.departures.pop_front();
+                if let Some(tr) = self.trace.as_mut() {
+                    tr.push((d, self.departures.len() as u32));
+                }
             } else {
                 break;
             }
@@ -94,11 +146,18 @@ impl FifoDir {
         } else {
             now
         };
-        let end = start + Dur::transmission(pkt.bytes as u64, self.rate_bps);
+        let tx_time = Dur::transmission(pkt.bytes as u64, self.rate_bps);
+        let end = start + tx_time;
         self.busy_until = end;
         self.departures.push_back(end);
         self.stats.packets += 1;
         self.stats.bytes += pkt.bytes as u64;
+        self.stats.busy_ns += tx_time.0;
+        self.stats.occupancy_ns += end.since(now).0 as u128;
+        self.stats.max_occupancy = self.stats.max_occupancy.max(self.departures.len() as u32);
+        if let Some(tr) = self.trace.as_mut() {
+            tr.push((now, self.departures.len() as u32));
+        }
         if !self.channels.is_empty() {
             let tx = Tx {
                 start,
@@ -217,6 +276,20 @@ impl LinkLayer for FifoLink {
     fn stats(&self, dir: Dir) -> LinkStats {
         self.dirs[dir.index()].stats.clone()
     }
+
+    fn stats_at(&self, dir: Dir, stop: Time) -> LinkStats {
+        self.dirs[dir.index()].stats_at(stop)
+    }
+
+    fn trace_queues(&mut self) {
+        for d in self.dirs.iter_mut() {
+            d.trace_queue();
+        }
+    }
+
+    fn queue_trace(&mut self, dir: Dir, stop: Time) -> Option<Vec<(Time, u32)>> {
+        self.dirs[dir.index()].take_trace(stop)
+    }
 }
 
 #[cfg(test)]
@@ -289,5 +362,39 @@ mod tests {
         assert_eq!(io.delivered, vec![(Dir::Forward, 0)]);
         assert_eq!(io.wakes.len(), 1);
         assert_eq!((io.wakes[0].at, io.wakes[0].seq), (Time(149_000_000), 2));
+    }
+
+    #[test]
+    fn occupancy_integral_and_busy_time_are_exact_and_cut_at_the_end() {
+        // Three 1500 B packets at t = 0 on 1 Mb/s (12 ms each): sojourns
+        // 12, 24 and 36 ms; the link is busy for 36 ms.
+        let mut l = dir(10);
+        l.trace_queue();
+        for _ in 0..3 {
+            l.enqueue(Time::ZERO, &pkt(1500));
+        }
+        let ms = 1_000_000u64;
+        let st = l.stats_at(Time(100 * ms));
+        assert_eq!(st.busy_ns, 36 * ms);
+        assert_eq!(st.max_occupancy, 3);
+        assert_eq!(st.occupancy_ns, (72 * ms) as u128);
+        assert!((st.mean_queue(100 * ms) - 0.72).abs() < 1e-12);
+        // Cut at 18 ms: busy 18 ms; occupancy 3 for 12 ms then 2 for 6 ms.
+        let st = l.stats_at(Time(18 * ms));
+        assert_eq!(st.busy_ns, 18 * ms);
+        assert_eq!(st.occupancy_ns, (3 * 12 * ms + 2 * 6 * ms) as u128);
+        // The step function: 1, 2, 3 at 0; 2 at 12 ms, 1 at 24 ms, 0 at 36 ms.
+        let tr = l.take_trace(Time(30 * ms)).unwrap();
+        assert_eq!(
+            tr,
+            vec![
+                (Time::ZERO, 0),
+                (Time::ZERO, 1),
+                (Time::ZERO, 2),
+                (Time::ZERO, 3),
+                (Time(12 * ms), 2),
+                (Time(24 * ms), 1),
+            ]
+        );
     }
 }

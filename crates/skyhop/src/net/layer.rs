@@ -99,6 +99,28 @@ pub struct LinkStats {
     pub delivered: u64,
     /// Largest number of packets queued (including the one in service).
     pub max_queue: u32,
+    /// Largest number of packets waiting or in service (0 for a layer that
+    /// does not keep it).
+    pub max_occupancy: u32,
+    /// Nanoseconds the transmitter was busy (sum of transmission times of
+    /// the packets accepted, up to the instant the statistics are read).
+    pub busy_ns: u64,
+    /// Integral of the queue occupancy (packets waiting or in service) over
+    /// time, in packet-nanoseconds; divided by the elapsed time it is the
+    /// time-weighted mean occupancy. Zero for a layer that does not keep it.
+    pub occupancy_ns: u128,
+}
+
+impl LinkStats {
+    /// Time-weighted mean queue occupancy (packets, the one in service
+    /// included) over `[0, elapsed_ns]`.
+    pub fn mean_queue(&self, elapsed_ns: u64) -> f64 {
+        if elapsed_ns == 0 {
+            0.0
+        } else {
+            self.occupancy_ns as f64 / elapsed_ns as f64
+        }
+    }
 }
 
 /// The record of one call into a link layer. The engine owns it, clears it
@@ -143,6 +165,20 @@ pub trait LinkLayer: Send {
     fn wake(&mut self, now: Time, token: u32, io: &mut LinkIo);
     /// Counters of one direction.
     fn stats(&self, dir: Dir) -> LinkStats;
+    /// Counters of one direction as of `stop` (the end of the run): time
+    /// integrals (busy time, queue occupancy) are cut at `stop` for packets
+    /// still queued then. By default the same as [`LinkLayer::stats`].
+    fn stats_at(&self, dir: Dir, _stop: Time) -> LinkStats {
+        self.stats(dir)
+    }
+    /// Record the queue occupancy of both directions as step functions
+    /// (asked for by traced runs; by default nothing is recorded).
+    fn trace_queues(&mut self) {}
+    /// The recorded occupancy of one direction up to `stop`: (time, packets
+    /// waiting or in service) at every change; `None` if not recorded.
+    fn queue_trace(&mut self, _dir: Dir, _stop: Time) -> Option<Vec<(Time, u32)>> {
+        None
+    }
 }
 
 /// What a link layer is built from: both directions' resolved parameters and
@@ -223,6 +259,24 @@ macro_rules! link_layers {
                 match self {
                     $(AnyLinkLayer::$v(l) => l.stats(dir),)*
                     AnyLinkLayer::Custom(l) => l.stats(dir),
+                }
+            }
+            pub fn stats_at(&self, dir: Dir, stop: Time) -> LinkStats {
+                match self {
+                    $(AnyLinkLayer::$v(l) => l.stats_at(dir, stop),)*
+                    AnyLinkLayer::Custom(l) => l.stats_at(dir, stop),
+                }
+            }
+            pub fn trace_queues(&mut self) {
+                match self {
+                    $(AnyLinkLayer::$v(l) => l.trace_queues(),)*
+                    AnyLinkLayer::Custom(l) => l.trace_queues(),
+                }
+            }
+            pub fn queue_trace(&mut self, dir: Dir, stop: Time) -> Option<Vec<(Time, u32)>> {
+                match self {
+                    $(AnyLinkLayer::$v(l) => l.queue_trace(dir, stop),)*
+                    AnyLinkLayer::Custom(l) => l.queue_trace(dir, stop),
                 }
             }
         }

@@ -1,7 +1,15 @@
-//! Observers: time series recorded only when a run asks for traces.
+//! Observers: time series recorded only when a run asks for traces, the
+//! per-packet event log ([`PacketLog`]) and its pcap export ([`pcap`]).
+
+mod packet_log;
+pub mod pcap;
 
 use crate::engine::time::Time;
 use crate::result::Series;
+pub use packet_log::{
+    conn_index, link_dirs_by_name, PacketEvent, PacketEventKind, PacketLog, PacketLogOptions,
+    PacketTable,
+};
 
 /// Per-leg sender trace: one row per change-worthy event.
 #[derive(Clone, Debug, Default)]

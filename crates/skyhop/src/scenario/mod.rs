@@ -2,6 +2,7 @@
 //! validation with errors that name the file and the key, and the resolved
 //! [`Plan`] the simulator builds from.
 
+pub mod describe;
 mod plan;
 mod schema;
 mod validate;

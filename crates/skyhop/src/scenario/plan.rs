@@ -232,6 +232,26 @@ impl Plan {
             if n.lat.is_some() && n.geo_longitude.is_some() {
                 return Err(err(file, key, "a node is either on the ground (lat, lon) or a GEO satellite (geo_longitude), not both"));
             }
+            // A position is checked at the node's own key, before any link uses it.
+            for (k, v, range) in [
+                ("lat", n.lat, Some(90.0)),
+                ("lon", n.lon, None),
+                ("geo_longitude", n.geo_longitude, None),
+            ] {
+                let Some(v) = v else { continue };
+                if !v.is_finite() || range.is_some_and(|r: f64| v.abs() > r) {
+                    let within = if k == "lat" {
+                        " (within [-90, 90])"
+                    } else {
+                        ""
+                    };
+                    return Err(err(
+                        file,
+                        format!("{key}.{k}"),
+                        format!("{v} is not a valid angle in degrees{within}"),
+                    ));
+                }
+            }
         }
         check_tcp(file, "tcp", &scn.tcp)?;
 
@@ -724,7 +744,7 @@ impl Plan {
         if scn.run.runs == 0 {
             return Err(err(file, "run.runs", "must be at least 1"));
         }
-        Ok(Plan {
+        let mut plan = Plan {
             nodes,
             links,
             layers,
@@ -732,7 +752,10 @@ impl Plan {
             duration,
             event_budget: scn.run.event_budget,
             warnings,
-        })
+        };
+        let more = super::describe::capacity_warnings(&plan);
+        plan.warnings.extend(more);
+        Ok(plan)
     }
 }
 

@@ -1,0 +1,342 @@
+//! pcap export of a packet log: one classic libpcap file per link direction
+//! (nanosecond timestamps, magic `0xa1b23c4d`; LINKTYPE_RAW: each record is
+//! an IPv4 packet), written with the standard library only.
+//!
+//! A record is a packet the direction accepted for transmission (a packet
+//! refused by the full queue is not on the wire; one the channel corrupts
+//! is), stamped with the simulation time at which it entered the link.
+//! Only headers are captured: IPv4 (20 B) and TCP (20 B + options); the
+//! record's original length is the packet's wire size in skyhop, or the
+//! reconstructed headers' size when larger (SACK options are padded with two
+//! NOPs to a multiple of four bytes, which skyhop's wire size does not count).
+//!
+//! Addresses and ports: node number `i` (nodes in name order, from 0) is
+//! `10.<i / 256>.<i % 256>.1`. A flow's leg is one TCP connection from its
+//! sender's node to its receiver's node, sender port `10000 + c % 10000`,
+//! receiver port `20000 + c % 10000`, where `c` numbers the legs of all flows
+//! (flows in name order, legs in path order, from 0); a proxy's two legs are
+//! therefore two connections with different address pairs. Sequence numbers
+//! start at an initial sequence number (ISN) per connection, `ISN + 1` being
+//! the first data byte (the SYN, when the handshake is on, takes the ISN).
+//! Windows are 16-bit fields scaled by the smallest shift that fits the
+//! receiver's buffer (or proxy cache) into 65535; with the handshake, the
+//! SYN and SYN-ACK carry that window-scale option (and MSS, SACK-permitted),
+//! without it a reader has to be told the shift (see the table written by
+//! the command line). Data segments carry the ACK flag with the receiver's
+//! ISN + 1 and a window of 65535. Checksums: IPv4 correct, TCP zero.
+
+use super::packet_log::{conn_index, PacketLog};
+use crate::net::Payload;
+use crate::scenario::Plan;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// How one leg appears on the wire.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PcapConn {
+    pub sender_ip: [u8; 4],
+    pub receiver_ip: [u8; 4],
+    pub sender_port: u16,
+    pub receiver_port: u16,
+    pub sender_isn: u32,
+    pub receiver_isn: u32,
+    pub window_shift: u8,
+    pub mss: u16,
+    pub handshake: bool,
+}
+
+/// The address of node `i`.
+pub fn node_ip(i: u32) -> [u8; 4] {
+    [10, (i >> 8) as u8, (i & 0xff) as u8, 1]
+}
+
+/// Every leg's addresses, ports, ISNs and window shift, by connection index.
+pub fn pcap_conns(plan: &Plan) -> Vec<PcapConn> {
+    conn_index(plan)
+        .into_iter()
+        .enumerate()
+        .map(|(c, (f, l))| {
+            let flow = &plan.flows[f];
+            let leg = &flow.legs[l];
+            let window = if l + 1 < flow.legs.len() {
+                flow.proxies[l].cache_bytes
+            } else {
+                leg.cfg.rcv_buffer
+            };
+            let mut shift = 0u8;
+            while shift < 14 && (window >> shift) > 65_535 {
+                shift += 1;
+            }
+            // Deterministic, spread-out ISNs (Knuth's multiplicative hash).
+            let isn = (c as u32).wrapping_add(1).wrapping_mul(2_654_435_761);
+            PcapConn {
+                sender_ip: node_ip(*leg.path.first().unwrap()),
+                receiver_ip: node_ip(*leg.path.last().unwrap()),
+                sender_port: 10_000 + (c % 10_000) as u16,
+                receiver_port: 20_000 + (c % 10_000) as u16,
+                sender_isn: isn,
+                receiver_isn: isn ^ 0x8000_0000,
+                window_shift: shift,
+                mss: leg.cfg.mss.min(65_535) as u16,
+                handshake: leg.cfg.handshake,
+            }
+        })
+        .collect()
+}
+
+/// The file name of link direction `ld`: `<link>.<forward|reverse><suffix>.pcap`.
+pub fn file_name(plan: &Plan, ld: u32, suffix: &str) -> String {
+    let dir = if ld.is_multiple_of(2) {
+        "forward"
+    } else {
+        "reverse"
+    };
+    format!("{}.{dir}{suffix}.pcap", plan.layers[ld as usize / 2].name)
+}
+
+const TCP_FIN_SYN: u8 = 0x02;
+const TCP_ACK: u8 = 0x10;
+const TCP_PSH: u8 = 0x08;
+
+fn checksum(bytes: &[u8]) -> u16 {
+    let mut sum: u32 = 0;
+    for ch in bytes.chunks(2) {
+        let w = if ch.len() == 2 {
+            u16::from_be_bytes([ch[0], ch[1]])
+        } else {
+            u16::from_be_bytes([ch[0], 0])
+        };
+        sum += w as u32;
+    }
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+/// The IPv4 + TCP headers of one packet, and its original (wire) length.
+pub fn encode(
+    c: &PcapConn,
+    payload: &Payload,
+    size_bytes: u32,
+    ip_id: u16,
+    out: &mut Vec<u8>,
+) -> u32 {
+    out.clear();
+    let (src, dst, sport, dport, seq, ack, flags, window, data_len);
+    let mut opts: Vec<u8> = Vec::new();
+    let syn_opts = |opts: &mut Vec<u8>| {
+        opts.extend_from_slice(&[2, 4]);
+        opts.extend_from_slice(&c.mss.to_be_bytes());
+        opts.extend_from_slice(&[1, 3, 3, c.window_shift, 1, 1, 4, 2]);
+    };
+    match payload {
+        Payload::Data(d) => {
+            src = c.sender_ip;
+            dst = c.receiver_ip;
+            sport = c.sender_port;
+            dport = c.receiver_port;
+            if d.is_syn() {
+                seq = c.sender_isn;
+                ack = 0;
+                flags = TCP_FIN_SYN;
+                window = 65_535u16;
+                data_len = 0;
+                syn_opts(&mut opts);
+            } else {
+                seq = c.sender_isn.wrapping_add(1).wrapping_add(d.seq as u32);
+                ack = c.receiver_isn.wrapping_add(1);
+                flags = TCP_ACK | TCP_PSH;
+                window = 65_535;
+                data_len = d.len;
+            }
+        }
+        Payload::Ack(a) => {
+            src = c.receiver_ip;
+            dst = c.sender_ip;
+            sport = c.receiver_port;
+            dport = c.sender_port;
+            data_len = 0;
+            if c.handshake && a.ack == 0 && a.window_update {
+                // The SYN-ACK (its window is never scaled).
+                seq = c.receiver_isn;
+                ack = c.sender_isn.wrapping_add(1);
+                flags = TCP_FIN_SYN | TCP_ACK;
+                window = a.wnd.min(65_535) as u16;
+                syn_opts(&mut opts);
+            } else {
+                seq = c.receiver_isn.wrapping_add(1);
+                ack = c.sender_isn.wrapping_add(1).wrapping_add(a.ack as u32);
+                flags = TCP_ACK;
+                window = (a.wnd >> c.window_shift).min(65_535) as u16;
+                let blocks = a.sack.as_slice();
+                if !blocks.is_empty() {
+                    opts.extend_from_slice(&[1, 1, 5, 2 + 8 * blocks.len() as u8]);
+                    for &(s, e) in blocks {
+                        let base = c.sender_isn.wrapping_add(1);
+                        opts.extend_from_slice(&base.wrapping_add(s as u32).to_be_bytes());
+                        opts.extend_from_slice(&base.wrapping_add(e as u32).to_be_bytes());
+                    }
+                }
+            }
+        }
+    }
+    debug_assert_eq!(opts.len() % 4, 0);
+    let tcp_len = 20 + opts.len() as u32;
+    let ip_total = 20 + tcp_len + data_len;
+    // IPv4 header.
+    out.extend_from_slice(&[0x45, 0]);
+    out.extend_from_slice(&(ip_total.min(65_535) as u16).to_be_bytes());
+    out.extend_from_slice(&ip_id.to_be_bytes());
+    out.extend_from_slice(&[0x40, 0, 64, 6, 0, 0]);
+    out.extend_from_slice(&src);
+    out.extend_from_slice(&dst);
+    let ck = checksum(&out[..20]);
+    out[10..12].copy_from_slice(&ck.to_be_bytes());
+    // TCP header.
+    out.extend_from_slice(&sport.to_be_bytes());
+    out.extend_from_slice(&dport.to_be_bytes());
+    out.extend_from_slice(&seq.to_be_bytes());
+    out.extend_from_slice(&ack.to_be_bytes());
+    out.push(((tcp_len / 4) as u8) << 4);
+    out.push(flags);
+    out.extend_from_slice(&window.to_be_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]);
+    out.extend_from_slice(&opts);
+    size_bytes.max(ip_total)
+}
+
+/// Write one pcap file per link direction in `link_dirs` into `dir` (which
+/// must exist); returns each file and its number of packets.
+pub fn write_pcaps(
+    plan: &Plan,
+    log: &PacketLog,
+    dir: &Path,
+    link_dirs: &[u32],
+    suffix: &str,
+) -> io::Result<Vec<(PathBuf, u64)>> {
+    let conns = pcap_conns(plan);
+    let mut files: Vec<Option<(BufWriter<File>, u64, u16)>> =
+        (0..plan.links.len()).map(|_| None).collect();
+    let mut paths = Vec::new();
+    for &ld in link_dirs {
+        let path = dir.join(file_name(plan, ld, suffix));
+        let mut w = BufWriter::new(File::create(&path)?);
+        // Global header: nanosecond magic, version 2.4, zone 0, sigfigs 0,
+        // snap length, LINKTYPE_RAW (101).
+        w.write_all(&0xa1b2_3c4du32.to_le_bytes())?;
+        w.write_all(&2u16.to_le_bytes())?;
+        w.write_all(&4u16.to_le_bytes())?;
+        w.write_all(&0i32.to_le_bytes())?;
+        w.write_all(&0u32.to_le_bytes())?;
+        w.write_all(&65_535u32.to_le_bytes())?;
+        w.write_all(&101u32.to_le_bytes())?;
+        files[ld as usize] = Some((w, 0, 0));
+        paths.push((ld, path));
+    }
+    let mut buf = Vec::with_capacity(128);
+    for (i, e) in log.events.iter().enumerate() {
+        let Some((w, n, ip_id)) = files[e.link_dir as usize].as_mut() else {
+            continue;
+        };
+        if !log.accepted(i) {
+            continue;
+        }
+        let orig = encode(
+            &conns[e.conn as usize],
+            &e.payload,
+            e.size_bytes,
+            *ip_id,
+            &mut buf,
+        );
+        *ip_id = ip_id.wrapping_add(1);
+        *n += 1;
+        w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;
+        w.write_all(&((e.t.0 % 1_000_000_000) as u32).to_le_bytes())?;
+        w.write_all(&(buf.len() as u32).to_le_bytes())?;
+        w.write_all(&orig.to_le_bytes())?;
+        w.write_all(&buf)?;
+    }
+    let mut out = Vec::new();
+    for (ld, path) in paths {
+        let (mut w, n, _) = files[ld as usize].take().unwrap();
+        w.flush()?;
+        out.push((path, n));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::{AckSeg, DataSeg, SackBlocks};
+
+    fn conn() -> PcapConn {
+        PcapConn {
+            sender_ip: [10, 0, 0, 1],
+            receiver_ip: [10, 0, 1, 1],
+            sender_port: 10_000,
+            receiver_port: 20_000,
+            sender_isn: 1000,
+            receiver_isn: 5000,
+            window_shift: 2,
+            mss: 1460,
+            handshake: false,
+        }
+    }
+
+    #[test]
+    fn a_data_segment_has_a_valid_ipv4_header_and_the_isn_relative_sequence() {
+        let mut b = Vec::new();
+        let d = Payload::Data(DataSeg {
+            seq: 2920,
+            len: 1460,
+            retx: false,
+            probe: false,
+        });
+        let orig = encode(&conn(), &d, 1500, 7, &mut b);
+        assert_eq!(orig, 1500);
+        assert_eq!(b.len(), 40);
+        assert_eq!(u16::from_be_bytes([b[2], b[3]]), 1500);
+        assert_eq!(checksum(&b[..20]), 0, "header checksum verifies");
+        assert_eq!(&b[12..20], &[10, 0, 0, 1, 10, 0, 1, 1]);
+        assert_eq!(
+            u32::from_be_bytes([b[24], b[25], b[26], b[27]]),
+            1000 + 1 + 2920
+        );
+        assert_eq!(b[32] >> 4, 5);
+    }
+
+    #[test]
+    fn an_ack_carries_scaled_window_and_padded_sack_blocks() {
+        let mut b = Vec::new();
+        let a = Payload::Ack(AckSeg {
+            ack: 1460,
+            wnd: 40_000,
+            sack: SackBlocks::from_slice(&[(2920, 4380), (5840, 7300)]),
+            window_update: false,
+        });
+        let orig = encode(&conn(), &a, 40 + 2 + 16, 0, &mut b);
+        assert_eq!(b.len(), 20 + 20 + 4 + 16);
+        assert_eq!(
+            orig, 60,
+            "padded options are longer than skyhop's wire size"
+        );
+        assert_eq!(&b[12..20], &[10, 0, 1, 1, 10, 0, 0, 1]);
+        assert_eq!(
+            u32::from_be_bytes([b[28], b[29], b[30], b[31]]),
+            1000 + 1 + 1460
+        );
+        assert_eq!(u16::from_be_bytes([b[34], b[35]]), 10_000);
+        assert_eq!(&b[40..44], &[1, 1, 5, 18]);
+        assert_eq!(
+            u32::from_be_bytes([b[44], b[45], b[46], b[47]]),
+            1001 + 2920
+        );
+        assert_eq!(
+            u32::from_be_bytes([b[56], b[57], b[58], b[59]]),
+            1001 + 7300
+        );
+    }
+}
