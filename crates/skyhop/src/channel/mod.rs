@@ -18,10 +18,12 @@
 
 mod ber;
 mod drop_list;
+pub mod gilbert_elliott;
 mod per;
 
 pub use ber::Ber;
 pub use drop_list::DropList;
+pub use gilbert_elliott::{GilbertElliott, GilbertElliottChannel};
 pub use per::Per;
 
 use crate::engine::rng::RngStream;
@@ -177,6 +179,8 @@ pub enum ChannelSpec {
     Ber(ber::BerSpec),
     /// Exact losses of named data segments (tests).
     DropList(drop_list::DropListSpec),
+    /// Gilbert–Elliott GOOD/BAD chain with a loss probability per state.
+    GilbertElliott(gilbert_elliott::GilbertElliottSpec),
     /// Built by user code (not available in scenario files).
     #[serde(skip)]
     Custom(CustomChannel),
@@ -221,6 +225,7 @@ channels! {
     Per(Per),
     Ber(Ber),
     DropList(DropList),
+    GilbertElliott(GilbertElliottChannel),
 }
 
 impl ChannelSpec {
@@ -230,6 +235,7 @@ impl ChannelSpec {
         match self {
             ChannelSpec::Per(s) => s.validate(),
             ChannelSpec::Ber(s) => s.validate(),
+            ChannelSpec::GilbertElliott(s) => s.validate(),
             ChannelSpec::DropList(_) | ChannelSpec::Custom(_) => Ok(()),
         }
     }
@@ -242,6 +248,7 @@ impl ChannelSpec {
         let slot = match self {
             ChannelSpec::Per(s) => &mut s.apply_to,
             ChannelSpec::Ber(s) => &mut s.apply_to,
+            ChannelSpec::GilbertElliott(s) => &mut s.apply_to,
             ChannelSpec::DropList(_) | ChannelSpec::Custom(_) => return,
         };
         if slot.is_none() {
