@@ -83,7 +83,9 @@ impl GilbertElliott {
                 self.mean_good_s
             };
             // At least one nanosecond, so the trajectory always moves on.
-            let ns = (self.rng.exponential(mean) * NS_PER_S as f64).round().max(1.0);
+            let ns = (self.rng.exponential(mean) * NS_PER_S as f64)
+                .round()
+                .max(1.0);
             let ns = if ns >= u64::MAX as f64 {
                 u64::MAX
             } else {
@@ -358,7 +360,9 @@ mod tests {
     fn queries_out_of_time_order_see_one_trajectory() {
         let mut a = GilbertElliott::new(1.0, 0.5, None, RngStream::derive(7, "ge"));
         let mut b = GilbertElliott::new(1.0, 0.5, None, RngStream::derive(7, "ge"));
-        let fwd: Vec<bool> = (0..1000).map(|i| a.state_at(secs(i as f64 * 0.1))).collect();
+        let fwd: Vec<bool> = (0..1000)
+            .map(|i| a.state_at(secs(i as f64 * 0.1)))
+            .collect();
         let mut back: Vec<bool> = (0..1000)
             .rev()
             .map(|i| b.state_at(secs(i as f64 * 0.1)))
@@ -418,11 +422,17 @@ mod tests {
         };
         assert_eq!(bad("t_good = \"0 s\"\nt_bad = \"1 s\""), "t_good");
         assert_eq!(bad("t_good = \"1 s\"\nt_bad = \"0 s\""), "t_bad");
-        assert_eq!(bad("t_good = \"1 s\"\nt_bad = \"1 s\"\nper_bad = 1.5"), "per_bad");
+        assert_eq!(
+            bad("t_good = \"1 s\"\nt_bad = \"1 s\"\nper_bad = 1.5"),
+            "per_bad"
+        );
         assert_eq!(
             bad("t_good = \"1 s\"\nt_bad = \"1 s\"\nper_good = -0.1"),
             "per_good"
         );
-        assert_eq!(bad("t_good = \"1 s\"\nt_bad = \"1 s\"\ninitial = \"x\""), "initial");
+        assert_eq!(
+            bad("t_good = \"1 s\"\nt_bad = \"1 s\"\ninitial = \"x\""),
+            "initial"
+        );
     }
 }

@@ -286,7 +286,7 @@ impl Plan {
                     .map_err(|(k, m)| err(file, key(&format!("channel.{k}")), m))?;
             }
             let (geometric, geometry) = geometric_delay(scn, &index, &l.between[0], &l.between[1])
-                .map_err(|m| err(file, key("delay"), m))?;
+                .map_err(|(k, m)| err(file, k.unwrap_or_else(|| key("delay")), m))?;
             for (dir_name, dir, from, to) in [
                 ("forward", &l.forward, ends[0], ends[1]),
                 ("reverse", &l.reverse, ends[1], ends[0]),
@@ -357,11 +357,15 @@ impl Plan {
                 let model = d
                     .channel
                     .clone()
-                    .or_else(|| shorthand(d.per, d.ber))
-                    .or_else(|| l.channel.clone())
-                    .or_else(|| shorthand(l.per, l.ber));
-                if let Some(mut m) = model {
+                    .map(|c| (c, dkey("channel")))
+                    .or_else(|| shorthand(d.per, d.ber).map(|c| (c, String::new())))
+                    .or_else(|| l.channel.clone().map(|c| (c, key("channel"))))
+                    .or_else(|| shorthand(l.per, l.ber).map(|c| (c, String::new())));
+                if let Some((mut m, src)) = model {
                     m.default_apply_to(apply_to);
+                    // Files are read here, once per plan (errors name file and line).
+                    m.prepare(geometry.as_ref())
+                        .map_err(|(k, msg)| err(file, format!("{src}.{k}"), msg))?;
                     channels.push(m);
                 }
                 adjacency.insert((from, to), links.len() as u32);
@@ -743,7 +747,7 @@ fn geometric_delay(
     index: &BTreeMap<&str, u32>,
     a: &str,
     b: &str,
-) -> Result<(Option<Dur>, Option<HopGeometry>), String> {
+) -> Result<(Option<Dur>, Option<HopGeometry>), (Option<String>, String)> {
     let (Some(na), Some(nb)) = (scn.nodes.get(a), scn.nodes.get(b)) else {
         return Ok((None, None));
     };
@@ -754,7 +758,10 @@ fn geometric_delay(
         _ => None,
     };
     if let Some((node, lat, lon, sat)) = station {
-        let g = crate::geo::geo_link(lat, lon, sat).map_err(|e| e.to_string())?;
+        // Named at the ground node's key: its position is what puts the
+        // satellite below its horizon.
+        let g = crate::geo::geo_link(lat, lon, sat)
+            .map_err(|e| (Some(format!("nodes.{node}")), e.to_string()))?;
         let geometry = HopGeometry {
             ground_node: index[node],
             lat_deg: lat,
@@ -769,7 +776,7 @@ fn geometric_delay(
     match (na.geo_longitude, nb.geo_longitude) {
         (Some(s1), Some(s2)) => crate::geo::geo_isl(s1, s2)
             .map(|(_, d)| (Some(d), None))
-            .map_err(|e| e.to_string()),
+            .map_err(|e| (None, e.to_string())),
         _ => Ok((None, None)),
     }
 }
