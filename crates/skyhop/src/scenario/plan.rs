@@ -673,10 +673,60 @@ impl Plan {
                     low_windows.push((name.clone(), rwnd, bdp, cap));
                 }
             }
-            let app = match size {
-                FlowSize::Bytes(b) => AppSpec::File { size: b },
-                FlowSize::Unlimited => AppSpec::Bulk,
+            let app = match f.app.as_deref() {
+                None => match size {
+                    FlowSize::Bytes(b) => AppSpec::File { size: b },
+                    FlowSize::Unlimited => AppSpec::Bulk,
+                },
+                Some("cbr") => {
+                    if f.size.is_some_and(|s| s != FlowSize::Unlimited) {
+                        return Err(err(
+                            file,
+                            key("size"),
+                            "a cbr probe sends until the run stops; leave size out",
+                        ));
+                    }
+                    if !f.proxies.is_empty() {
+                        return Err(err(
+                            file,
+                            key("proxies"),
+                            "a cbr probe carries datagrams end to end; it takes no split proxies",
+                        ));
+                    }
+                    let rate = f.rate.ok_or_else(|| {
+                        err(
+                            file,
+                            key("rate"),
+                            "missing: a cbr probe needs a rate, e.g. rate = \"1 Mbps\"",
+                        )
+                    })?;
+                    let packet = f.packet.map_or(1500, |p| p.0);
+                    if packet == 0 || packet > 65_535 {
+                        return Err(err(
+                            file,
+                            key("packet"),
+                            format!("{packet} B must be between 1 B and 65535 B"),
+                        ));
+                    }
+                    // Not a TCP flow: no receive-window warning.
+                    low_windows.retain(|w| &w.0 != name);
+                    AppSpec::Cbr {
+                        rate_bps: rate.0,
+                        packet_bytes: packet as u32,
+                    }
+                }
+                Some(other) => {
+                    return Err(err(file, key("app"), format!("unknown application {other:?} (known: \"cbr\"; leave it out for a file transfer or bulk flow)")));
+                }
             };
+            if f.app.is_none() && (f.rate.is_some() || f.packet.is_some()) {
+                let k = if f.rate.is_some() { "rate" } else { "packet" };
+                return Err(err(
+                    file,
+                    key(k),
+                    "only a cbr probe (app = \"cbr\") takes rate and packet",
+                ));
+            }
             flows.push(PlanFlow {
                 name: name.clone(),
                 start: f.start.0,
