@@ -187,7 +187,7 @@ pub enum ChannelSpec {
     /// Gilbert–Elliott GOOD/BAD chain with a loss probability per state.
     GilbertElliott(gilbert_elliott::GilbertElliottSpec),
     /// Land-mobile-satellite urban shadowing (street canyon).
-    LmsUrban(lms_urban::LmsUrbanSpec),
+    LmsUrban(Box<lms_urban::LmsUrbanSpec>),
     /// A fade trace replayed from a CSV file.
     Trace(trace::TraceSpec),
     /// Built by user code (not available in scenario files).

@@ -790,6 +790,9 @@ impl Plan {
     }
 }
 
+/// An error with the key it belongs to, if not the caller's default.
+type KeyedError = (Option<String>, String);
+
 /// Delay from positions: ground-GEO slant range (with the station's view of
 /// the satellite) or GEO-GEO inter-satellite link.
 fn geometric_delay(
@@ -797,7 +800,7 @@ fn geometric_delay(
     index: &BTreeMap<&str, u32>,
     a: &str,
     b: &str,
-) -> Result<(Option<Dur>, Option<HopGeometry>), (Option<String>, String)> {
+) -> Result<(Option<Dur>, Option<HopGeometry>), KeyedError> {
     let (Some(na), Some(nb)) = (scn.nodes.get(a), scn.nodes.get(b)) else {
         return Ok((None, None));
     };
