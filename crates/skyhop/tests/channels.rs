@@ -85,8 +85,16 @@ fn probe_loss_rate_over_a_gilbert_elliott_link_is_the_bad_fraction() {
 
 #[test]
 fn every_channel_is_deterministic_and_independent_of_other_links() {
+    let dir = std::env::temp_dir().join(format!("skyhop-det-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fade = dir.join("fade.csv");
+    std::fs::write(&fade, "t_s,per\n0,0.01\n30,0.2\n60,0.05\n").unwrap();
     let models = [
         GE.to_string(),
+        format!(
+            r#"{{ model = "trace", file = "{}", after_end = "loop" }}"#,
+            fade.display()
+        ),
         r#"{ model = "lms-urban", elevation_deg = 35.0, azimuth_deg = 200.0, speed_mps = 2.0 }"#
             .to_string(),
     ];
@@ -293,4 +301,35 @@ fn a_fade_trace_replays_its_losses() {
         .filter(|k| (k * 12 / 1000) % 2 == 1)
         .count() as u64;
     assert_eq!(f.packets_lost.unwrap(), expect);
+}
+
+#[test]
+fn a_channel_given_for_one_direction_leaves_the_other_clean() {
+    // The probe runs B -> A, over the reverse direction of ab.
+    let text = format!(
+        r#"
+[run]
+duration = "200 s"
+[nodes.A]
+[nodes.B]
+[links.ab]
+between = ["A", "B"]
+rate = "2 Mbps"
+delay = "10 ms"
+forward = {{ channel = {GE} }}
+[flows.back]
+from = "B"
+to = "A"
+app = "cbr"
+rate = "1 Mbps"
+[flows.fwd]
+from = "A"
+to = "B"
+app = "cbr"
+rate = "1 Mbps"
+"#
+    );
+    let r = run(&text, 5);
+    assert_eq!(r.flows["back"].packets_lost, Some(0));
+    assert!(r.flows["fwd"].packets_lost.unwrap() > 1000);
 }
