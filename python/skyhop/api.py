@@ -177,7 +177,10 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
         raise ScenarioError(file, "", "cannot read file: not UTF-8 text") from None
     except OSError as e:
         raise ScenarioError(file, "", f"cannot read file: {e.strerror or e}") from None
-    return Scenario(file, _core.load_scenario(text, file, sets, "toml"))
+    # Relative paths inside the scenario (fade traces, masking files) are
+    # relative to the scenario file.
+    base = str(Path(file).resolve().parent)
+    return Scenario(file, _core.load_scenario(text, file, sets, "toml", base))
 
 
 def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, Any]:

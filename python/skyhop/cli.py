@@ -211,17 +211,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_exp = sub.add_parser(
         "experiment",
-        help="re-run a published experiment by name (E1, E2, E3)",
+        help="re-run a published experiment by name (E1, E2, E3, E4)",
         description="Run the full grid of a published experiment (SPEC section 9) and write "
         "results.parquet, summary.json (beside the published numbers) and the figures into "
         "DIR. Interrupted experiments resume where they stopped.",
     )
-    p_exp.add_argument("name", metavar="NAME", help="E1, E2 or E3")
+    p_exp.add_argument("name", metavar="NAME", help="E1, E2, E3 or E4")
     p_exp.add_argument(
         "--runs",
         type=_positive_int,
         metavar="N",
-        help="runs per point (default: the published count, 20 for E1, 100 for E2/E3)",
+        help="runs per point (default: the published count, 20 for E1, 100 for E2/E3, 1000 for E4)",
     )
     p_exp.add_argument("--seed", type=_seed, default=1, metavar="S", help="base seed (default 1)")
     p_exp.add_argument("--out", metavar="DIR", help="output directory (default: out/NAME)")
@@ -230,6 +230,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_exp.add_argument("--json", action="store_true", help="print the summary document on stdout")
     p_exp.set_defaults(func=cmd_experiment)
+
+    p_chan = sub.add_parser(
+        "channel",
+        help="look at a link's channel model (channel plot)",
+        description="Inspect the channel model of a link direction.",
+    )
+    chan_sub = p_chan.add_subparsers(dest="channel_command", metavar="ACTION", parser_class=_Parser)
+    chan_sub.required = True
+    p_plot = chan_sub.add_parser(
+        "plot",
+        help="draw the channel state (or line of sight and skyline) over time",
+        description="Sample the channel of one link direction over time, as the run with the "
+        "given seed sees it, and draw its state and loss probability; for lms-urban, the "
+        "masking angle against the satellite's elevation and the street skyline.",
+    )
+    p_plot.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
+    p_plot.add_argument("--link", required=True, metavar="ID", help="link id (links.<ID>)")
+    p_plot.add_argument(
+        "--direction", default="forward", choices=["forward", "reverse"], help="default forward"
+    )
+    p_plot.add_argument(
+        "--duration", metavar="T", help='time span, e.g. "120 s" (default: run.duration)'
+    )
+    p_plot.add_argument(
+        "--seed", type=_seed, metavar="S", help="seed (default: run.seed of the scenario)"
+    )
+    p_plot.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        dest="sets",
+        help="override a scenario value by dotted path; repeatable",
+    )
+    p_plot.add_argument("--out", required=True, metavar="FILE.png", help="image to write")
+    p_plot.set_defaults(func=cmd_channel_plot)
 
     p_bench = sub.add_parser(
         "bench",
@@ -521,6 +557,21 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         sys.stdout.write(output.dump_json(doc) + "\n")
     else:
         print(f"{name}: results, summary.json and figures in {out}")
+    return EXIT_OK
+
+
+def cmd_channel_plot(args: argparse.Namespace) -> int:
+    from .api import load_scenario
+    from .channel_plot import _duration_s, plot_channel, sample_channel
+
+    output.check_writable_file(args.out)
+    scn = load_scenario(args.scenario, set=args.sets)
+    duration = _duration_s(args.duration) if args.duration else None
+    samples = sample_channel(
+        scn, args.link, direction=args.direction, seed=args.seed, duration_s=duration
+    )
+    plot_channel(samples, args.out, title=f"links.{args.link}.{args.direction}")
+    print(f"channel of links.{args.link}.{args.direction} drawn in {args.out}")
     return EXIT_OK
 
 

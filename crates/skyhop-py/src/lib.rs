@@ -141,19 +141,29 @@ fn to_json<T: serde::Serialize>(value: &T, what: &str) -> Result<String, Failure
 /// `text` is TOML (`fmt="toml"`) or JSON (`fmt="json"`); `file` names it in
 /// error messages; `sets` are `"dotted.path=VALUE"` overrides, VALUE read as
 /// a TOML value (a bare word being a string).
+///
+/// `base` is the directory relative file paths in the scenario (fade
+/// traces, masking files) are resolved against: the scenario file's
+/// directory; default the working directory.
 #[pyfunction]
-#[pyo3(signature = (text, file, sets=Vec::new(), fmt="toml"))]
+#[pyo3(signature = (text, file, sets=Vec::new(), fmt="toml", base=None))]
 fn load_scenario(
     py: Python<'_>,
     text: &str,
     file: &str,
     sets: Vec<String>,
     fmt: &str,
+    base: Option<&str>,
 ) -> PyResult<String> {
     let result = py.allow_threads(|| {
         guarded("loading the scenario", || {
             let scn: Scenario = match fmt {
-                "toml" => skyhop::scenario::load_str(text, file, &sets)?,
+                "toml" => match base {
+                    Some(b) => {
+                        skyhop::scenario::load_str_in(text, file, &sets, std::path::Path::new(b))?
+                    }
+                    None => skyhop::scenario::load_str(text, file, &sets)?,
+                },
                 "json" => skyhop::scenario::load_json_str(text, file, &sets)?,
                 other => {
                     return Err(Failure::Internal(format!(
@@ -324,6 +334,90 @@ fn run_observed(
     result.map_err(|f| python_error(py, f))
 }
 
+/// Sample the channel model of one direction of a link over time, as the
+/// run with `seed` would see it: JSON `{model, t_s, state, loss_probability}`
+/// plus, for `lms-urban`, `masking_deg` (towards the satellite),
+/// `elevation_deg`, `azimuth_deg` and `skylines` (the full skyline, one
+/// masking angle per degree of azimuth, at each of `skyline_at_s`).
+#[pyfunction]
+#[pyo3(signature = (resolved_json, link, direction, seed, duration_s, step_s, skyline_at_s=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+fn sample_channel(
+    py: Python<'_>,
+    resolved_json: &str,
+    link: &str,
+    direction: &str,
+    seed: u64,
+    duration_s: f64,
+    step_s: f64,
+    skyline_at_s: Vec<f64>,
+) -> PyResult<String> {
+    let result = py.allow_threads(|| {
+        guarded("sampling the channel", || {
+            use skyhop::channel::{Channel, ChannelCtx, ChannelSpec};
+            use skyhop::engine::Time;
+            let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
+            let plan = skyhop::scenario::Plan::build(&scn, "<resolved>")?;
+            let name = format!("{link}:{direction}");
+            let bad = |m: String| Failure::Scenario(ScenarioError::new("<resolved>", format!("links.{link}"), m));
+            let dir = plan.links.iter().find(|d| d.name == name).ok_or_else(|| {
+                let links: Vec<&str> = scn.links.keys().map(|k| k.as_str()).collect();
+                bad(format!("no such link (links: {})", links.join(", ")))
+            })?;
+            let (index, spec) = dir
+                .channels
+                .iter()
+                .enumerate()
+                .rfind(|(_, c)| !matches!(c, ChannelSpec::DropList(_)))
+                .ok_or_else(|| bad(format!("the {direction} direction has no channel model")))?;
+            let ctx = ChannelCtx {
+                seed,
+                link: &dir.name,
+                index,
+                geometry: dir.geometry,
+            };
+            let mut ch = Channel::build(spec, &ctx);
+            let model = serde_json::to_value(spec)
+                .ok()
+                .and_then(|v| v.get("model").cloned())
+                .unwrap_or(serde_json::Value::Null);
+            let n = (duration_s / step_s).floor().max(0.0) as u64 + 1;
+            let (mut t_s, mut state, mut loss, mut masking) = (vec![], vec![], vec![], vec![]);
+            for k in 0..n {
+                let t = k as f64 * step_s;
+                let now = Time::from_secs_f64(t);
+                let st = ch.state(now);
+                t_s.push(t);
+                state.push(st.map(|s| s.state));
+                loss.push(st.map(|s| s.loss_probability));
+                if let Channel::LmsUrban(m) = &ch {
+                    masking.push(m.masking_at(now));
+                }
+            }
+            let mut out = serde_json::json!({
+                "model": model,
+                "link": name,
+                "seed": seed,
+                "t_s": t_s,
+                "state": state,
+                "loss_probability": loss,
+            });
+            if let Channel::LmsUrban(m) = &ch {
+                out["masking_deg"] = serde_json::json!(masking);
+                out["elevation_deg"] = serde_json::json!(m.elevation_deg);
+                out["azimuth_deg"] = serde_json::json!(m.azimuth_deg);
+                let sk: Vec<_> = skyline_at_s
+                    .iter()
+                    .map(|&t| serde_json::json!({"t_s": t, "masking_deg": m.skyline_at(Time::from_secs_f64(t))}))
+                    .collect();
+                out["skylines"] = serde_json::json!(sk);
+            }
+            Ok(out.to_string())
+        })
+    });
+    result.map_err(|f| python_error(py, f))
+}
+
 /// Version of the compiled engine.
 #[pyfunction]
 fn version() -> &'static str {
@@ -337,6 +431,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(run_observed, m)?)?;
+    m.add_function(wrap_pyfunction!(sample_channel, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

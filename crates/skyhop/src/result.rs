@@ -26,8 +26,25 @@ pub struct FlowResult {
     pub fast_recoveries: u64,
     /// Seconds the flow was active (start to completion, or start to end of run).
     pub active_time_s: f64,
-    /// Per-leg detail (one entry without proxies).
+    /// Per-leg detail (one entry without proxies; none for a datagram probe).
     pub legs: Vec<LegResult>,
+    /// Datagram probe (`app = "cbr"`): datagrams sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets_sent: Option<u64>,
+    /// Datagram probe: datagrams received at the destination.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets_received: Option<u64>,
+    /// Datagram probe: datagrams lost (sent, not received, not in flight at the end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets_lost: Option<u64>,
+    /// Datagram probe: packets_lost / (packets_received + packets_lost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_rate: Option<f64>,
+    /// Datagram probe: one-way delay of received datagrams, mean and max (s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_mean_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_max_s: Option<f64>,
 }
 
 /// One TCP connection of a (possibly split) flow.

@@ -148,6 +148,20 @@ struct FlowRt {
     done_at: Option<Time>,
     variant_names: Vec<String>,
     leg_ends: Vec<(String, String)>,
+    /// A datagram flow's path and counters (`None` for TCP flows).
+    dgram: Option<Box<DgramRt>>,
+}
+
+/// The datagram path of a probe flow: no connection, one route.
+#[derive(Default)]
+struct DgramRt {
+    route: u32,
+    sent: u64,
+    bytes_sent: u64,
+    received: u64,
+    bytes_received: u64,
+    delay_sum_s: f64,
+    delay_max_s: f64,
 }
 
 struct World {
@@ -261,7 +275,19 @@ impl World {
         let mut q = EventQueue::new();
         for (fi, f) in plan.flows.iter().enumerate() {
             let mut conn_ids = Vec::new();
-            for (li, leg) in f.legs.iter().enumerate() {
+            let dgram = f.app.datagrams().then(|| {
+                routes.push(f.legs[0].fwd.clone());
+                Box::new(DgramRt {
+                    route: (routes.len() - 1) as u32,
+                    ..Default::default()
+                })
+            });
+            let tcp_legs = if dgram.is_some() {
+                &f.legs[..0]
+            } else {
+                &f.legs[..]
+            };
+            for (li, leg) in tcp_legs.iter().enumerate() {
                 let fwd_route = routes.len() as u32;
                 routes.push(leg.fwd.clone());
                 let rev_route = routes.len() as u32;
@@ -345,7 +371,12 @@ impl World {
                     Vec::new()
                 },
                 proxies,
-                streams: vec![conn_ids.clone()],
+                streams: if dgram.is_some() {
+                    Vec::new()
+                } else {
+                    vec![conn_ids.clone()]
+                },
+                dgram,
                 conns: conn_ids,
                 done_at: None,
                 variant_names: f.legs.iter().map(|l| l.variant_name.clone()).collect(),
@@ -465,6 +496,9 @@ impl World {
             self.data_out = out;
             self.after_sender(now, c);
         }
+        if !io.datagrams.is_empty() {
+            self.send_datagrams(now, f, &mut io.datagrams);
+        }
         if let Some(detail) = io.error.take() {
             self.error = Some(SimError::ByteConservation {
                 flow: self.flows[f].name.clone(),
@@ -572,6 +606,7 @@ impl World {
             Payload::Data(d) if d.is_syn() => (PacketKind::Syn, 0, d.retx),
             Payload::Data(d) => (PacketKind::Data, d.seq, d.retx),
             Payload::Ack(_) => (PacketKind::Ack, 0, false),
+            Payload::Datagram { seq, .. } => (PacketKind::Data, seq, false),
         };
         let pkt = LinkPacket {
             slot,
@@ -628,6 +663,32 @@ impl World {
         match p.payload {
             Payload::Data(seg) => self.data_at_receiver(now, c, &seg),
             Payload::Ack(ack) => self.ack_at_sender(now, c, &ack),
+            Payload::Datagram { sent_at, .. } => {
+                let d = self.flows[c].dgram.as_mut().expect("a datagram flow");
+                let delay = now.since(sent_at).as_secs_f64();
+                d.received += 1;
+                d.bytes_received += p.size_bytes as u64;
+                d.delay_sum_s += delay;
+                d.delay_max_s = d.delay_max_s.max(delay);
+            }
+        }
+    }
+
+    /// Put a probe flow's datagrams on its route.
+    fn send_datagrams(&mut self, now: Time, f: usize, out: &mut Vec<(usize, u32)>) {
+        for (_, bytes) in out.drain(..) {
+            let d = self.flows[f].dgram.as_mut().expect("a datagram flow");
+            let (seq, route) = (d.sent, d.route);
+            d.sent += 1;
+            d.bytes_sent += bytes as u64;
+            let slot = self.alloc(Packet {
+                size_bytes: bytes,
+                conn: f as u32,
+                route,
+                hop: 0,
+                payload: Payload::Datagram { seq, sent_at: now },
+            });
+            self.transmit(now, slot);
         }
     }
 
@@ -892,7 +953,48 @@ impl World {
             ..Default::default()
         };
         let mut conns: Vec<Option<Conn>> = self.conns.into_iter().map(Some).collect();
-        for f in self.flows {
+        // Datagrams still on their way when the run stops (neither received nor lost).
+        let mut in_flight = vec![0u64; self.flows.len()];
+        if self.flows.iter().any(|f| f.dgram.is_some()) {
+            let mut free = vec![false; self.packets.len()];
+            for &i in &self.free {
+                free[i as usize] = true;
+            }
+            for (i, p) in self.packets.iter().enumerate() {
+                if !free[i] && matches!(p.payload, Payload::Datagram { .. }) {
+                    in_flight[p.conn as usize] += 1;
+                }
+            }
+        }
+        for (fi, f) in self.flows.into_iter().enumerate() {
+            if let Some(d) = &f.dgram {
+                let end = f.done_at.unwrap_or(stop);
+                let active = end.since(f.start).as_secs_f64();
+                let lost = d.sent - d.received - in_flight[fi];
+                let judged = d.received + lost;
+                let mut fr = FlowResult {
+                    bytes_delivered: d.bytes_received,
+                    bytes_sent: d.bytes_sent,
+                    active_time_s: active,
+                    packets_sent: Some(d.sent),
+                    packets_received: Some(d.received),
+                    packets_lost: Some(lost),
+                    loss_rate: Some(if judged > 0 {
+                        lost as f64 / judged as f64
+                    } else {
+                        0.0
+                    }),
+                    delay_mean_s: (d.received > 0).then(|| d.delay_sum_s / d.received as f64),
+                    delay_max_s: (d.received > 0).then_some(d.delay_max_s),
+                    ..Default::default()
+                };
+                if active > 0.0 {
+                    fr.goodput_bps = d.bytes_received as f64 * 8.0 / active;
+                    fr.throughput_bps = d.bytes_sent as f64 * 8.0 / active;
+                }
+                res.flows.insert(f.name.clone(), fr);
+                continue;
+            }
             let last = *f.streams[0].last().unwrap();
             let delivered = conns[last].as_ref().unwrap().ledger.delivered();
             let end = f.done_at.unwrap_or(stop);

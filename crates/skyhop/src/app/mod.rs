@@ -15,9 +15,11 @@
 //! line in the [`apps!`] list.
 
 mod bulk;
+mod cbr;
 mod file;
 
 pub use bulk::Bulk;
+pub use cbr::Cbr;
 pub use file::FileTransfer;
 
 use crate::engine::time::Time;
@@ -31,12 +33,19 @@ pub struct AppIo {
     pub sends: Vec<(usize, u64)>,
     /// A violation the application detected (ends the run with an error).
     pub error: Option<String>,
+    /// Datagrams handed to the flow's datagram path: (stream, bytes on the wire).
+    pub datagrams: Vec<(usize, u32)>,
 }
 
 impl AppIo {
     #[inline]
     pub fn send(&mut self, stream: usize, bytes: u64) {
         self.sends.push((stream, bytes));
+    }
+    /// Send one datagram (no congestion control, no retransmission).
+    #[inline]
+    pub fn send_datagram(&mut self, stream: usize, bytes: u32) {
+        self.datagrams.push((stream, bytes));
     }
     pub fn fail(&mut self, msg: impl Into<String>) {
         self.error.get_or_insert(msg.into());
@@ -79,13 +88,22 @@ pub enum AppSpec {
     },
     /// Send without end until the run stops (no `size`, or "unlimited").
     Bulk,
+    /// Constant-rate datagram probe until the run stops (`app = "cbr"`).
+    Cbr {
+        rate_bps: u64,
+        packet_bytes: u32,
+    },
     Custom(CustomApp),
 }
 
 impl AppSpec {
     /// Whether the application can finish (a run with only such apps stops early).
     pub fn finite(&self) -> bool {
-        !matches!(self, AppSpec::Bulk)
+        !matches!(self, AppSpec::Bulk | AppSpec::Cbr { .. })
+    }
+    /// Whether the flow carries datagrams rather than TCP streams.
+    pub fn datagrams(&self) -> bool {
+        matches!(self, AppSpec::Cbr { .. })
     }
 }
 
@@ -152,6 +170,10 @@ apps! {
         _ => unreachable!(),
     },
     Bulk(Bulk) => |_| Bulk,
+    Cbr(Cbr) => |s| match s {
+        AppSpec::Cbr { rate_bps, packet_bytes } => Cbr::new(*rate_bps, *packet_bytes),
+        _ => unreachable!(),
+    },
 }
 
 use crate::tcp::rangeset::RangeSet;

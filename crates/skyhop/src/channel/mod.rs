@@ -18,11 +18,18 @@
 
 mod ber;
 mod drop_list;
+pub mod gilbert_elliott;
+pub mod lms_urban;
 mod per;
+pub mod table;
+pub mod trace;
 
 pub use ber::Ber;
 pub use drop_list::DropList;
+pub use gilbert_elliott::{GilbertElliott, GilbertElliottChannel};
+pub use lms_urban::LmsUrban;
 pub use per::Per;
+pub use trace::Trace;
 
 use crate::engine::rng::RngStream;
 use crate::engine::time::Time;
@@ -177,6 +184,12 @@ pub enum ChannelSpec {
     Ber(ber::BerSpec),
     /// Exact losses of named data segments (tests).
     DropList(drop_list::DropListSpec),
+    /// Gilbert–Elliott GOOD/BAD chain with a loss probability per state.
+    GilbertElliott(gilbert_elliott::GilbertElliottSpec),
+    /// Land-mobile-satellite urban shadowing (street canyon).
+    LmsUrban(Box<lms_urban::LmsUrbanSpec>),
+    /// A fade trace replayed from a CSV file.
+    Trace(trace::TraceSpec),
     /// Built by user code (not available in scenario files).
     #[serde(skip)]
     Custom(CustomChannel),
@@ -221,6 +234,9 @@ channels! {
     Per(Per),
     Ber(Ber),
     DropList(DropList),
+    GilbertElliott(GilbertElliottChannel),
+    LmsUrban(LmsUrban),
+    Trace(Trace),
 }
 
 impl ChannelSpec {
@@ -230,6 +246,9 @@ impl ChannelSpec {
         match self {
             ChannelSpec::Per(s) => s.validate(),
             ChannelSpec::Ber(s) => s.validate(),
+            ChannelSpec::GilbertElliott(s) => s.validate(),
+            ChannelSpec::LmsUrban(s) => s.validate(),
+            ChannelSpec::Trace(s) => s.validate(),
             ChannelSpec::DropList(_) | ChannelSpec::Custom(_) => Ok(()),
         }
     }
@@ -242,10 +261,40 @@ impl ChannelSpec {
         let slot = match self {
             ChannelSpec::Per(s) => &mut s.apply_to,
             ChannelSpec::Ber(s) => &mut s.apply_to,
+            ChannelSpec::GilbertElliott(s) => &mut s.apply_to,
+            ChannelSpec::LmsUrban(s) => &mut s.apply_to,
+            ChannelSpec::Trace(s) => &mut s.apply_to,
             ChannelSpec::DropList(_) | ChannelSpec::Custom(_) => return,
         };
         if slot.is_none() {
             *slot = Some(link.unwrap_or_default());
+        }
+    }
+}
+
+impl ChannelSpec {
+    /// Make a model's file paths absolute, relative ones taken against `base`
+    /// (the scenario file's directory), so a resolved scenario can be
+    /// reloaded from anywhere.
+    pub fn resolve_paths(&mut self, base: &std::path::Path) {
+        match self {
+            ChannelSpec::Trace(s) => s.file = table::resolve(base, &s.file),
+            ChannelSpec::LmsUrban(s) => {
+                if let Some(f) = s.masking_file.as_mut() {
+                    *f = table::resolve(base, f);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Load what a model reads from files and check what it needs from the
+    /// hop (at plan-build time); `Err(key, message)` as [`ChannelSpec::validate`].
+    pub fn prepare(&mut self, geometry: Option<&HopGeometry>) -> Result<(), (String, String)> {
+        match self {
+            ChannelSpec::Trace(s) => s.load(),
+            ChannelSpec::LmsUrban(s) => s.prepare(geometry.is_some()),
+            _ => Ok(()),
         }
     }
 }

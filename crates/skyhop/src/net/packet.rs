@@ -6,6 +6,12 @@ use crate::tcp::{AckSeg, DataSeg};
 pub enum Payload {
     Data(DataSeg),
     Ack(AckSeg),
+    /// A datagram of a probe flow (`conn` is then the flow index): its
+    /// number in the flow and when it was sent.
+    Datagram {
+        seq: u64,
+        sent_at: crate::engine::Time,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]

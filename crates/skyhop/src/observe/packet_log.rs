@@ -144,7 +144,11 @@ impl PacketLog {
         let mut t = PacketTable::default();
         for e in &self.events {
             let ld = e.link_dir as usize;
-            let (f, l) = conns[e.conn as usize];
+            // A probe datagram's `conn` is its flow index.
+            let (f, l) = match e.payload {
+                Payload::Datagram { .. } => (e.conn as usize, 0),
+                _ => conns[e.conn as usize],
+            };
             let flow = &plan.flows[f];
             let handshake = flow.legs[l].cfg.handshake;
             t.t_s.push(e.t.as_secs_f64());
@@ -169,6 +173,15 @@ impl PacketLog {
             t.leg.push(l as u32);
             t.size_bytes.push(e.size_bytes);
             match e.payload {
+                Payload::Datagram { seq, .. } => {
+                    t.kind.push("datagram");
+                    t.seq.push(Some(seq));
+                    t.len.push(e.size_bytes);
+                    t.retx.push(false);
+                    t.ack.push(None);
+                    t.wnd.push(None);
+                    t.sack.push(String::new());
+                }
                 Payload::Data(d) => {
                     t.kind.push(if d.is_syn() {
                         "syn"

@@ -115,6 +115,36 @@ fn checksum(bytes: &[u8]) -> u16 {
     !(sum as u16)
 }
 
+/// The IPv4 + UDP headers of a probe datagram (number `seq` of flow
+/// `flow`, from node `src` to node `dst`), and its original (wire) length.
+/// Ports: 30000 + flow at the source, 40000 + flow at the destination; the
+/// datagram's number is not on the wire (UDP has none).
+pub fn encode_udp(
+    flow: u32,
+    src: u32,
+    dst: u32,
+    size_bytes: u32,
+    ip_id: u16,
+    out: &mut Vec<u8>,
+) -> u32 {
+    out.clear();
+    let ip_total = size_bytes.max(28);
+    out.extend_from_slice(&[0x45, 0]);
+    out.extend_from_slice(&(ip_total.min(65_535) as u16).to_be_bytes());
+    out.extend_from_slice(&ip_id.to_be_bytes());
+    out.extend_from_slice(&[0x40, 0, 64, 17, 0, 0]);
+    out.extend_from_slice(&node_ip(src));
+    out.extend_from_slice(&node_ip(dst));
+    let ck = checksum(&out[..20]);
+    out[10..12].copy_from_slice(&ck.to_be_bytes());
+    out.extend_from_slice(&(30_000 + (flow % 10_000) as u16).to_be_bytes());
+    out.extend_from_slice(&(40_000 + (flow % 10_000) as u16).to_be_bytes());
+    out.extend_from_slice(&((ip_total - 20).min(65_535) as u16).to_be_bytes());
+    // Checksum 0: not computed (allowed for UDP over IPv4).
+    out.extend_from_slice(&[0, 0]);
+    ip_total
+}
+
 /// The IPv4 + TCP headers of one packet, and its original (wire) length.
 pub fn encode(
     c: &PcapConn,
@@ -132,6 +162,7 @@ pub fn encode(
         opts.extend_from_slice(&[1, 3, 3, c.window_shift, 1, 1, 4, 2]);
     };
     match payload {
+        Payload::Datagram { .. } => unreachable!("datagrams are encoded by encode_udp"),
         Payload::Data(d) => {
             src = c.sender_ip;
             dst = c.receiver_ip;
@@ -243,13 +274,20 @@ pub fn write_pcaps(
         if !log.accepted(i) {
             continue;
         }
-        let orig = encode(
-            &conns[e.conn as usize],
-            &e.payload,
-            e.size_bytes,
-            *ip_id,
-            &mut buf,
-        );
+        let orig = if let Payload::Datagram { .. } = e.payload {
+            // A probe datagram: `conn` is the flow index.
+            let f = &plan.flows[e.conn as usize];
+            let (src, dst) = (*f.path.first().unwrap(), *f.path.last().unwrap());
+            encode_udp(e.conn, src, dst, e.size_bytes, *ip_id, &mut buf)
+        } else {
+            encode(
+                &conns[e.conn as usize],
+                &e.payload,
+                e.size_bytes,
+                *ip_id,
+                &mut buf,
+            )
+        };
         *ip_id = ip_id.wrapping_add(1);
         *n += 1;
         w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;

@@ -18,6 +18,16 @@ use crate::error::ScenarioError;
 /// Parse TOML scenario text, apply `--set` overrides (`"dotted.path=VALUE"`,
 /// VALUE read as a TOML value, a bare word being a string) and validate.
 pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
+    load_str_in(text, file, sets, &cwd())
+}
+
+/// [`load_str`] with relative file paths in the scenario resolved against `base`.
+pub fn load_str_in(
+    text: &str,
+    file: &str,
+    sets: &[String],
+    base: &std::path::Path,
+) -> Result<Scenario, ScenarioError> {
     let table: toml::Table = toml::from_str(text).map_err(|e| {
         let msg = e.message().to_string();
         let line = e
@@ -31,26 +41,46 @@ pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<Scenario, Sce
             .unwrap_or_default();
         ScenarioError::new(file, "", format!("malformed TOML{line}: {msg}"))
     })?;
-    load_value(toml::Value::Table(table), file, sets)
+    load_value(toml::Value::Table(table), file, sets, base)
+}
+
+fn cwd() -> std::path::PathBuf {
+    std::env::current_dir().unwrap_or_default()
 }
 
 /// The same as [`load_str`] for a JSON document of the same structure
 /// (the resolved scenario a run reports round-trips through this).
 pub fn load_json_str(text: &str, file: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
+    load_json_str_in(text, file, sets, &cwd())
+}
+
+fn load_json_str_in(
+    text: &str,
+    file: &str,
+    sets: &[String],
+    base: &std::path::Path,
+) -> Result<Scenario, ScenarioError> {
     let v: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| ScenarioError::new(file, "", format!("malformed JSON: {e}")))?;
     let tv = json_to_toml(&v, "").map_err(|(k, m)| ScenarioError::new(file, k, m))?;
-    load_value(tv, file, sets)
+    load_value(tv, file, sets, base)
 }
 
 /// Read a scenario file (TOML, or JSON by extension).
 pub fn load_path(path: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ScenarioError::new(path, "", format!("cannot read scenario file: {e}")))?;
+    // Relative paths inside the scenario (fade traces, masking files) are
+    // relative to the scenario file.
+    let base = cwd().join(
+        std::path::Path::new(path)
+            .parent()
+            .unwrap_or(std::path::Path::new("")),
+    );
     if path.ends_with(".json") {
-        load_json_str(&text, path, sets)
+        load_json_str_in(&text, path, sets, &base)
     } else {
-        load_str(&text, path, sets)
+        load_str_in(&text, path, sets, &base)
     }
 }
 
@@ -171,11 +201,16 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
     Ok(())
 }
 
-fn load_value(mut v: toml::Value, file: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
+fn load_value(
+    mut v: toml::Value,
+    file: &str,
+    sets: &[String],
+    base: &std::path::Path,
+) -> Result<Scenario, ScenarioError> {
     for s in sets {
         apply_set(&mut v, s, file)?;
     }
-    let scn: Scenario = serde_path_to_error::deserialize(v).map_err(|e| {
+    let mut scn: Scenario = serde_path_to_error::deserialize(v).map_err(|e| {
         let key = e.path().to_string();
         let mut key = if key == "." { String::new() } else { key };
         let msg = e.inner().message().to_string();
@@ -192,6 +227,16 @@ fn load_value(mut v: toml::Value, file: &str, sets: &[String]) -> Result<Scenari
         }
         ScenarioError::new(file, key, msg)
     })?;
+    for l in scn.links.values_mut() {
+        let dirs = [l.forward.as_mut(), l.reverse.as_mut()];
+        let dir_channels = dirs
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.channel.as_mut());
+        for c in l.channel.iter_mut().chain(dir_channels) {
+            c.resolve_paths(base);
+        }
+    }
     // Ranges of every value, then everything the builder relies on, then
     // the memory the run would need.
     validate::check(&scn, file)?;

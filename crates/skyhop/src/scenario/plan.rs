@@ -306,7 +306,7 @@ impl Plan {
                     .map_err(|(k, m)| err(file, key(&format!("channel.{k}")), m))?;
             }
             let (geometric, geometry) = geometric_delay(scn, &index, &l.between[0], &l.between[1])
-                .map_err(|m| err(file, key("delay"), m))?;
+                .map_err(|(k, m)| err(file, k.unwrap_or_else(|| key("delay")), m))?;
             for (dir_name, dir, from, to) in [
                 ("forward", &l.forward, ends[0], ends[1]),
                 ("reverse", &l.reverse, ends[1], ends[0]),
@@ -377,11 +377,15 @@ impl Plan {
                 let model = d
                     .channel
                     .clone()
-                    .or_else(|| shorthand(d.per, d.ber))
-                    .or_else(|| l.channel.clone())
-                    .or_else(|| shorthand(l.per, l.ber));
-                if let Some(mut m) = model {
+                    .map(|c| (c, dkey("channel")))
+                    .or_else(|| shorthand(d.per, d.ber).map(|c| (c, String::new())))
+                    .or_else(|| l.channel.clone().map(|c| (c, key("channel"))))
+                    .or_else(|| shorthand(l.per, l.ber).map(|c| (c, String::new())));
+                if let Some((mut m, src)) = model {
                     m.default_apply_to(apply_to);
+                    // Files are read here, once per plan (errors name file and line).
+                    m.prepare(geometry.as_ref())
+                        .map_err(|(k, msg)| err(file, format!("{src}.{k}"), msg))?;
                     channels.push(m);
                 }
                 adjacency.insert((from, to), links.len() as u32);
@@ -689,10 +693,60 @@ impl Plan {
                     low_windows.push((name.clone(), rwnd, bdp, cap));
                 }
             }
-            let app = match size {
-                FlowSize::Bytes(b) => AppSpec::File { size: b },
-                FlowSize::Unlimited => AppSpec::Bulk,
+            let app = match f.app.as_deref() {
+                None => match size {
+                    FlowSize::Bytes(b) => AppSpec::File { size: b },
+                    FlowSize::Unlimited => AppSpec::Bulk,
+                },
+                Some("cbr") => {
+                    if f.size.is_some_and(|s| s != FlowSize::Unlimited) {
+                        return Err(err(
+                            file,
+                            key("size"),
+                            "a cbr probe sends until the run stops; leave size out",
+                        ));
+                    }
+                    if !f.proxies.is_empty() {
+                        return Err(err(
+                            file,
+                            key("proxies"),
+                            "a cbr probe carries datagrams end to end; it takes no split proxies",
+                        ));
+                    }
+                    let rate = f.rate.ok_or_else(|| {
+                        err(
+                            file,
+                            key("rate"),
+                            "missing: a cbr probe needs a rate, e.g. rate = \"1 Mbps\"",
+                        )
+                    })?;
+                    let packet = f.packet.map_or(1500, |p| p.0);
+                    if packet == 0 || packet > 65_535 {
+                        return Err(err(
+                            file,
+                            key("packet"),
+                            format!("{packet} B must be between 1 B and 65535 B"),
+                        ));
+                    }
+                    // Not a TCP flow: no receive-window warning.
+                    low_windows.retain(|w| &w.0 != name);
+                    AppSpec::Cbr {
+                        rate_bps: rate.0,
+                        packet_bytes: packet as u32,
+                    }
+                }
+                Some(other) => {
+                    return Err(err(file, key("app"), format!("unknown application {other:?} (known: \"cbr\"; leave it out for a file transfer or bulk flow)")));
+                }
             };
+            if f.app.is_none() && (f.rate.is_some() || f.packet.is_some()) {
+                let k = if f.rate.is_some() { "rate" } else { "packet" };
+                return Err(err(
+                    file,
+                    key(k),
+                    "only a cbr probe (app = \"cbr\") takes rate and packet",
+                ));
+            }
             flows.push(PlanFlow {
                 name: name.clone(),
                 start: f.start.0,
@@ -759,6 +813,9 @@ impl Plan {
     }
 }
 
+/// An error with the key it belongs to, if not the caller's default.
+type KeyedError = (Option<String>, String);
+
 /// Delay from positions: ground-GEO slant range (with the station's view of
 /// the satellite) or GEO-GEO inter-satellite link.
 fn geometric_delay(
@@ -766,7 +823,7 @@ fn geometric_delay(
     index: &BTreeMap<&str, u32>,
     a: &str,
     b: &str,
-) -> Result<(Option<Dur>, Option<HopGeometry>), String> {
+) -> Result<(Option<Dur>, Option<HopGeometry>), KeyedError> {
     let (Some(na), Some(nb)) = (scn.nodes.get(a), scn.nodes.get(b)) else {
         return Ok((None, None));
     };
@@ -777,7 +834,10 @@ fn geometric_delay(
         _ => None,
     };
     if let Some((node, lat, lon, sat)) = station {
-        let g = crate::geo::geo_link(lat, lon, sat).map_err(|e| e.to_string())?;
+        // Named at the ground node's key: its position is what puts the
+        // satellite below its horizon.
+        let g = crate::geo::geo_link(lat, lon, sat)
+            .map_err(|e| (Some(format!("nodes.{node}")), e.to_string()))?;
         let geometry = HopGeometry {
             ground_node: index[node],
             lat_deg: lat,
@@ -792,7 +852,7 @@ fn geometric_delay(
     match (na.geo_longitude, nb.geo_longitude) {
         (Some(s1), Some(s2)) => crate::geo::geo_isl(s1, s2)
             .map(|(_, d)| (Some(d), None))
-            .map_err(|e| e.to_string()),
+            .map_err(|e| (None, e.to_string())),
         _ => Ok((None, None)),
     }
 }

@@ -287,6 +287,16 @@ pub struct FlowSection {
     /// TCP parameter overrides for this flow.
     #[serde(default)]
     pub options: TcpOptions,
+    /// Application: absent for a file transfer (`size`) or bulk flow;
+    /// "cbr" for a constant-rate datagram probe (`rate`, `packet`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// cbr: sending rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// cbr: datagram size on the wire (headers included). Default 1500 B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet: Option<Size>,
 }
 
 fn default_tcp() -> String {

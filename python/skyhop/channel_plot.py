@@ -1,0 +1,131 @@
+"""Seeing a channel: sample one link direction's channel model over time,
+as a run with the given seed would see it, and draw it.
+
+The samples come from the engine (``skyhop._core.sample_channel``): the
+model's state (0 GOOD / 1 BAD, or 0 line of sight / 1 shadowed; a row index
+for fade traces) and loss probability of a 1500-byte packet. For
+``lms-urban`` the masking angle towards the satellite is drawn against the
+satellite's elevation, and a second panel shows the street's full skyline
+(masking angle against azimuth) at a few instants, with the satellite marked.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import _core
+from .api import load_scenario
+from .errors import ScenarioError
+
+__all__ = ["plot_channel", "sample_channel"]
+
+
+def sample_channel(
+    scenario: Any,
+    link: str,
+    *,
+    direction: str = "forward",
+    seed: int | None = None,
+    duration_s: float | None = None,
+    step_s: float | None = None,
+    skylines: int = 3,
+) -> dict[str, Any]:
+    """Sample the channel of ``links.<link>.<direction>`` over ``duration_s``
+    (default: the scenario's run duration) every ``step_s`` (default: 2000
+    samples). Returns the engine's JSON as a dict (see module doc)."""
+    if direction not in ("forward", "reverse"):
+        raise ScenarioError("<options>", "--direction", f"{direction!r} is not forward or reverse")
+    scn = load_scenario(scenario) if not hasattr(scenario, "json") else scenario
+    resolved = json.loads(scn.json)
+    if seed is None:
+        seed = int(resolved.get("run", {}).get("seed", 1))
+    if duration_s is None:
+        duration_s = _duration_s(resolved.get("run", {}).get("duration", "230 s"))
+    if not duration_s > 0:
+        raise ScenarioError("<options>", "--duration", "must be positive")
+    step = step_s or duration_s / 2000
+    at = [duration_s * (i + 0.5) / skylines for i in range(skylines)]
+    return json.loads(_core.sample_channel(scn.json, link, direction, seed, duration_s, step, at))
+
+
+def _duration_s(text: str) -> float:
+    """Seconds of a duration string ("31 s", "500 ms", "2 min", "1 h")."""
+    value, _, unit = str(text).strip().partition(" ")
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+    unit = unit.strip() or "s"
+    if unit not in scale:
+        raise ScenarioError(
+            "<options>", "--duration", f"unknown unit in {text!r} (use s, ms, min, h)"
+        )
+    try:
+        return float(value) * scale[unit]
+    except ValueError:
+        raise ScenarioError("<options>", "--duration", f"{text!r} is not a duration") from None
+
+
+def plot_channel(samples: dict[str, Any], out: str, title: str = "") -> None:
+    """Draw what :func:`sample_channel` returned into ``out`` (PNG, PDF, SVG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = samples["t_s"]
+    state = [s if s is not None else 0 for s in samples["state"]]
+    loss = [p if p is not None else 0.0 for p in samples["loss_probability"]]
+    model = samples.get("model")
+    lms = "masking_deg" in samples
+    fig, axes = plt.subplots(3 if lms else 2, 1, figsize=(9, 8 if lms else 5.5))
+    ax = axes[0]
+    if lms:
+        el = samples["elevation_deg"]
+        ax.plot(
+            t,
+            samples["masking_deg"],
+            lw=0.8,
+            color="0.3",
+            label="masking angle at the satellite's azimuth",
+        )
+        ax.axhline(el, color="tab:blue", lw=1.2, label=f"satellite elevation {el:.1f}°")
+        shadow = [el <= m for m in samples["masking_deg"]]
+        ax.fill_between(
+            t, 0, 90, where=shadow, step="post", color="tab:red", alpha=0.15, lw=0, label="shadowed"
+        )
+        ax.set_ylim(0, 90)
+        ax.set_ylabel("angle (°)")
+        los = 1 - sum(shadow) / max(len(shadow), 1)
+        ax.set_title(f"{title or samples['link']}: {model}, line of sight {los:.0%} of the time")
+    else:
+        ax.step(t, state, where="post", lw=0.9)
+        ax.set_ylabel("state")
+        if model == "gilbert-elliott":
+            ax.set_yticks([0, 1], ["GOOD", "BAD"])
+            bad = sum(state) / max(len(state), 1)
+            ax.set_title(f"{title or samples['link']}: {model}, BAD {bad:.0%} of the time")
+        else:
+            ax.set_title(f"{title or samples['link']}: {model}")
+    ax.legend(loc="upper right", fontsize=8) if lms else None
+    ax = axes[1]
+    ax.step(t, loss, where="post", lw=0.9, color="tab:red")
+    ax.set_ylabel("loss probability\n(1500-byte packet)")
+    ax.set_xlabel("time (s)")
+    if lms:
+        ax = axes[2]
+        for sk in samples.get("skylines", []):
+            ax.plot(range(360), sk["masking_deg"], lw=0.9, label=f"t = {sk['t_s']:.1f} s")
+        ax.plot(
+            [samples["azimuth_deg"] % 360],
+            [samples["elevation_deg"]],
+            "k*",
+            ms=12,
+            label="satellite",
+        )
+        ax.set_xlim(0, 359)
+        ax.set_ylim(0, 90)
+        ax.set_xlabel("azimuth (° from north)")
+        ax.set_ylabel("skyline masking (°)")
+        ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
