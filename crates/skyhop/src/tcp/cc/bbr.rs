@@ -60,6 +60,8 @@ pub struct Bbr {
     cwnd_gain: f64,
     /// Pacing rate, payload bytes per second.
     pacing_rate: f64,
+    /// The pacing rate was set from a measured SRTT.
+    has_seen_rtt: bool,
     /// (round, rate) of a windowed max filter, rates decreasing.
     bw_filter: VecDeque<(u64, f64)>,
     rtprop: Option<Dur>,
@@ -101,6 +103,7 @@ impl Bbr {
             // 4.2.1 BBRInitPacingRate: nominal bandwidth = InitialCwnd / SRTT,
             // with 1 ms when no RTT sample exists yet.
             pacing_rate: HIGH_GAIN * init_cwnd as f64 / 1e-3,
+            has_seen_rtt: false,
             bw_filter: VecDeque::new(),
             rtprop: None,
             rtprop_stamp: Time::ZERO,
@@ -365,7 +368,15 @@ impl CongestionOps for Bbr {
             // 4.3.5: the ProbeRTT round starts now.
             self.next_round_delivered = rs.total_delivered;
         }
-        // BBRUpdateControlParameters: 4.2.1 BBRSetPacingRate.
+        // BBRUpdateControlParameters: 4.2.1 BBRSetPacingRate. The initial
+        // rate assumed a 1 ms RTT; with the first RTT sample it is
+        // recomputed from SRTT (as Linux's bbr_set_pacing_rate does).
+        if !self.has_seen_rtt {
+            if let Some(srtt) = ack.srtt {
+                self.has_seen_rtt = true;
+                self.pacing_rate = HIGH_GAIN * self.init_cwnd as f64 / srtt.as_secs_f64().max(1e-6);
+            }
+        }
         let bw = self.btl_bw();
         if bw > 0.0 {
             let rate = self.pacing_gain * bw;

@@ -14,7 +14,7 @@ mod reno;
 mod westwood;
 mod westwood_plus;
 
-pub use bbr::{Bbr, BbrMode};
+pub use bbr::{Bbr, BbrMode, HIGH_GAIN};
 pub use cubic::Cubic;
 pub use hybla::Hybla;
 pub use reno::RenoCc;

@@ -58,19 +58,28 @@ impl PrrRecovery {
         self.sack.set_pipe(s)
     }
 
-    /// RFC 6937 section 3.1, per ACK in recovery: DeliveredData, then sndcnt.
-    fn on_ack_in_recovery(&mut self, s: &TcpSender, a: &AckSample) {
+    /// RFC 6937 section 3.1, per ACK in recovery: DeliveredData, then
+    /// sndcnt. `already_sent`: bytes sent on this ACK before (the fast
+    /// retransmission), not yet in pipe as the RFC computes it.
+    ///
+    /// Quantities are bytes, but a sender sends whole segments, and the RFC's
+    /// examples (section 6) count in segments: the proportional part is
+    /// rounded up to whole segments, CEIL(prr_delivered * ssthresh /
+    /// (RecoverFS * SMSS)) * SMSS, as Linux computes it in packets. With
+    /// full segments this is the RFC's formula exactly.
+    fn on_ack_in_recovery(&mut self, s: &TcpSender, a: &AckSample, already_sent: u64) {
         let sacked_now = s.sb.bytes();
         let delivered = (a.acked_bytes + sacked_now).saturating_sub(self.sacked);
         self.sacked = sacked_now;
         self.prr_delivered += delivered;
-        let pipe = self.sack.set_pipe(s);
+        let pipe = self.sack.set_pipe(s).saturating_sub(already_sent);
         let ssthresh = s.st.ssthresh;
+        let mss = s.st.mss;
         let sndcnt = if pipe > ssthresh {
             // Proportional Rate Reduction.
             let num = self.prr_delivered as u128 * ssthresh as u128;
-            let d = self.recover_fs.max(1) as u128;
-            (num.div_ceil(d) as u64).saturating_sub(self.prr_out)
+            let d = self.recover_fs.max(1) as u128 * mss as u128;
+            ((num.div_ceil(d) as u64) * mss).saturating_sub(self.prr_out)
         } else {
             // Slow Start Reduction Bound.
             let limit = self
@@ -97,7 +106,7 @@ impl RecoveryOps for PrrRecovery {
 
     fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if self.sack.in_recovery() {
-            self.on_ack_in_recovery(s, a);
+            self.on_ack_in_recovery(s, a, 0);
             return;
         }
         // RecoverFS = snd.nxt - snd.una before the fast retransmission.
@@ -113,10 +122,11 @@ impl RecoveryOps for PrrRecovery {
         self.prr_out = 0;
         self.recover_fs = recover_fs;
         self.sacked = sacked_before;
-        self.on_ack_in_recovery(s, a);
-        // The fast retransmission is PRR output, sent whatever sndcnt says
-        // (RFC 6675 (4.3); RFC 6937 section 3 counts it in prr_out).
-        let sent = self.count_sent(out, before);
+        // The fast retransmission is PRR output of this ACK, sent whatever
+        // sndcnt says (RFC 6675 (4.3)); RFC 6937 counts it in prr_out.
+        let sent: u64 = out[before..].iter().map(|d| d.len as u64).sum();
+        self.on_ack_in_recovery(s, a, sent);
+        self.prr_out += sent;
         self.sndcnt = self.sndcnt.saturating_sub(sent);
     }
 
@@ -133,7 +143,7 @@ impl RecoveryOps for PrrRecovery {
             self.sndcnt = 0;
             return self.sack.on_new_ack(s, now, a, out);
         }
-        self.on_ack_in_recovery(s, a);
+        self.on_ack_in_recovery(s, a, 0);
         self.sack.on_new_ack(s, now, a, out)
     }
 
