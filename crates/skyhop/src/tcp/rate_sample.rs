@@ -56,6 +56,8 @@ pub struct RateSample {
     /// before and after this ACK (lost segments still count).
     pub prior_inflight: u64,
     pub inflight: u64,
+    /// Bytes sent and not yet delivered (SACKed or cumulatively acknowledged).
+    pub undelivered: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -224,6 +226,7 @@ impl RateSampler {
             rtt: p.rtt,
             prior_inflight,
             inflight: self.outstanding,
+            undelivered: self.outstanding,
             ..RateSample::default()
         };
         let Some(_) = p.prior_time else {

@@ -291,6 +291,7 @@ impl TcpSender {
         let persisting = self.persist_at.is_some();
         self.rwnd = ack.wnd;
         let flight_before = self.flight();
+        let pipe_before = if self.rs.is_some() { self.pipe() } else { 0 };
 
         // SACK blocks update the scoreboard (RFC 6675 Update()).
         let mut sacked_bytes = 0;
@@ -340,7 +341,8 @@ impl TcpSender {
         if let Some(r) = self.rs.as_deref_mut() {
             // Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation)
             // for a controller that asked for one (BBR).
-            let rs = r.on_ack(now, a, ack.sack.as_slice(), self.rtt.min_rtt());
+            let mut rs = r.on_ack(now, a, ack.sack.as_slice(), self.rtt.min_rtt());
+            (rs.prior_inflight, rs.inflight) = (pipe_before, self.pipe_after(a));
             self.cc.on_rate_sample(&mut self.st, &sample, &rs);
         }
 
@@ -431,6 +433,31 @@ impl TcpSender {
     }
 
     // ---- internals -------------------------------------------------------
+
+    /// Bytes in the network as a rate-sampling controller (BBR) counts
+    /// them: in SACK recovery, RFC 6675 SetPipe(); after a timeout, while
+    /// going back N, what was resent since (the rest is presumed lost, as
+    /// Linux marks it on an RTO); otherwise what is outstanding and not SACKed.
+    fn pipe(&self) -> u64 {
+        match &self.rec {
+            Rec::Sack(r) if r.in_recovery() => r.set_pipe(self),
+            Rec::Prr(r) if r.in_recovery() => r.set_pipe(self),
+            _ if self.snd_nxt < self.snd_max => self.snd_nxt - self.snd_una,
+            _ => (self.snd_max - self.snd_una).saturating_sub(self.sb.bytes()),
+        }
+    }
+
+    /// `pipe()` once the cumulative ACK `a` is applied (called before it is).
+    fn pipe_after(&mut self, a: u64) -> u64 {
+        let una = self.snd_una;
+        let nxt = self.snd_nxt;
+        self.snd_una = a.max(una);
+        self.snd_nxt = nxt.max(self.snd_una);
+        let p = self.pipe();
+        self.snd_una = una;
+        self.snd_nxt = nxt;
+        p
+    }
 
     /// Usable window: min(cwnd, rwnd, cap on unacknowledged bytes).
     #[inline]

@@ -80,9 +80,14 @@ pub struct Bbr {
     full_bw_count: u32,
     cycle_index: usize,
     cycle_stamp: Time,
-    /// Inflight and bytes delivered of the latest ACK (for on_loss).
+    /// Inflight, bytes delivered and C.delivered of the latest ACK.
     last_inflight: u64,
     last_delivered: u64,
+    last_total_delivered: u64,
+    last_undelivered: u64,
+    /// After a timeout: C.delivered at which everything outstanding at the
+    /// timeout has been delivered, when the loss recovery ends.
+    rto_recovered_at: Option<u64>,
     init_cwnd: u64,
     mss: u64,
     /// Wire bytes per payload byte of a full segment, (MSS + header) / MSS.
@@ -123,6 +128,9 @@ impl Bbr {
             cycle_stamp: Time::ZERO,
             last_inflight: 0,
             last_delivered: 0,
+            last_total_delivered: 0,
+            last_undelivered: 0,
+            rto_recovered_at: None,
             init_cwnd,
             mss,
             wire_factor: (cfg.mss as f64 + cfg.header_bytes as f64) / cfg.mss as f64,
@@ -355,6 +363,16 @@ impl CongestionOps for Bbr {
     fn on_rate_sample(&mut self, s: &mut CcState, ack: &AckSample, rs: &RateSample) {
         let now = ack.now;
         let inflight = rs.inflight;
+        if self
+            .rto_recovered_at
+            .is_some_and(|m| rs.total_delivered >= m)
+        {
+            // Everything outstanding at the timeout is delivered: the loss
+            // recovery is over, BBRRestoreCwnd (4.2.3.4).
+            self.rto_recovered_at = None;
+            self.in_loss_recovery = false;
+            s.cwnd = s.cwnd.max(self.prior_cwnd);
+        }
         // BBRUpdateModelAndState.
         self.update_btl_bw(rs);
         self.check_cycle_phase(now, rs.prior_inflight);
@@ -402,6 +420,8 @@ impl CongestionOps for Bbr {
         }
         self.last_inflight = inflight;
         self.last_delivered = delivered;
+        self.last_total_delivered = rs.total_delivered;
+        self.last_undelivered = rs.undelivered;
     }
 
     /// Window growth is BBRSetCwnd's, done on every ACK above.
@@ -417,9 +437,13 @@ impl CongestionOps for Bbr {
     }
 
     /// 4.2.3.4: on a timeout, save cwnd and restart from one segment;
-    /// BBRSetCwnd regrows it by the delivered bytes.
+    /// BBRSetCwnd regrows it by the delivered bytes, and when the data
+    /// outstanding at the timeout has been delivered (the end of the
+    /// timeout's loss recovery, as Linux leaves TCP_CA_Loss) BBRRestoreCwnd.
     fn on_rto(&mut self, s: &mut CcState, _now: Time, _flight_bytes: u64) {
         self.save_cwnd(s);
+        self.in_loss_recovery = true;
+        self.rto_recovered_at = Some(self.last_total_delivered + self.last_undelivered);
         s.cwnd = self.mss;
         self.packet_conservation = false;
     }
