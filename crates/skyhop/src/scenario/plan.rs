@@ -9,7 +9,7 @@ use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::net::LinkLayerSpec;
 use crate::tcp::cc::{FilterInput, WestwoodParams};
-use crate::tcp::{TcpConfig, Variant};
+use crate::tcp::{RecKind, TcpConfig, Variant};
 use std::collections::{BTreeMap, VecDeque};
 
 pub struct PlanLinkDir {
@@ -113,14 +113,40 @@ fn check_prob(file: &str, key: &str, v: Option<f64>) -> Result<(), ScenarioError
 /// Resolve a flow's TCP options: flow value, then `[tcp]`, then the default.
 fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
     let g = &scn.tcp;
-    let d = TcpConfig::default();
+    let linux = o.profile.as_deref().or(g.profile.as_deref()) == Some("linux");
+    let d = if linux {
+        TcpConfig::linux()
+    } else {
+        TcpConfig::default()
+    };
     macro_rules! pick {
         ($f:ident) => {
             o.$f.or(g.$f)
         };
     }
+    let mut variant = variant;
+    if linux {
+        // A Linux host: the default variant means the host's default
+        // controller, CUBIC; every window-based controller recovers with
+        // SACK + PRR, as Linux does (BBR keeps RFC 6675: it sets cwnd itself).
+        if Variant::parse("newreno") == Some(variant) {
+            variant = d.variant;
+        }
+        if variant.cc != crate::tcp::CcKind::Bbr {
+            variant.recovery = RecKind::Prr;
+        }
+        variant.sack = true;
+    }
+    if let Some(r) = o.recovery.as_deref().or(g.recovery.as_deref()) {
+        // Checked by check_tcp. PRR is defined over the RFC 6675 scoreboard:
+        // both SACK recoveries turn the SACK option on, the others off.
+        variant.recovery = RecKind::parse(r).expect("checked recovery name");
+        variant.sack = matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
+    }
     TcpConfig {
         variant,
+        limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),
+        hybla_rtt0: pick!(hybla_rtt0).map_or(d.hybla_rtt0, |x| x.0),
         mss: pick!(mss).map_or(d.mss, |s| s.0 as u32),
         header_bytes: pick!(header).map_or(d.header_bytes, |s| s.0 as u32),
         initial_window: pick!(initial_window).unwrap_or(d.initial_window),
@@ -190,6 +216,30 @@ fn check_tcp(file: &str, prefix: &str, o: &TcpOptions) -> Result<(), ScenarioErr
                 format!("{f:?} is not one of \"trapezoid\", \"latest-sample\", \"interval-mean\""),
             ));
         }
+    }
+    if let Some(p) = &o.profile {
+        if !["studies", "linux"].contains(&p.as_str()) {
+            return Err(err(
+                file,
+                k("profile"),
+                format!("{p:?} is not one of \"studies\", \"linux\""),
+            ));
+        }
+    }
+    if let Some(r) = &o.recovery {
+        if RecKind::parse(r).is_none() {
+            return Err(err(
+                file,
+                k("recovery"),
+                format!(
+                    "unknown recovery {r:?} (known: {})",
+                    RecKind::NAMES.join(", ")
+                ),
+            ));
+        }
+    }
+    if o.hybla_rtt0.is_some_and(|t| t.0 == Dur::ZERO) {
+        return Err(err(file, k("hybla_rtt0"), "must be positive"));
     }
     if o.westwood_tau.is_some_and(|t| t.0 == Dur::ZERO) {
         return Err(err(file, k("westwood_tau"), "must be positive"));

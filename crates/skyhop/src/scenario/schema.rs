@@ -110,6 +110,20 @@ pub struct TcpOptions {
     /// in the completion time. Default false (data at once, as in the studies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handshake: Option<bool>,
+    /// Defaults of a kind of host: "studies" (the default: the studies'
+    /// era) or "linux" (what a current Linux host does; docs/scenario.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Loss recovery, overriding the variant's: "tahoe", "reno", "newreno",
+    /// "newreno-sbs", "sack" (RFC 6675) or "prr" (RFC 6937 over RFC 6675).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<String>,
+    /// RFC 3042 Limited Transmit. Default false (true with profile "linux").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
+    /// Hybla's reference RTT0. Default 25 ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hybla_rtt0: Option<Duration>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -130,7 +130,7 @@ fn proxy_errors_name_the_offending_key() {
 
 #[test]
 fn an_unknown_variant_lists_the_known_ones() {
-    let e = err_of(&["flows.ftp.tcp=cubic"]);
+    let e = err_of(&["flows.ftp.tcp=vegas"]);
     assert_eq!(e.key, "flows.ftp.tcp");
     assert!(e.message.contains("newreno-sbs"));
 }

@@ -68,6 +68,11 @@ pub struct TcpConfig {
     /// final ACK rides on the first data segment). Default off: the studies'
     /// simulator started data at once.
     pub handshake: bool,
+    /// RFC 3042 Limited Transmit: a new segment on each of the first two
+    /// duplicate ACKs. Default off (the studies' era).
+    pub limited_transmit: bool,
+    /// Hybla's reference round-trip time RTT0 (Caini & Firrincieli 2004: 25 ms).
+    pub hybla_rtt0: Dur,
 }
 
 impl Default for TcpConfig {
@@ -90,6 +95,30 @@ impl Default for TcpConfig {
             max_unacked: None,
             westwood: WestwoodParams::default(),
             handshake: false,
+            limited_transmit: false,
+            hybla_rtt0: Dur::from_millis(25),
+        }
+    }
+}
+
+impl TcpConfig {
+    /// What a current Linux host does (`tcp.profile = "linux"`), as the
+    /// defaults that scenario options then override: IW 10 (RFC 6928),
+    /// minimum RTO 200 ms (TCP_RTO_MIN) and maximum 120 s (TCP_RTO_MAX),
+    /// delayed ACKs with the 40 ms minimum delayed-ACK timeout
+    /// (TCP_DELACK_MIN), Limited Transmit (RFC 3042), and SACK with PRR
+    /// recovery (RFC 6675, RFC 6937) for window-based controllers. The
+    /// controller (CUBIC by default) is chosen by the variant.
+    pub fn linux() -> TcpConfig {
+        TcpConfig {
+            variant: Variant::parse("cubic").unwrap(),
+            initial_window: 10,
+            rto_min: Dur::from_millis(200),
+            rto_max: Dur::from_secs(120),
+            delayed_ack: true,
+            delayed_ack_timeout: Dur::from_millis(40),
+            limited_transmit: true,
+            ..TcpConfig::default()
         }
     }
 }

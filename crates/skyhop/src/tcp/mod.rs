@@ -2,6 +2,7 @@
 pub mod cc;
 pub mod config;
 pub mod rangeset;
+pub mod rate_sample;
 pub mod receiver;
 pub mod recovery;
 pub mod registry;

@@ -3,14 +3,24 @@
 //! in `controllers!`, and the variant names that use it in [`VARIANTS`].
 //! Adding a recovery: its file in `tcp/recovery/`, one line in `recoveries!`.
 
-use super::cc::{controllers, AckSample, CcState, RenoCc, SendSample, Westwood, WestwoodPlus};
-use super::recovery::{recoveries, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery};
+use super::cc::{
+    controllers, AckSample, Bbr, CcState, Cubic, Hybla, RenoCc, SendSample, Westwood, WestwoodPlus,
+};
+use super::recovery::{
+    recoveries, NewRenoRecovery, PrrRecovery, RenoRecovery, SackRecovery, TahoeRecovery,
+};
 use crate::engine::time::Time;
 
 controllers! {
     Reno(RenoCc) = "reno" => |_| RenoCc,
     Westwood(Westwood) = "westwood" => |cfg| Westwood::new(cfg.westwood),
     WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default(),
+    // RFC 9438.
+    Cubic(Cubic) = "cubic" => |_| Cubic::default(),
+    // Caini & Firrincieli 2004.
+    Hybla(Hybla) = "hybla" => |cfg| Hybla::new(cfg.hybla_rtt0),
+    // Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control.
+    Bbr(Bbr) = "bbr" => Bbr::new,
 }
 
 recoveries! {
@@ -20,6 +30,8 @@ recoveries! {
     NewReno(NewRenoRecovery) = "newreno" => |_| NewRenoRecovery::new(true),
     NewRenoSbs(NewRenoRecovery) = "newreno-sbs" => |_| NewRenoRecovery::new(false),
     Sack(SackRecovery) = "sack" => |_| SackRecovery::default(),
+    // RFC 6937 PRR-SSRB over RFC 6675 (needs the SACK option).
+    Prr(PrrRecovery) = "prr" => |_| PrrRecovery::default(),
 }
 
 /// A TCP variant as scenarios name it: a controller, a recovery, and
@@ -54,4 +66,10 @@ pub const VARIANTS: &[VariantDef] = &[
     v("westwood+", CcKind::WestwoodPlus, RecKind::NewReno, false),
     v("westwood-sack", CcKind::Westwood, RecKind::Sack, true),
     v("westwood+-sack", CcKind::WestwoodPlus, RecKind::Sack, true),
+    // Today's controllers, with the recovery a Linux host runs them with:
+    // SACK + PRR for the window-based ones; BBR sets cwnd itself on every
+    // ACK (Linux's cong_control hook bypasses PRR), so with plain RFC 6675.
+    v("cubic", CcKind::Cubic, RecKind::Prr, true),
+    v("hybla", CcKind::Hybla, RecKind::Prr, true),
+    v("bbr", CcKind::Bbr, RecKind::Sack, true),
 ];

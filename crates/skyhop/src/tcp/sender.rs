@@ -20,6 +20,7 @@
 use super::cc::{AckSample, Cc, CcState, CongestionOps, SendSample};
 use super::config::TcpConfig;
 use super::rangeset::RangeSet;
+use super::rate_sample::RateSampler;
 use super::recovery::{Rec, RecoveryOps};
 use super::rtt::RttEstimator;
 use super::seg::{AckSeg, DataSeg};
@@ -69,6 +70,9 @@ pub struct TcpSender {
     /// Pacing: the earliest time the next segment may leave (only with a
     /// controller that sets a pacing rate).
     pub(super) pace_at: Option<Time>,
+    /// Delivery-rate sampler, kept only for a controller that asks for rate
+    /// samples (`CongestionOps::wants_rate_samples`); `None` costs others nothing.
+    pub(super) rs: Option<Box<RateSampler>>,
     /// Handshake state: data may flow (always true without a handshake).
     pub(super) established: bool,
     /// Handshake: when the first SYN went out (`None`: not yet sent).
@@ -95,7 +99,11 @@ impl TcpSender {
             cfg.rto_max,
             cfg.clock_granularity,
         );
+        let rs = cc
+            .wants_rate_samples()
+            .then(|| Box::new(RateSampler::new()));
         TcpSender {
+            rs,
             rwnd: cfg.rcv_buffer,
             established: !cfg.handshake,
             syn_sent_at: None,
@@ -283,6 +291,7 @@ impl TcpSender {
         let persisting = self.persist_at.is_some();
         self.rwnd = ack.wnd;
         let flight_before = self.flight();
+        let pipe_before = if self.rs.is_some() { self.pipe() } else { 0 };
 
         // SACK blocks update the scoreboard (RFC 6675 Update()).
         let mut sacked_bytes = 0;
@@ -329,6 +338,13 @@ impl TcpSender {
             flight_bytes: flight_before,
         };
         self.cc.observe_ack(&self.st, &sample);
+        if let Some(r) = self.rs.as_deref_mut() {
+            // Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation)
+            // for a controller that asked for one (BBR).
+            let mut rs = r.on_ack(now, a, ack.sack.as_slice(), self.rtt.min_rtt());
+            (rs.prior_inflight, rs.inflight) = (pipe_before, self.pipe_after(a));
+            self.cc.on_rate_sample(&mut self.st, &sample, &rs);
+        }
 
         if ack.wnd > 0 && self.persist_at.is_some() {
             // The window opened: leave persist mode.
@@ -354,9 +370,46 @@ impl TcpSender {
         } else if is_dupack {
             self.dupacks += 1;
             self.on_dupack(now, &sample, out);
+            if self.cfg.limited_transmit {
+                self.limited_transmit(now, out);
+            }
         }
         self.try_send(now, out);
+        if self.rs.is_some() && self.snd_nxt >= self.app_end && self.flight() < self.st.cwnd {
+            // The application has nothing more to send: rate samples until
+            // this data is delivered are application-limited.
+            if let Some(r) = self.rs.as_deref_mut() {
+                r.set_app_limited();
+            }
+        }
         acked
+    }
+
+    /// RFC 3042 Limited Transmit: on each of the first DupThresh - 1
+    /// duplicate ACKs, send one new segment if the receive window allows and
+    /// the data outstanding stays within cwnd + 2 SMSS (section 2); cwnd is
+    /// not changed. Only outside loss recovery.
+    fn limited_transmit(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        if self.dupacks >= self.cfg.dupthresh
+            || self.rec.get().in_recovery()
+            || self.snd_nxt < self.snd_max
+            || self.snd_nxt >= self.app_end
+        {
+            return;
+        }
+        let len = self.seg_len_at(self.snd_nxt);
+        let end = self.snd_nxt + len as u64;
+        let rwnd_limit = match self.cfg.max_unacked {
+            Some(cap) => self.rwnd.min(cap),
+            None => self.rwnd,
+        };
+        let cwnd_limit = self.st.cwnd + self.dupacks as u64 * self.st.mss;
+        if end > self.snd_una + rwnd_limit.min(cwnd_limit) {
+            return;
+        }
+        let seq = self.snd_nxt;
+        self.emit(now, seq, len, false, out);
+        self.snd_nxt = end;
     }
 
     /// A timer expired (or the engine calls at `poll_at()`).
@@ -381,6 +434,31 @@ impl TcpSender {
 
     // ---- internals -------------------------------------------------------
 
+    /// Bytes in the network as a rate-sampling controller (BBR) counts
+    /// them: in SACK recovery, RFC 6675 SetPipe(); after a timeout, while
+    /// going back N, what was resent since (the rest is presumed lost, as
+    /// Linux marks it on an RTO); otherwise what is outstanding and not SACKed.
+    fn pipe(&self) -> u64 {
+        match &self.rec {
+            Rec::Sack(r) if r.in_recovery() => r.set_pipe(self),
+            Rec::Prr(r) if r.in_recovery() => r.set_pipe(self),
+            _ if self.snd_nxt < self.snd_max => self.snd_nxt - self.snd_una,
+            _ => (self.snd_max - self.snd_una).saturating_sub(self.sb.bytes()),
+        }
+    }
+
+    /// `pipe()` once the cumulative ACK `a` is applied (called before it is).
+    fn pipe_after(&mut self, a: u64) -> u64 {
+        let una = self.snd_una;
+        let nxt = self.snd_nxt;
+        self.snd_una = a.max(una);
+        self.snd_nxt = nxt.max(self.snd_una);
+        let p = self.pipe();
+        self.snd_una = una;
+        self.snd_nxt = nxt;
+        p
+    }
+
     /// Usable window: min(cwnd, rwnd, cap on unacknowledged bytes).
     #[inline]
     pub(super) fn window(&self) -> u64 {
@@ -401,6 +479,9 @@ impl TcpSender {
         out: &mut Vec<DataSeg>,
     ) {
         let retx = seq < self.snd_max;
+        if let Some(r) = self.rs.as_deref_mut() {
+            r.on_send(now, seq, len, retx, self.snd_max - self.snd_una);
+        }
         if let Some(rate) = self.cc.pacing_rate_bps(&self.st) {
             // The next departure is one wire-size transmission time later.
             let bits = (len as u64 + self.cfg.header_bytes as u64) * 8;

@@ -12,9 +12,13 @@
 mod harness;
 
 mod ack_limit;
+mod bbr;
+mod cubic_hybla;
 mod handshake;
+mod limited_transmit;
 mod newreno;
 mod persist;
+mod prr;
 mod receiver;
 mod reno_tahoe;
 mod rto;

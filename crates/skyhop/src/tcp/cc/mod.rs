@@ -7,10 +7,16 @@
 //! One file per algorithm; the sender holds them through the [`Cc`] enum
 //! (static dispatch on the per-ACK path).
 
+mod bbr;
+mod cubic;
+mod hybla;
 mod reno;
 mod westwood;
 mod westwood_plus;
 
+pub use bbr::{Bbr, BbrMode, HIGH_GAIN};
+pub use cubic::Cubic;
+pub use hybla::Hybla;
 pub use reno::RenoCc;
 pub use westwood::{FilterInput, Westwood, WestwoodParams};
 pub use westwood_plus::WestwoodPlus;
@@ -18,6 +24,7 @@ pub use westwood_plus::WestwoodPlus;
 pub use super::registry::{Cc, CcKind};
 
 use crate::engine::time::{Dur, Time};
+pub use crate::tcp::rate_sample::RateSample;
 
 /// Window state shared by the sender and its controller (bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +105,19 @@ pub trait CongestionOps: Send {
     fn pacing_rate_bps(&self, _s: &CcState) -> Option<f64> {
         None
     }
+
+    /// Whether the sender is to keep a delivery-rate sampler
+    /// (`tcp::rate_sample`) for this controller and call
+    /// [`CongestionOps::on_rate_sample`]. Asked once, when the sender is
+    /// built; default false (no per-segment state, no per-ACK cost).
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// Every ACK (new or duplicate, in or out of recovery), after
+    /// `observe_ack` and before the recovery sees it, with the delivery-rate
+    /// sample it produced. Only for controllers that want rate samples.
+    fn on_rate_sample(&mut self, _s: &mut CcState, _ack: &AckSample, _rs: &RateSample) {}
 
     /// Eligible/estimated rate in bit/s, for controllers that keep one (for traces).
     fn rate_estimate_bps(&self) -> Option<f64> {
@@ -216,6 +236,18 @@ macro_rules! controllers {
                 match self {
                     $(Cc::$v(c) => c.pacing_rate_bps(s),)*
                     Cc::Custom(c) => c.pacing_rate_bps(s),
+                }
+            }
+            fn wants_rate_samples(&self) -> bool {
+                match self {
+                    $(Cc::$v(c) => c.wants_rate_samples(),)*
+                    Cc::Custom(c) => c.wants_rate_samples(),
+                }
+            }
+            fn on_rate_sample(&mut self, s: &mut CcState, a: &AckSample, rs: &$crate::tcp::cc::RateSample) {
+                match self {
+                    $(Cc::$v(c) => c.on_rate_sample(s, a, rs),)*
+                    Cc::Custom(c) => c.on_rate_sample(s, a, rs),
                 }
             }
             fn rate_estimate_bps(&self) -> Option<f64> {

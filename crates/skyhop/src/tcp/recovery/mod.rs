@@ -8,12 +8,16 @@
 //! - `tahoe.rs`: fast retransmit, then slow start with go-back-N (RFC 5681).
 //! - `reno.rs`: Reno and NewReno Impatient / Slow-but-Steady (RFC 5681, RFC 6582).
 //! - `sack.rs`: RFC 6675 SACK-based recovery.
+//! - `prr.rs`: RFC 6937 Proportional Rate Reduction over RFC 6675.
 //!
 //! Register a recovery with one line in `tcp/registry.rs`.
 
+mod prr;
 mod reno;
 mod sack;
 mod tahoe;
+
+pub use prr::PrrRecovery;
 
 pub use reno::{NewRenoRecovery, RenoRecovery};
 pub use sack::{NextRule, SackRecovery};

@@ -216,6 +216,10 @@ impl RecoveryOps for SackRecovery {
         let mut pipe = self.set_pipe(s);
         let mut guard = 0;
         while s.st.cwnd >= pipe + s.st.mss {
+            if s.pace_at.is_some_and(|t| t > now) {
+                // A pacing controller (BBR): the pacing timer sends the rest.
+                break;
+            }
             let Some((seq, len, rule)) = self.next_seg(s) else {
                 break;
             };

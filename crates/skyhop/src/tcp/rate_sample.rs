@@ -1,0 +1,322 @@
+//! Delivery-rate estimation, draft-cheng-iccrg-delivery-rate-estimation-02
+//! (Y. Cheng, N. Cardwell, S. Hassas Yeganeh, V. Jacobson), as BBR uses it.
+//!
+//! The connection counts `delivered` bytes (cumulatively or selectively
+//! acknowledged) and remembers when the count last grew. Each segment, when
+//! sent, records the connection's `delivered`, `delivered_time` and
+//! `first_sent_time` (section 3.2); when it is delivered, the rate over the
+//! interval since then is a sample (section 3.3):
+//! delivered bytes / max(send elapsed, ACK elapsed).
+//!
+//! The sender keeps one of these only when its controller asks for rate
+//! samples (`CongestionOps::wants_rate_samples`): other controllers pay
+//! nothing for the per-segment state.
+
+use crate::engine::time::{Dur, Time};
+use std::collections::VecDeque;
+
+/// Per-segment send state (section 3.2: P.delivered, P.delivered_time,
+/// P.first_sent_time, P.is_app_limited, plus the send time).
+#[derive(Clone, Copy, Debug)]
+struct TxRecord {
+    seq: u64,
+    end: u64,
+    delivered: u64,
+    delivered_time: Time,
+    first_sent_time: Time,
+    sent_time: Time,
+    is_app_limited: bool,
+    retx: bool,
+    /// Already counted as delivered (SACKed).
+    done: bool,
+}
+
+/// One rate sample (section 3.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// rs.delivery_rate, payload bytes per second (0 when no valid sample).
+    pub delivery_rate: f64,
+    /// Whether `delivery_rate` is a valid sample.
+    pub valid: bool,
+    /// rs.is_app_limited.
+    pub is_app_limited: bool,
+    /// rs.interval.
+    pub interval: Dur,
+    /// rs.delivered: bytes delivered over the interval.
+    pub delivered: u64,
+    /// rs.prior_delivered: C.delivered when the newest acknowledged segment was sent.
+    pub prior_delivered: u64,
+    /// C.delivered after this ACK (connection total).
+    pub total_delivered: u64,
+    /// Bytes newly delivered by this ACK.
+    pub newly_delivered: u64,
+    /// RTT of the newest delivered segment, if it was not retransmitted (Karn).
+    pub rtt: Option<Dur>,
+    /// Bytes sent and neither cumulatively nor selectively acknowledged,
+    /// before and after this ACK (lost segments still count).
+    pub prior_inflight: u64,
+    pub inflight: u64,
+    /// Bytes sent and not yet delivered (SACKed or cumulatively acknowledged).
+    pub undelivered: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RateSampler {
+    /// C.delivered.
+    delivered: u64,
+    /// C.delivered_time.
+    delivered_time: Time,
+    /// C.first_sent_time.
+    first_sent_time: Time,
+    /// C.app_limited: 0, or the delivered mark the sender was app-limited until.
+    app_limited: u64,
+    /// Segments sent and not yet cumulatively acknowledged, by sequence.
+    segs: VecDeque<TxRecord>,
+    /// Bytes of `segs` not SACKed.
+    outstanding: u64,
+}
+
+/// Per-ACK accumulator (the `rs` of the draft, before generation).
+struct Pending {
+    prior_delivered: u64,
+    prior_time: Option<Time>,
+    send_elapsed: Dur,
+    ack_elapsed: Dur,
+    is_app_limited: bool,
+    newest_sent: Time,
+    rtt: Option<Dur>,
+}
+
+impl RateSampler {
+    pub fn new() -> RateSampler {
+        RateSampler::default()
+    }
+
+    /// C.delivered.
+    pub fn delivered(&self) -> u64 {
+        self.delivered
+    }
+
+    /// Section 3.2, upon sending: `flight` is the bytes in flight before
+    /// this transmission. A retransmission refreshes the segment's state.
+    pub fn on_send(&mut self, now: Time, seq: u64, len: u32, retx: bool, flight: u64) {
+        if flight == 0 {
+            // Nothing in flight: the sending interval starts now.
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        let rec = TxRecord {
+            seq,
+            end: seq + len as u64,
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent_time: self.first_sent_time,
+            sent_time: now,
+            is_app_limited: self.app_limited != 0,
+            retx,
+            done: false,
+        };
+        if self.segs.back().is_none_or(|b| b.end <= seq) {
+            self.outstanding += len as u64;
+            self.segs.push_back(rec);
+            return;
+        }
+        // A retransmission: refresh the record holding `seq` (a SACKed one
+        // stays delivered). A segment that extends the last record past its
+        // end (after a one-byte window probe) extends it.
+        let i = self.segs.partition_point(|r| r.end <= seq);
+        let last = i + 1 == self.segs.len();
+        if let Some(r) = self.segs.get_mut(i) {
+            if r.seq <= seq && !r.done {
+                let (s, mut e) = (r.seq, r.end);
+                if last && rec.end > e {
+                    self.outstanding += rec.end - e;
+                    e = rec.end;
+                }
+                *r = TxRecord {
+                    seq: s,
+                    end: e,
+                    retx,
+                    ..rec
+                };
+            }
+        }
+    }
+
+    /// Section 3.3 (C.app_limited): the sender has nothing to send; samples
+    /// until the data now in flight is delivered are application-limited.
+    pub fn set_app_limited(&mut self) {
+        self.app_limited = (self.delivered + self.outstanding).max(1);
+    }
+
+    fn update(&mut self, now: Time, r: TxRecord, p: &mut Pending) {
+        // UpdateRateSample(P).
+        self.delivered += r.end - r.seq;
+        self.delivered_time = now;
+        // The newest segment delivered so far on this ACK gives the sample.
+        let newer = p.prior_time.is_none()
+            || r.delivered > p.prior_delivered
+            || (r.delivered == p.prior_delivered && r.sent_time > p.newest_sent);
+        if newer {
+            p.prior_delivered = r.delivered;
+            p.prior_time = Some(r.delivered_time);
+            p.is_app_limited = r.is_app_limited;
+            p.send_elapsed = r.sent_time.since(r.first_sent_time);
+            p.ack_elapsed = now.since(r.delivered_time);
+            p.newest_sent = r.sent_time;
+            p.rtt = (!r.retx).then(|| now.since(r.sent_time));
+            // Section 3.3: the next send interval starts at this segment's send time.
+            self.first_sent_time = r.sent_time;
+        }
+    }
+
+    /// An ACK: cumulative acknowledgement `ack`, and the SACK blocks it
+    /// carries (already clipped to the sequence space). Returns the sample
+    /// (GenerateRateSample, section 3.3). `min_rtt`: samples over an
+    /// interval shorter than it are discarded.
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: &[(u64, u64)],
+        min_rtt: Option<Dur>,
+    ) -> RateSample {
+        let before = self.delivered;
+        let prior_inflight = self.outstanding;
+        let mut p = Pending {
+            prior_delivered: 0,
+            prior_time: None,
+            send_elapsed: Dur::ZERO,
+            ack_elapsed: Dur::ZERO,
+            is_app_limited: false,
+            newest_sent: Time::ZERO,
+            rtt: None,
+        };
+        // Cumulatively acknowledged segments leave the record.
+        while let Some(r) = self.segs.front().copied() {
+            if r.end > ack {
+                break;
+            }
+            self.segs.pop_front();
+            if !r.done {
+                self.outstanding -= r.end - r.seq;
+                self.update(now, r, &mut p);
+            }
+        }
+        // Selectively acknowledged whole segments stay, marked.
+        for &(s, e) in sack {
+            let mut i = self.segs.partition_point(|r| r.seq < s);
+            while i < self.segs.len() && self.segs[i].end <= e {
+                let r = self.segs[i];
+                if !r.done {
+                    self.segs[i].done = true;
+                    self.outstanding -= r.end - r.seq;
+                    self.update(now, r, &mut p);
+                }
+                i += 1;
+            }
+        }
+        // GenerateRateSample.
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        let mut rs = RateSample {
+            total_delivered: self.delivered,
+            newly_delivered: self.delivered - before,
+            rtt: p.rtt,
+            prior_inflight,
+            inflight: self.outstanding,
+            undelivered: self.outstanding,
+            ..RateSample::default()
+        };
+        let Some(_) = p.prior_time else {
+            return rs;
+        };
+        rs.prior_delivered = p.prior_delivered;
+        rs.is_app_limited = p.is_app_limited;
+        rs.delivered = self.delivered - p.prior_delivered;
+        // Use the longer of the send and ACK phases (section 3.3).
+        rs.interval = p.send_elapsed.max(p.ack_elapsed);
+        if min_rtt.is_some_and(|m| rs.interval < m) || rs.interval == Dur::ZERO {
+            // An interval shorter than the minimum RTT would overestimate
+            // the rate (ACK compression): no sample.
+            return rs;
+        }
+        rs.delivery_rate = rs.delivered as f64 / rs.interval.as_secs_f64();
+        rs.valid = true;
+        rs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> Time {
+        Time(x * 1_000_000)
+    }
+
+    #[test]
+    fn a_window_sent_at_a_rate_is_measured_at_that_rate() {
+        // 10 segments of 1000 bytes sent 10 ms apart (100 kB/s) from t = 0;
+        // each ACK 500 ms after its segment. The first ACK: delivered 1000
+        // bytes over max(send elapsed 0, ACK elapsed 500 ms): 2 kB/s; the
+        // interval is not below the 500 ms minimum RTT: valid.
+        let mut r = RateSampler::new();
+        for k in 0..10u64 {
+            r.on_send(ms(10 * k), 1000 * k, 1000, false, 1000 * k);
+        }
+        let s = r.on_ack(ms(500), 1000, &[], Some(Dur::from_millis(500)));
+        assert!(s.valid);
+        assert_eq!((s.delivered, s.interval), (1000, Dur::from_millis(500)));
+        assert_eq!(s.rtt, Some(Dur::from_millis(500)));
+        // The ACK of segment 9 at 590 ms: it was sent at 90 ms with
+        // delivered = 0 and delivered_time = 0 (nothing delivered yet);
+        // send elapsed 90 - 0, ACK elapsed 590 - 0: interval 590 ms,
+        // 10 000 bytes delivered since: 16.95 kB/s.
+        for k in 2..10 {
+            r.on_ack(ms(490 + 10 * k), 1000 * k, &[], None);
+        }
+        let s = r.on_ack(ms(590), 10_000, &[], None);
+        assert_eq!(s.interval, Dur::from_millis(590));
+        assert_eq!(s.delivered, 10_000);
+        assert_eq!(s.inflight, 0);
+        // Segment 10 is sent at 600 ms on an idle connection, 11 at 610 ms;
+        // ACKs at 1100 and 1110 ms.
+        r.on_send(ms(600), 10_000, 1000, false, 0);
+        r.on_send(ms(610), 11_000, 1000, false, 1000);
+        r.on_ack(ms(1100), 11_000, &[], None);
+        let s = r.on_ack(ms(1110), 12_000, &[], None);
+        // on_send at 600 ms with flight 0 restarted the interval there:
+        // first_sent_time = delivered_time = 600 ms. For 11: send elapsed
+        // 610 - 600 = 10 ms, ACK elapsed 1110 - 600 = 510 ms, delivered
+        // since: 2000 bytes.
+        assert_eq!(s.interval, Dur::from_millis(510));
+        assert_eq!(s.delivered, 2000);
+        assert!((s.delivery_rate - 2000.0 / 0.51).abs() < 1e-6);
+    }
+
+    #[test]
+    fn sacked_segments_count_once_and_a_retransmission_gives_no_rtt() {
+        let mut r = RateSampler::new();
+        for k in 0..4u64 {
+            r.on_send(ms(k), 1000 * k, 1000, false, 1000 * k);
+        }
+        // 0 lost; 1 and 2 SACKed at 101, 102 ms.
+        let s = r.on_ack(ms(101), 0, &[(1000, 2000)], None);
+        assert_eq!((s.newly_delivered, s.total_delivered), (1000, 1000));
+        let s = r.on_ack(ms(102), 0, &[(1000, 3000)], None);
+        assert_eq!(s.newly_delivered, 1000);
+        assert_eq!(s.rtt, Some(Dur::from_millis(100)));
+        // Retransmit 0 at 103 ms; its ACK covers 0-2 at 203 ms: only 0 is
+        // new (1 and 2 were SACKed), sent with delivered = 2000, and it was
+        // retransmitted: no RTT (Karn).
+        r.on_send(ms(103), 0, 1000, true, 4000);
+        let s = r.on_ack(ms(203), 3000, &[], None);
+        assert_eq!(s.newly_delivered, 1000);
+        assert_eq!(s.prior_delivered, 2000);
+        assert_eq!(s.rtt, None);
+        let s = r.on_ack(ms(204), 4000, &[], None);
+        assert_eq!(s.total_delivered, 4000);
+    }
+}

@@ -1,0 +1,116 @@
+//! Scenario options of today's TCP: `tcp.profile`, `tcp.recovery`,
+//! `tcp.limited_transmit`, `tcp.hybla_rtt0`, and the new variant names.
+
+use skyhop::engine::time::Dur;
+use skyhop::scenario::{load_str, Plan};
+use skyhop::tcp::{CcKind, RecKind, TcpConfig};
+
+const ONE_HOP: &str = r#"
+[run]
+duration = "10 s"
+[nodes.A]
+[nodes.B]
+[links.ab]
+between = ["A", "B"]
+rate = "10 Mbps"
+delay = "250 ms"
+queue = 417
+[flows.f]
+from = "A"
+to = "B"
+"#;
+
+fn cfg(sets: &[&str]) -> TcpConfig {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let scn = load_str(ONE_HOP, "t.toml", &sets).expect("loads");
+    let p = Plan::build(&scn, "t.toml").expect("builds");
+    p.flows[0].legs[0].cfg.clone()
+}
+
+#[test]
+fn the_default_stays_the_studies_era() {
+    let c = cfg(&[]);
+    assert_eq!(
+        (c.variant.cc, c.variant.recovery),
+        (CcKind::Reno, RecKind::NewReno)
+    );
+    assert!(!c.variant.sack && !c.limited_transmit && !c.delayed_ack);
+    assert_eq!((c.initial_window, c.rto_min), (1, Dur::from_secs(1)));
+}
+
+#[test]
+fn the_linux_profile_is_cubic_with_sack_prr_iw10_limited_transmit_and_delayed_acks() {
+    let c = cfg(&["tcp.profile=linux"]);
+    assert_eq!(
+        (c.variant.cc, c.variant.recovery),
+        (CcKind::Cubic, RecKind::Prr)
+    );
+    assert!(c.variant.sack && c.limited_transmit && c.delayed_ack);
+    assert_eq!(c.initial_window, 10);
+    assert_eq!(c.rto_min, Dur::from_millis(200));
+    assert_eq!(c.delayed_ack_timeout, Dur::from_millis(40));
+    // A named controller keeps its name and gets Linux's recovery; BBR
+    // keeps RFC 6675 (it sets cwnd itself); explicit options win.
+    let c = cfg(&["tcp.profile=linux", "flows.f.tcp=westwood"]);
+    assert_eq!(
+        (c.variant.cc, c.variant.recovery),
+        (CcKind::Westwood, RecKind::Prr)
+    );
+    let c = cfg(&["tcp.profile=linux", "flows.f.tcp=bbr"]);
+    assert_eq!(
+        (c.variant.cc, c.variant.recovery),
+        (CcKind::Bbr, RecKind::Sack)
+    );
+    let c = cfg(&[
+        "tcp.profile=linux",
+        "tcp.initial_window=4",
+        "tcp.recovery=newreno",
+    ]);
+    assert_eq!(c.initial_window, 4);
+    assert_eq!(
+        (c.variant.recovery, c.variant.sack),
+        (RecKind::NewReno, false)
+    );
+}
+
+#[test]
+fn the_new_variants_and_the_recovery_option() {
+    let c = cfg(&["flows.f.tcp=cubic"]);
+    assert_eq!(
+        (c.variant.cc, c.variant.recovery, c.variant.sack),
+        (CcKind::Cubic, RecKind::Prr, true)
+    );
+    let c = cfg(&["flows.f.tcp=hybla", "tcp.hybla_rtt0=50 ms"]);
+    assert_eq!(
+        (c.variant.cc, c.hybla_rtt0),
+        (CcKind::Hybla, Dur::from_millis(50))
+    );
+    let c = cfg(&["flows.f.tcp=bbr"]);
+    assert_eq!(
+        (c.variant.cc, c.variant.recovery),
+        (CcKind::Bbr, RecKind::Sack)
+    );
+    let c = cfg(&["flows.f.tcp=newreno", "flows.f.options.recovery=prr"]);
+    assert_eq!(
+        (c.variant.cc, c.variant.recovery, c.variant.sack),
+        (CcKind::Reno, RecKind::Prr, true)
+    );
+    let c = cfg(&["tcp.limited_transmit=true"]);
+    assert!(c.limited_transmit);
+}
+
+#[test]
+fn unknown_profile_and_recovery_names_are_refused_with_the_key() {
+    // Loading checks the scenario (as the plan does).
+    let refuse = |set: &str| match load_str(ONE_HOP, "t.toml", &[set.to_string()]) {
+        Ok(_) => panic!("{set} was accepted"),
+        Err(e) => e,
+    };
+    let e = refuse("tcp.recovery=rack");
+    assert_eq!(e.key, "tcp.recovery");
+    assert!(e.message.contains("prr"), "{}", e.message);
+    assert_eq!(
+        refuse("flows.f.options.profile=bsd").key,
+        "flows.f.options.profile"
+    );
+}
