@@ -72,7 +72,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedule `ev` at `at` (never in the past).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, at: Time, ev: E) {
         assert!(
             at >= self.now,
@@ -91,7 +91,7 @@ impl<E> EventQueue<E> {
     /// pushed later with [`push_seq`](Self::push_seq) (used by per-link FIFOs:
     /// only a link's head arrival sits in the heap, keeping its place in the
     /// global (time, sequence) order).
-    #[inline]
+    #[inline(always)]
     pub fn next_seq(&mut self) -> u64 {
         self.seq += 1;
         self.seq
@@ -99,20 +99,20 @@ impl<E> EventQueue<E> {
 
     /// The last insertion sequence number handed out (for components that
     /// take numbers through a record of their own, e.g. `net::LinkIo`).
-    #[inline]
+    #[inline(always)]
     pub fn seq(&self) -> u64 {
         self.seq
     }
 
     /// Hand the counter back after a component took numbers from a copy.
-    #[inline]
+    #[inline(always)]
     pub fn set_seq(&mut self, seq: u64) {
         debug_assert!(seq >= self.seq, "sequence numbers never go back");
         self.seq = seq;
     }
 
     /// Schedule `ev` at `at` with a sequence number from [`next_seq`](Self::next_seq).
-    #[inline]
+    #[inline(always)]
     pub fn push_seq(&mut self, at: Time, seq: u64, ev: E) {
         assert!(
             at >= self.now,
@@ -123,13 +123,13 @@ impl<E> EventQueue<E> {
     }
 
     /// Time of the next event, if any.
-    #[inline]
+    #[inline(always)]
     pub fn peek_time(&self) -> Option<Time> {
         self.heap.peek().map(|e| e.at)
     }
 
     /// Pop the earliest event and advance `now` to its time.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = self.heap.pop()?;
         assert!(e.at >= self.now, "time ran backwards");
