@@ -113,14 +113,24 @@ impl FifoDir {
         Some(tr)
     }
 
+    /// Record the occupancy at `t` (traced runs only; out of line).
+    #[cold]
+    #[inline(never)]
+    fn trace_point(&mut self, t: Time) {
+        let n = self.departures.len() as u32;
+        if let Some(tr) = self.trace.as_mut() {
+            tr.push((t, n));
+        }
+    }
+
     /// Packets waiting (not counting the one in service) at `now`.
     #[inline]
     pub fn waiting(&mut self, now: Time) -> u32 {
         while let Some(&d) = self.departures.front() {
             if d <= now {
                 self.departures.pop_front();
-                if let Some(tr) = self.trace.as_mut() {
-                    tr.push((d, self.departures.len() as u32));
+                if self.trace.is_some() {
+                    self.trace_point(d);
                 }
             } else {
                 break;
@@ -138,8 +148,11 @@ impl FifoDir {
             self.stats.queue_drops += 1;
             return Enqueue::QueueDrop;
         }
-        if waiting + 1 > self.stats.max_queue {
-            self.stats.max_queue = waiting + 1;
+        // The packet joins `waiting` others and the one in service (if any):
+        // the occupancy, counted like the mean.
+        let occupancy = self.departures.len() as u32 + 1;
+        if occupancy > self.stats.max_occupancy {
+            self.stats.max_occupancy = occupancy;
         }
         let start = if self.busy_until > now {
             self.busy_until
@@ -154,9 +167,8 @@ impl FifoDir {
         self.stats.bytes += pkt.bytes as u64;
         self.stats.busy_ns += tx_time.0;
         self.stats.occupancy_ns += end.since(now).0 as u128;
-        self.stats.max_occupancy = self.stats.max_occupancy.max(self.departures.len() as u32);
-        if let Some(tr) = self.trace.as_mut() {
-            tr.push((now, self.departures.len() as u32));
+        if self.trace.is_some() {
+            self.trace_point(now);
         }
         if !self.channels.is_empty() {
             let tx = Tx {

@@ -97,8 +97,6 @@ pub struct LinkStats {
     pub link_drops: u64,
     /// Packets delivered at the far end.
     pub delivered: u64,
-    /// Largest number of packets queued (including the one in service).
-    pub max_queue: u32,
     /// Largest number of packets waiting or in service (0 for a layer that
     /// does not keep it).
     pub max_occupancy: u32,

@@ -112,7 +112,10 @@ impl PacketLog {
         }
     }
 
-    #[inline]
+    // Kept out of line: the engine calls it behind an `Option` check, and
+    // inlining it would weigh on the hot path of runs that log nothing.
+    #[cold]
+    #[inline(never)]
     pub fn record(&mut self, t: Time, link_dir: u32, kind: PacketEventKind, slot: u32, p: &Packet) {
         if t < self.from || t > self.to || !self.keep[link_dir as usize] {
             return;
