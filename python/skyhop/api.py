@@ -236,8 +236,8 @@ def run_seeds(
 
     The simulations run in daemon threads while the calling thread only
     waits, so Ctrl-C (KeyboardInterrupt) is seen at once; no further run is
-    started after it, and the process may exit without waiting for the runs
-    in flight (the engine cannot be stopped mid-run yet).
+    started after it, and the runs in flight are cancelled (the engine checks
+    a cancellation flag every 4096 events).
 
     ``observe`` turns the per-packet observer on (keys of
     ``_core.run_observed``: ``log``, ``log_links``, ``log_window``,
@@ -249,6 +249,7 @@ def run_seeds(
     if not seeds:
         return []
     jobs = min(len(seeds), jobs or default_jobs())
+    _core.reset_cancel()
     pending = iter(seeds)
     take = threading.Lock()
     stop = threading.Event()
@@ -297,6 +298,7 @@ def run_seeds(
                 on_done(s)
     except BaseException:
         stop.set()
+        _core.cancel()
         raise
     if failed:
         s = min(failed)

@@ -24,11 +24,43 @@ use pyo3::prelude::*;
 use skyhop::scenario::Scenario;
 use skyhop::{RunOptions, ScenarioError, SimError};
 
+/// Set by `cancel()`: every run in this process stops within a few
+/// thousand events (cleared by `reset_cancel()`).
+static CANCEL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The engine's cancellation check for runs started from Python: the
+/// process-wide flag, or a pending signal (Ctrl-C) with a Python handler
+/// that raises, checked with the GIL every 4096 events (only the main
+/// thread runs Python signal handlers; other threads see the flag).
+fn cancel_check() -> skyhop::sim::CancelFn {
+    std::sync::Arc::new(|| {
+        CANCEL.load(std::sync::atomic::Ordering::Relaxed)
+            || Python::with_gil(|py| py.check_signals().is_err())
+    })
+}
+
+/// Ask every run in this process to stop (used by the Python layer on Ctrl-C).
+#[pyfunction]
+fn cancel() {
+    CANCEL.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Clear the cancellation flag (before starting new runs).
+#[pyfunction]
+fn reset_cancel() {
+    CANCEL.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// What went wrong, before it becomes a Python exception (built without the GIL).
 enum Failure {
     Scenario(ScenarioError),
-    Sim { kind: &'static str, message: String },
+    Sim {
+        kind: &'static str,
+        message: String,
+    },
     Internal(String),
+    /// The run was cancelled (Ctrl-C): raised as `KeyboardInterrupt`.
+    Interrupted,
 }
 
 impl From<ScenarioError> for Failure {
@@ -44,6 +76,7 @@ impl From<SimError> for Failure {
             SimError::EventBudgetExceeded { .. } => "event_budget",
             SimError::ByteConservation { .. } => "byte_conservation",
             SimError::CacheOverflow { .. } => "cache_overflow",
+            SimError::Cancelled { .. } => return Failure::Interrupted,
             #[allow(unreachable_patterns)]
             _ => "simulation",
         };
@@ -57,6 +90,9 @@ impl From<SimError> for Failure {
 /// Raise `skyhop.errors.<class_name>(*args)`; falls back to a builtin
 /// exception if the facade module cannot be imported.
 fn python_error(py: Python<'_>, failure: Failure) -> PyErr {
+    if let Failure::Interrupted = failure {
+        return pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted");
+    }
     let built = (|| -> PyResult<PyErr> {
         let errors = py.import_bound("skyhop.errors")?;
         let instance = match &failure {
@@ -71,6 +107,7 @@ fn python_error(py: Python<'_>, failure: Failure) -> PyErr {
             Failure::Internal(message) => errors
                 .getattr("SimulationError")?
                 .call1((message.as_str(), "internal"))?,
+            Failure::Interrupted => unreachable!("handled above"),
         };
         Ok(PyErr::from_value_bound(instance))
     })();
@@ -79,6 +116,7 @@ fn python_error(py: Python<'_>, failure: Failure) -> PyErr {
         Failure::Sim { message, .. } | Failure::Internal(message) => {
             PyRuntimeError::new_err(message)
         }
+        Failure::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
     })
 }
 
@@ -189,6 +227,7 @@ fn run(py: Python<'_>, resolved_json: &str, seed: u64, trace: bool) -> PyResult<
             #[allow(clippy::needless_update)]
             let opts = RunOptions {
                 trace,
+                cancel: Some(cancel_check()),
                 ..RunOptions::default()
             };
             let result = skyhop::run(&scn, seed, &opts)?;
@@ -295,7 +334,7 @@ fn run_observed(
                     from: window.0,
                     to: window.1,
                 }),
-                ..RunOptions::default()
+                cancel: Some(cancel_check()),
             };
             let mut result = skyhop::sim::run_plan(&plan, seed, &opts)?;
             let log = result.packet_log.take().unwrap_or_default();
@@ -432,6 +471,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(run_observed, m)?)?;
     m.add_function(wrap_pyfunction!(sample_channel, m)?)?;
+    m.add_function(wrap_pyfunction!(cancel, m)?)?;
+    m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }
