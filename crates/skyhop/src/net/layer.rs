@@ -216,7 +216,7 @@ pub enum LinkLayerSpec {
     /// Store and forward at a constant rate with drop-tail queues (the default).
     Fifo(FifoSpec),
     /// DVB-S forward link with ACM and SR-ARQ, and its return path (`net/dvbs/`).
-    Dvbs(DvbsSpec),
+    Dvbs(Box<DvbsSpec>),
     #[serde(skip)]
     Custom(CustomLinkLayer),
 }

@@ -140,7 +140,7 @@ impl CqeReports {
         }
         let s = chain.switches()[self.next];
         // After switch k (from 0) the state is the initial one flipped k+1 times.
-        let bad = chain.initial_bad() ^ (self.next % 2 == 0);
+        let bad = chain.initial_bad() ^ self.next.is_multiple_of(2);
         (s + self.lag, bad)
     }
 

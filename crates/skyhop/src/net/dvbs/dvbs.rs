@@ -50,10 +50,10 @@ pub struct DvbsSpec {
     pub acm: Option<String>,
     /// Mean GOOD sojourn of the channel (default 6 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub t_good: Option<Duration>,
+    pub t_good: Option<Checked<Duration>>,
     /// Mean BAD sojourn (default 2 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub t_bad: Option<Duration>,
+    pub t_bad: Option<Checked<Duration>>,
     /// "good" or "bad"; default drawn from the stationary distribution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial: Option<String>,
@@ -65,32 +65,32 @@ pub struct DvbsSpec {
     pub fer_bad: Option<f64>,
     /// Information rate of the HBW mode (default 1.416 Mb/s: QPSK 3/4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hbw_rate: Option<Rate>,
+    pub hbw_rate: Option<Checked<Rate>>,
     /// Information rate of the LBW mode (default 0.472 Mb/s: BPSK 1/2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lbw_rate: Option<Rate>,
+    pub lbw_rate: Option<Checked<Rate>>,
     /// Channel-quality estimation time (default 50 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cqe: Option<Duration>,
+    pub cqe: Option<Checked<Duration>>,
     /// Selective-repeat ARQ on (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arq: Option<bool>,
     /// Persistency: retransmissions per frame at most (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nmax: Option<u32>,
+    pub nmax: Option<i64>,
     /// Sender timeout on (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asto: Option<bool>,
     /// Sender timeout value when on (default 0.32 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub asto_time: Option<Duration>,
+    pub asto_time: Option<Checked<Duration>>,
     /// Receiver timeout (default 0.6 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arto: Option<Duration>,
+    pub arto: Option<Checked<Duration>>,
     /// SLB = RLB size (default ARTO × HBW information rate, which meets the
     /// sizing rule RLB = SLB ≥ ASTO × HBW rate whenever ARTO > ASTO).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Size>,
+    pub buffer: Option<Checked<Size>>,
     /// ARQ ACK loss rate on the return path (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alr: Option<f64>,
@@ -101,7 +101,52 @@ pub struct DvbsSpec {
     pub return_path: Option<String>,
     /// Return rate through the satellite (default 144 kb/s, as the 3G path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rcs_rate: Option<Rate>,
+    pub rcs_rate: Option<Checked<Rate>>,
+}
+
+/// A quantity as written: its unit error is kept, so that validation can
+/// name the key (an internally tagged table loses the field's path in serde
+/// errors).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Checked<T> {
+    Ok(T),
+    Bad(String),
+}
+
+impl<T: Serialize> Serialize for Checked<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Checked::Ok(v) => v.serialize(s),
+            Checked::Bad(m) => s.serialize_str(m),
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Checked<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match T::deserialize(d) {
+            Ok(v) => Checked::Ok(v),
+            // The message only (a TOML error may carry a source excerpt).
+            Err(e) => Checked::Bad(
+                e.to_string()
+                    .lines()
+                    .map(str::trim)
+                    .rfind(|l| !l.is_empty())
+                    .unwrap_or("invalid value")
+                    .to_string(),
+            ),
+        })
+    }
+}
+
+impl<T: Copy> Checked<T> {
+    fn get(this: Option<&Checked<T>>, key: &str) -> Result<Option<T>, (String, String)> {
+        match this {
+            None => Ok(None),
+            Some(Checked::Ok(v)) => Ok(Some(*v)),
+            Some(Checked::Bad(m)) => Err((key.to_string(), m.clone())),
+        }
+    }
 }
 
 /// The resolved parameters.
@@ -146,8 +191,17 @@ impl DvbsSpec {
                 )
             })?,
         };
-        let t_good = self.t_good.map_or(Dur::from_secs(6), |d| d.0);
-        let t_bad = self.t_bad.map_or(Dur::from_secs(2), |d| d.0);
+        let dur = |v: &Option<Checked<Duration>>, k: &str| {
+            Checked::get(v.as_ref(), k).map(|d| d.map(|d| d.0))
+        };
+        let rate = |v: &Option<Checked<Rate>>, k: &str| Checked::get(v.as_ref(), k);
+        let t_good = dur(&self.t_good, "t_good")?.unwrap_or(Dur::from_secs(6));
+        let t_bad = dur(&self.t_bad, "t_bad")?.unwrap_or(Dur::from_secs(2));
+        let cqe = dur(&self.cqe, "cqe")?.unwrap_or(Dur::from_millis(50));
+        let hbw = rate(&self.hbw_rate, "hbw_rate")?;
+        let lbw = rate(&self.lbw_rate, "lbw_rate")?;
+        let rcs_rate = rate(&self.rcs_rate, "rcs_rate")?;
+        let buffer = Checked::get(self.buffer.as_ref(), "buffer")?;
         for (k, d) in [("t_good", t_good), ("t_bad", t_bad)] {
             if d.0 == 0 {
                 return Err((k.into(), "a mean sojourn must be positive".into()));
@@ -168,24 +222,24 @@ impl DvbsSpec {
         check_p("fer_bad", self.fer_bad)?;
         check_p("alr", self.alr)?;
         let rates = ModeRates {
-            hbw_bps: self.hbw_rate.map_or(1_416_000, |r| r.0),
-            lbw_bps: self.lbw_rate.map_or(472_000, |r| r.0),
+            hbw_bps: hbw.map_or(1_416_000, |r| r.0),
+            lbw_bps: lbw.map_or(472_000, |r| r.0),
         };
         for (k, r) in [("hbw_rate", rates.hbw_bps), ("lbw_rate", rates.lbw_bps)] {
             if r == 0 {
                 return Err((k.into(), "a rate must be positive".into()));
             }
         }
-        let asto_time = self.asto_time.map_or(Dur::from_millis(320), |d| d.0);
+        let asto_time = dur(&self.asto_time, "asto_time")?.unwrap_or(Dur::from_millis(320));
         let asto = self.asto.unwrap_or(false).then_some(asto_time);
         if asto.is_some_and(|a| a.0 == 0) {
             return Err(("asto_time".into(), "must be positive".into()));
         }
-        let arto = self.arto.map_or(Dur::from_millis(600), |d| d.0);
+        let arto = dur(&self.arto, "arto")?.unwrap_or(Dur::from_millis(600));
         if arto.0 == 0 {
             return Err(("arto".into(), "must be positive".into()));
         }
-        let buffer_bytes = match self.buffer {
+        let buffer_bytes = match buffer {
             Some(b) => b.0,
             None => (arto.as_secs_f64() * rates.hbw_bps as f64 / 8.0).ceil() as u64,
         };
@@ -203,7 +257,14 @@ impl DvbsSpec {
                 ));
             }
         }
-        if self.rcs_rate.is_some_and(|r| r.0 == 0) {
+        let nmax = self.nmax.unwrap_or(1);
+        if !(0..=u32::MAX as i64).contains(&nmax) {
+            return Err((
+                "nmax".into(),
+                format!("{nmax} is not a persistency (a number of retransmissions, 0 or more)"),
+            ));
+        }
+        if rcs_rate.is_some_and(|r| r.0 == 0) {
             return Err(("rcs_rate".into(), "a rate must be positive".into()));
         }
         Ok(DvbsParams {
@@ -216,9 +277,9 @@ impl DvbsSpec {
                 fer_bad: self.fer_bad.unwrap_or(1e-4),
             },
             rates,
-            cqe: self.cqe.map_or(Dur::from_millis(50), |d| d.0),
+            cqe,
             arq: self.arq.unwrap_or(true),
-            nmax: self.nmax.unwrap_or(1),
+            nmax: nmax as u32,
             asto,
             arto,
             buffer_frames: buffer_bytes / TS_FRAME_BYTES as u64,
@@ -251,7 +312,10 @@ impl DvbsSpec {
                 rev.delay = RCT_DELAY;
             }
             Some("rcs") => {
-                rev.rate_bps = self.rcs_rate.map_or(RCT_RATE_BPS, |r| r.0);
+                rev.rate_bps = match &self.rcs_rate {
+                    Some(Checked::Ok(r)) => r.0,
+                    _ => RCT_RATE_BPS,
+                };
                 rev.delay = fwd.delay;
             }
             _ => {}

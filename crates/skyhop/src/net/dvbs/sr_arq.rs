@@ -439,3 +439,201 @@ impl ArqReceiver {
         }));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> Time {
+        Time(x * 1_000_000)
+    }
+
+    /// Sender and receiver with segments of `seg_frames` frames; frames go
+    /// out one per millisecond and arrive 250 ms later, ACKs 30 ms after that.
+    struct Pair {
+        s: ArqSender,
+        r: ArqReceiver,
+        out: Vec<RxOut>,
+    }
+
+    impl Pair {
+        fn new(segs: u32, seg_frames: u32, asto: Option<Dur>) -> Pair {
+            let mut s = ArqSender::new(1000, 1, asto);
+            for _ in 0..segs {
+                s.push_segment(seg_frames);
+            }
+            Pair {
+                s,
+                r: ArqReceiver::new(Dur::from_millis(600)),
+                out: Vec::new(),
+            }
+        }
+        /// Send `sn` ending at `end`; if `arrives`, the receiver gets it at `end + 250 ms`.
+        fn send(&mut self, sn: u64, end: Time, arrives: bool) -> Vec<RxOut> {
+            self.s.on_sent(sn, end);
+            if !arrives {
+                return Vec::new();
+            }
+            let f = self.s.frame(sn).unwrap();
+            self.r
+                .on_frame(end + Dur::from_millis(250), f, &mut self.out);
+            std::mem::take(&mut self.out)
+        }
+        fn acks_to_sender(&mut self, out: &[RxOut]) {
+            for o in out {
+                if let RxOut::Ack(a) = o {
+                    self.s.on_ack(a);
+                }
+            }
+        }
+    }
+
+    fn ack(cum: u64, kind: AckKind) -> RxOut {
+        RxOut::Ack(ArqAck { cum, kind })
+    }
+
+    #[test]
+    fn a_lost_frame_is_recovered_by_one_retransmission() {
+        // Two segments of two frames: SN 0,1 | 2,3; frame 1 is lost.
+        let mut p = Pair::new(2, 2, None);
+        let o0 = p.send(0, ms(1), true);
+        assert_eq!(o0, vec![ack(1, AckKind::Frame(0))]);
+        assert!(p.send(1, ms(2), false).is_empty());
+        let o2 = p.send(2, ms(3), true);
+        assert_eq!(o2, vec![ack(1, AckKind::Missing { bos: 1, eos: 1 })]);
+        let o3 = p.send(3, ms(4), true);
+        assert_eq!(o3, vec![ack(1, AckKind::Frame(3))]);
+        p.acks_to_sender(&o0);
+        assert_eq!(p.s.next_retransmission(), None);
+        p.acks_to_sender(&o2);
+        // The duplicate ACK asks for exactly frame 1, once.
+        assert_eq!(p.s.next_retransmission(), Some(1));
+        assert_eq!(p.s.next_retransmission(), None);
+        p.acks_to_sender(&o3);
+        let o1 = p.send(1, ms(300), true);
+        assert_eq!(
+            o1,
+            vec![
+                RxOut::Deliver { eos: 1 },
+                RxOut::Deliver { eos: 3 },
+                ack(4, AckKind::Frame(1)),
+            ]
+        );
+        p.acks_to_sender(&o1);
+        assert_eq!(p.s.held(), 0);
+        assert_eq!(p.s.stats.retransmissions, 1);
+        assert_eq!(p.r.stats.give_ups, 0);
+        // No gap left: the ARTO has nothing to do.
+        let mut out = Vec::new();
+        p.r.on_arto(ms(10_000), &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_lost_retransmission_ends_in_an_arto_give_up_and_the_next_segments_are_delivered() {
+        // Three segments of two frames: 0,1 | 2,3 | 4,5; frame 0 is lost twice.
+        let mut p = Pair::new(3, 2, None);
+        assert!(p.send(0, ms(1), false).is_empty());
+        let o1 = p.send(1, ms(2), true);
+        assert_eq!(o1, vec![ack(0, AckKind::Missing { bos: 0, eos: 0 })]);
+        // The gap starts the ARTO when frame 1 arrives (252 ms).
+        assert_eq!(p.r.arto_deadline(), Some(ms(852)));
+        let mut later = Vec::new();
+        for sn in 2..6 {
+            later.extend(p.send(sn, ms(1 + sn), true));
+        }
+        // Segments 2,3 and 4,5 are complete but wait behind the hole.
+        assert!(later
+            .iter()
+            .all(|o| matches!(o, RxOut::Ack(ArqAck { cum: 0, .. }))));
+        p.acks_to_sender(&o1);
+        assert_eq!(p.s.next_retransmission(), Some(0));
+        // The single retransmission (persistency 1) is lost too.
+        assert!(p.send(0, ms(290), false).is_empty());
+        let mut out = Vec::new();
+        p.r.on_arto(ms(851), &mut out);
+        assert!(out.is_empty(), "not before the deadline");
+        p.r.on_arto(ms(852), &mut out);
+        assert_eq!(
+            out,
+            vec![
+                RxOut::GiveUp { upto: 2 },
+                RxOut::Deliver { eos: 3 },
+                RxOut::Deliver { eos: 5 },
+                ack(6, AckKind::Cum),
+            ]
+        );
+        assert_eq!(
+            p.r.arto_deadline(),
+            Some(ms(852 + 600)),
+            "restarted by the deliveries"
+        );
+        // A late copy of frame 0 is a duplicate.
+        let mut dup = Vec::new();
+        p.r.on_frame(ms(900), Frame { sn: 0, marks: BOS }, &mut dup);
+        assert_eq!(dup, vec![ack(6, AckKind::Frame(0))]);
+        p.acks_to_sender(&out);
+        assert_eq!(p.s.held(), 0);
+        assert_eq!(p.r.stats.give_ups, 1);
+    }
+
+    #[test]
+    fn the_asto_fires_when_the_duplicate_ack_is_lost_and_persistency_then_drops() {
+        let asto = Dur::from_millis(320);
+        // Two segments of two frames; frame 1 is lost and so is the
+        // duplicate ACK its gap causes.
+        let mut p = Pair::new(2, 2, Some(asto));
+        let o0 = p.send(0, ms(1), true);
+        assert!(p.send(1, ms(2), false).is_empty());
+        let o2 = p.send(2, ms(3), true);
+        assert!(o2[0] == ack(1, AckKind::Missing { bos: 1, eos: 1 }));
+        let o3 = p.send(3, ms(4), true);
+        p.acks_to_sender(&o0);
+        p.acks_to_sender(&o3);
+        // Frame 0 is cumulatively acknowledged, frame 3 individually; 1 and
+        // 2 have no ACK (2's was the lost duplicate ACK).
+        assert_eq!(p.s.asto_deadline(), Some(ms(2) + asto));
+        assert_eq!(p.s.on_asto(ms(321)), 0);
+        assert_eq!(p.s.on_asto(ms(322)), 1);
+        assert_eq!(p.s.next_retransmission(), Some(1));
+        assert_eq!(p.s.stats.asto_expiries, 1);
+        let o1 = p.send(1, ms(330), true);
+        assert_eq!(
+            o1,
+            vec![
+                RxOut::Deliver { eos: 1 },
+                RxOut::Deliver { eos: 3 },
+                ack(4, AckKind::Frame(1)),
+            ]
+        );
+        // Frame 2's timer also expires before that ACK is back: it is sent
+        // again (spuriously) and the receiver sees a duplicate.
+        assert_eq!(p.s.on_asto(ms(323)), 1);
+        assert_eq!(p.s.next_retransmission(), Some(2));
+        let o2b = p.send(2, ms(331), true);
+        assert_eq!(o2b, vec![ack(4, AckKind::Frame(2))]);
+        // Persistency 1: frame 1 is not sent a third time; at its next
+        // expiry it is dropped from the SLB.
+        assert_eq!(p.s.on_asto(ms(330) + asto), 0);
+        assert_eq!(p.s.stats.dropped_frames, 1);
+        p.acks_to_sender(&o1);
+        assert_eq!(p.s.held(), 0);
+        assert_eq!(p.s.asto_deadline(), None);
+    }
+
+    #[test]
+    fn the_window_bounds_the_frames_held() {
+        let mut s = ArqSender::new(16, 1, None);
+        assert!(s.has_room(8));
+        s.push_segment(8);
+        assert!(s.has_room(8));
+        s.push_segment(8);
+        assert!(!s.has_room(8));
+        s.on_ack(&ArqAck {
+            cum: 8,
+            kind: AckKind::Cum,
+        });
+        assert!(s.has_room(8));
+        assert_eq!(s.next_sn(), 16);
+    }
+}
