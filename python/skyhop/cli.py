@@ -221,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--runs",
         type=_positive_int,
         metavar="N",
-        help="runs per point (default: the published count, 20 for E1 and E6, 100 for E2/E3, 1000 for E4)",
+        help="runs per point (default: the published count, "
+        "20 for E1 and E6, 100 for E2/E3, 1000 for E4)",
     )
     p_exp.add_argument("--seed", type=_seed, default=1, metavar="S", help="base seed (default 1)")
     p_exp.add_argument("--out", metavar="DIR", help="output directory (default: out/NAME)")
