@@ -1,4 +1,4 @@
-"""The named reproductions of SPEC section 9: ``skyhop experiment E1|E2|E3``.
+"""The named reproductions: ``skyhop experiment E1|E2|E3|E4|E6``.
 
 Each experiment runs its grid (resumable sub-sweeps under ``OUT/sweeps``),
 then writes into ``OUT``: ``results.parquet`` (every run of every sub-sweep),
@@ -15,19 +15,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import e1, e4, geo_split
+from . import e1, e4, e6, geo_split
 from .common import Context, claims_markdown, write_json
 
 __all__ = ["DEFAULT_RUNS", "EXPERIMENTS", "run_experiment"]
 
-#: the published run counts (20 runs; 100 sessions for E2/E3; 1000 for E4)
-DEFAULT_RUNS = {"E1": 20, "E2": 100, "E3": 100, "E4": 1000}
+#: the published run counts (20 runs; 100 sessions for E2/E3; 1000 for E4; 20 for E6)
+DEFAULT_RUNS = {"E1": 20, "E2": 100, "E3": 100, "E4": 1000, "E6": 20}
 
 EXPERIMENTS: dict[str, Callable[[Context], dict[str, Any]]] = {
     "E1": e1.run,
     "E2": lambda ctx: geo_split.run(geo_split.E2, ctx),
     "E3": lambda ctx: geo_split.run(geo_split.E3, ctx),
     "E4": e4.run,
+    "E6": e6.run,
 }
 
 

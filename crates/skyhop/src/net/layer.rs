@@ -16,6 +16,7 @@
 //! Register an implementation with one line in the [`link_layers!`] list and
 //! one variant of [`LinkLayerSpec`].
 
+use super::dvbs::{DvbsLink, DvbsSpec};
 use super::fifo::{FifoLink, FifoSpec};
 use crate::channel::{Channel, PacketKind};
 use crate::engine::time::Time;
@@ -212,6 +213,8 @@ impl PartialEq for CustomLinkLayer {
 pub enum LinkLayerSpec {
     /// Store and forward at a constant rate with drop-tail queues (the default).
     Fifo(FifoSpec),
+    /// DVB-S forward link with ACM and SR-ARQ, and its return path (`net/dvbs/`).
+    Dvbs(Box<DvbsSpec>),
     #[serde(skip)]
     Custom(CustomLinkLayer),
 }
@@ -283,4 +286,22 @@ macro_rules! link_layers {
 
 link_layers! {
     Fifo(FifoLink),
+    Dvbs(DvbsLink),
+}
+
+impl LinkLayerSpec {
+    /// Check the spec against its link when the plan is built, adjusting the
+    /// link's directions if the layer defines them; returns warnings, or
+    /// (key under `link_layer`, message). `rto_min`: the TCP minimum RTO.
+    pub fn resolve(
+        &self,
+        fwd: &mut PlanLinkDir,
+        rev: &mut PlanLinkDir,
+        rto_min: crate::engine::time::Dur,
+    ) -> Result<Vec<String>, (String, String)> {
+        match self {
+            LinkLayerSpec::Dvbs(s) => s.resolve(fwd, rev, rto_min),
+            _ => Ok(Vec::new()),
+        }
+    }
 }

@@ -3,6 +3,8 @@
 //!
 //! - `layer.rs`: the [`LinkLayer`] seam and the I/O record the engine reads.
 //! - `fifo.rs`: the store-and-forward link with drop-tail queues (one event per hop).
+//! - `dvbs/`: the DVB-S forward link with ACM and SR-ARQ, and its return path.
+pub mod dvbs;
 pub mod fifo;
 pub mod layer;
 pub mod packet;

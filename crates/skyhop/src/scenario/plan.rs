@@ -450,9 +450,24 @@ impl Plan {
                     geometry,
                 });
             }
+            let spec = l.link_layer.clone().unwrap_or_default();
+            {
+                // The link layer checks itself against its link (and may fix
+                // the directions it defines, e.g. a return path).
+                let n = links.len();
+                let (f, r) = links.split_at_mut(n - 1);
+                let rto_min = scn.tcp.rto_min.map_or(Dur::from_secs(1), |d| d.0);
+                let w = spec
+                    .resolve(&mut f[n - 2], &mut r[0], rto_min)
+                    .map_err(|(k, m)| err(file, key(&format!("link_layer.{k}")), m))?;
+                warnings.extend(
+                    w.into_iter()
+                        .map(|m| format!("links.{name}.link_layer: {m}")),
+                );
+            }
             layers.push(PlanLayer {
                 name: name.clone(),
-                spec: l.link_layer.clone().unwrap_or_default(),
+                spec,
             });
         }
 
