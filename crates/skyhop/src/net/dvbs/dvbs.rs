@@ -822,7 +822,7 @@ impl LinkLayer for DvbsLink {
                 self.fwd_stats.packets += 1;
                 self.fwd_stats.bytes += pkt.bytes as u64;
                 self.ip_queue.push_back(pkt);
-                self.fwd_stats.max_queue = self.fwd_stats.max_queue.max(waiting + 1);
+                self.fwd_stats.max_occupancy = self.fwd_stats.max_occupancy.max(waiting + 1);
                 self.try_send(now, io);
             }
             Dir::Reverse => {
