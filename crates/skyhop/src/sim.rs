@@ -278,8 +278,10 @@ impl World {
         let mut q = EventQueue::new();
         // AeroTCP adaptive allocation: one open-connection counter per
         // satellite leg (its route) and run.
-        let mut aero_counters: std::collections::BTreeMap<Vec<u32>, Arc<std::sync::atomic::AtomicU32>> =
-            Default::default();
+        let mut aero_counters: std::collections::BTreeMap<
+            Vec<u32>,
+            Arc<std::sync::atomic::AtomicU32>,
+        > = Default::default();
         for (fi, f) in plan.flows.iter().enumerate() {
             let mut conn_ids = Vec::new();
             let mut aero_open = Vec::new();

@@ -210,8 +210,9 @@ fn load_value(
 ) -> Result<Scenario, ScenarioError> {
     // `--set templates.…` changes a template before it expands; every other
     // path applies to the expanded scenario (so `flows.web3.tcp` exists).
-    let (tsets, rest): (Vec<&String>, Vec<&String>) =
-        sets.iter().partition(|s| s.trim_start().starts_with("templates."));
+    let (tsets, rest): (Vec<&String>, Vec<&String>) = sets
+        .iter()
+        .partition(|s| s.trim_start().starts_with("templates."));
     for s in tsets {
         apply_set(&mut v, s, file)?;
     }

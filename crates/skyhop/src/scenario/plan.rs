@@ -269,11 +269,19 @@ fn resolve_aero(
     let packet = cfg.mss as u64 + cfg.header_bytes as u64;
     let sat_rtt = a.sat_rtt.map_or(rtt, |d| d.0);
     if sat_rtt == Dur::ZERO {
-        return Err(err(file, k("sat_rtt"), "the satellite round trip must be positive"));
+        return Err(err(
+            file,
+            k("sat_rtt"),
+            "the satellite round trip must be positive",
+        ));
     }
     let sat_bw = a.sat_bw.map_or(bottleneck_bps, |r| r.0);
     if sat_bw == 0 {
-        return Err(err(file, k("sat_bw"), "a zero allocation: the satellite bandwidth must be positive"));
+        return Err(err(
+            file,
+            k("sat_bw"),
+            "a zero allocation: the satellite bandwidth must be positive",
+        ));
     }
     let n = a.n.unwrap_or(1);
     if n == 0 {
@@ -284,22 +292,37 @@ fn resolve_aero(
     match mode {
         "static" => out.cwnd_segments = aero_segments(sat_bw / n as u64, sat_rtt, packet),
         "prdp" => {
-            let pr = a.peak_rate.ok_or_else(|| err(file, k("peak_rate"), "mode \"prdp\" needs peak_rate"))?;
+            let pr = a
+                .peak_rate
+                .ok_or_else(|| err(file, k("peak_rate"), "mode \"prdp\" needs peak_rate"))?;
             if pr.0 == 0 {
-                return Err(err(file, k("peak_rate"), "a zero allocation: the peak rate must be positive"));
+                return Err(err(
+                    file,
+                    k("peak_rate"),
+                    "a zero allocation: the peak rate must be positive",
+                ));
             }
             out.cwnd_segments = aero_segments(pr.0, sat_rtt, packet);
         }
         "window" => {
-            let w = a.window.ok_or_else(|| err(file, k("window"), "mode \"window\" needs window (segments)"))?;
+            let w = a
+                .window
+                .ok_or_else(|| err(file, k("window"), "mode \"window\" needs window (segments)"))?;
             if w == 0 {
-                return Err(err(file, k("window"), "a zero allocation: the window must be at least 1 segment"));
+                return Err(err(
+                    file,
+                    k("window"),
+                    "a zero allocation: the window must be at least 1 segment",
+                ));
             }
             out.cwnd_segments = w;
         }
         "adaptive" | "table" => {
             let table: Vec<u64> = if mode == "table" {
-                let r = a.rates.as_ref().ok_or_else(|| err(file, k("rates"), "mode \"table\" needs rates"))?;
+                let r = a
+                    .rates
+                    .as_ref()
+                    .ok_or_else(|| err(file, k("rates"), "mode \"table\" needs rates"))?;
                 if r.is_empty() || r.iter().any(|x| x.0 == 0) {
                     return Err(err(file, k("rates"), "a zero allocation: every target rate must be positive (and at least one given)"));
                 }
@@ -318,13 +341,13 @@ fn resolve_aero(
             out.cwnd_segments = ad.segments(n, packet);
             out.adaptive = Some(ad);
         }
-        other => {
-            return Err(err(
-                file,
-                k("mode"),
-                format!("unknown allocation mode {other:?} (known: static, prdp, adaptive, table, window)"),
-            ))
-        }
+        other => return Err(err(
+            file,
+            k("mode"),
+            format!(
+                "unknown allocation mode {other:?} (known: static, prdp, adaptive, table, window)"
+            ),
+        )),
     }
     Ok(out)
 }
@@ -682,12 +705,25 @@ impl Plan {
                 let mut cfg = tcp_config(scn, &f.options, variant);
                 if variant.cc == crate::tcp::CcKind::AeroTcp {
                     let (sec, akey) = match (&f.options.aero_allocation, &scn.tcp.aero_allocation) {
-                        (Some(a), _) => (a.clone(), format!("flows.{name}.options.aero_allocation")),
+                        (Some(a), _) => {
+                            (a.clone(), format!("flows.{name}.options.aero_allocation"))
+                        }
                         (None, Some(a)) => (a.clone(), "tcp.aero_allocation".to_string()),
-                        (None, None) => (AeroAllocationSection::default(), "tcp.aero_allocation".to_string()),
+                        (None, None) => (
+                            AeroAllocationSection::default(),
+                            "tcp.aero_allocation".to_string(),
+                        ),
                     };
-                    let bottleneck = fwd.iter().map(|&l| links[l as usize].rate_bps).min().unwrap_or(0);
-                    let rtt = fwd.iter().chain(rev.iter()).map(|&l| links[l as usize].delay).fold(Dur::ZERO, |a, b| a + b);
+                    let bottleneck = fwd
+                        .iter()
+                        .map(|&l| links[l as usize].rate_bps)
+                        .min()
+                        .unwrap_or(0);
+                    let rtt = fwd
+                        .iter()
+                        .chain(rev.iter())
+                        .map(|&l| links[l as usize].delay)
+                        .fold(Dur::ZERO, |a, b| a + b);
                     cfg.aero = resolve_aero(file, &akey, &sec, bottleneck, rtt, &cfg)?;
                     // No slow start: the first window is the allocation.
                     cfg.initial_window = cfg.aero.cwnd_segments;

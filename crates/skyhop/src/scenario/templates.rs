@@ -33,12 +33,22 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
     };
     let templates = match templates {
         toml::Value::Table(x) => x,
-        _ => return Err(ScenarioError::new(file, "templates", "must be a table of templates")),
+        _ => {
+            return Err(ScenarioError::new(
+                file,
+                "templates",
+                "must be a table of templates",
+            ))
+        }
     };
     for (name, tv) in templates {
         let key = |k: &str| format!("templates.{name}.{k}");
         let toml::Value::Table(tt) = tv else {
-            return Err(ScenarioError::new(file, format!("templates.{name}"), "must be a table"));
+            return Err(ScenarioError::new(
+                file,
+                format!("templates.{name}"),
+                "must be a table",
+            ));
         };
         for k in tt.keys() {
             if k != "count" && !SECTIONS.contains(&k.as_str()) {
@@ -59,10 +69,18 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
                 ))
             }
             Some(_) => return Err(ScenarioError::new(file, key("count"), "must be an integer")),
-            None => return Err(ScenarioError::new(file, key("count"), "missing field `count`")),
+            None => {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    "missing field `count`",
+                ))
+            }
         };
         for sec in SECTIONS {
-            let Some(entries) = tt.get(*sec) else { continue };
+            let Some(entries) = tt.get(*sec) else {
+                continue;
+            };
             let Some(entries) = entries.as_table() else {
                 return Err(ScenarioError::new(file, key(sec), "must be a table"));
             };

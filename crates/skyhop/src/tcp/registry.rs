@@ -4,10 +4,12 @@
 //! Adding a recovery: its file in `tcp/recovery/`, one line in `recoveries!`.
 
 use super::cc::{
-    controllers, AckSample, AeroTcp, Bbr, CcState, Cubic, Hybla, RenoCc, SendSample, Westwood, WestwoodPlus,
+    controllers, AckSample, AeroTcp, Bbr, CcState, Cubic, Hybla, RenoCc, SendSample, Westwood,
+    WestwoodPlus,
 };
 use super::recovery::{
-    recoveries, AeroRecovery, NewRenoRecovery, PrrRecovery, RenoRecovery, SackRecovery, TahoeRecovery,
+    recoveries, AeroRecovery, NewRenoRecovery, PrrRecovery, RenoRecovery, SackRecovery,
+    TahoeRecovery,
 };
 use crate::engine::time::Time;
 

@@ -63,7 +63,14 @@ impl AeroRecovery {
     /// the clock granularity), or the coarse RTO before any sample.
     fn fine_rto(s: &TcpSender) -> Dur {
         match s.rtt.srtt() {
-            Some(srtt) => srtt + Dur(s.rtt.rttvar().0.saturating_mul(4).max(s.cfg.clock_granularity.0)),
+            Some(srtt) => {
+                srtt + Dur(s
+                    .rtt
+                    .rttvar()
+                    .0
+                    .saturating_mul(4)
+                    .max(s.cfg.clock_granularity.0))
+            }
             None => s.rtt.rto(),
         }
     }
@@ -101,9 +108,12 @@ impl AeroRecovery {
     /// The first hole at or above `high_rxt` below the highest SACKed byte.
     fn next_hole(&self, s: &TcpSender) -> Option<(u64, u32)> {
         let from = self.high_rxt.max(s.snd_una);
-        s.sb
-            .first_gap_from(from)
-            .map(|(g0, g1)| (g0, (g1 - g0).min(s.st.mss).min(s.seg_len_at(g0) as u64) as u32))
+        s.sb.first_gap_from(from).map(|(g0, g1)| {
+            (
+                g0,
+                (g1 - g0).min(s.st.mss).min(s.seg_len_at(g0) as u64) as u32,
+            )
+        })
     }
 
     fn segments(bytes: u64, mss: u64) -> u64 {
@@ -119,7 +129,9 @@ impl RecoveryOps for AeroRecovery {
     fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if self.in_recovery {
             // Rule 2: one segment out of the pipe per newly SACKed segment.
-            self.pipe = self.pipe.saturating_sub(Self::segments(a.sacked_bytes, s.st.mss));
+            self.pipe = self
+                .pipe
+                .saturating_sub(Self::segments(a.sacked_bytes, s.st.mss));
             return; // transmit() runs from try_send.
         }
         if !s.may_enter_recovery() {
@@ -194,7 +206,12 @@ impl RecoveryOps for AeroRecovery {
 
     /// The sender's timer fired during recovery: if a retransmission is
     /// overdue by the fine-grained timeout, send two copies of it.
-    fn on_timer_in_recovery(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<DataSeg>) -> bool {
+    fn on_timer_in_recovery(
+        &mut self,
+        s: &mut TcpSender,
+        now: Time,
+        out: &mut Vec<DataSeg>,
+    ) -> bool {
         self.prune(s);
         let fine = Self::fine_rto(s);
         let Some(&(seq, len, t)) = self.rexmits.front() else {
