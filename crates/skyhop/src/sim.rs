@@ -150,6 +150,9 @@ struct FlowRt {
     leg_ends: Vec<(String, String)>,
     /// A datagram flow's path and counters (`None` for TCP flows).
     dgram: Option<Box<DgramRt>>,
+    /// AeroTCP adaptive allocation: the open-connection counters of the
+    /// satellite legs this flow uses (+1 at start, -1 when done).
+    aero_open: Vec<Arc<std::sync::atomic::AtomicU32>>,
 }
 
 /// The datagram path of a probe flow: no connection, one route.
@@ -273,8 +276,15 @@ impl World {
         let mut conns = Vec::new();
         let mut flows = Vec::new();
         let mut q = EventQueue::new();
+        // AeroTCP adaptive allocation: one open-connection counter per
+        // satellite leg (its route) and run.
+        let mut aero_counters: std::collections::BTreeMap<
+            Vec<u32>,
+            Arc<std::sync::atomic::AtomicU32>,
+        > = Default::default();
         for (fi, f) in plan.flows.iter().enumerate() {
             let mut conn_ids = Vec::new();
+            let mut aero_open = Vec::new();
             let dgram = f.app.datagrams().then(|| {
                 routes.push(f.legs[0].fwd.clone());
                 Box::new(DgramRt {
@@ -293,6 +303,11 @@ impl World {
                 let rev_route = routes.len() as u32;
                 routes.push(leg.rev.clone());
                 let mut cfg = leg.cfg.clone();
+                if let Some(a) = cfg.aero.adaptive.as_mut() {
+                    let c = aero_counters.entry(leg.fwd.clone()).or_default().clone();
+                    a.open = c.clone();
+                    aero_open.push(c);
+                }
                 let receiver = if li + 1 < f.legs.len() {
                     // The incoming side of a proxy: its buffer is the cache,
                     // its window follows the proxy's policy.
@@ -378,6 +393,7 @@ impl World {
                 },
                 dgram,
                 conns: conn_ids,
+                aero_open,
                 done_at: None,
                 variant_names: f.legs.iter().map(|l| l.variant_name.clone()).collect(),
                 leg_ends: f
@@ -477,6 +493,9 @@ impl World {
             }
             Ev::Start(f) => {
                 let f = f as usize;
+                for c in &self.flows[f].aero_open {
+                    c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
                 let mut io = std::mem::take(&mut self.app_io);
                 self.flows[f].app.start(now, &mut io);
                 self.after_app(now, f, io);
@@ -509,6 +528,9 @@ impl World {
         let fl = &mut self.flows[f];
         if fl.done_at.is_none() && fl.app.done() {
             fl.done_at = Some(now);
+            for c in &fl.aero_open {
+                c.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+            }
             self.apps_pending -= 1;
         }
         if let Some(gen) = fl.app_timer.arm(fl.app.poll_at()) {

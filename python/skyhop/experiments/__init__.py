@@ -15,19 +15,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import e1, e4, e6, geo_split
+from . import e1, e4, e5, e6, geo_split
 from .common import Context, claims_markdown, write_json
 
 __all__ = ["DEFAULT_RUNS", "EXPERIMENTS", "run_experiment"]
 
-#: the published run counts (20 runs; 100 sessions for E2/E3; 1000 for E4; 20 for E6)
-DEFAULT_RUNS = {"E1": 20, "E2": 100, "E3": 100, "E4": 1000, "E6": 20}
+#: the published run counts (20 runs; 100 sessions for E2/E3; 1000 for E4; 20 for E5 and E6)
+DEFAULT_RUNS = {"E1": 20, "E2": 100, "E3": 100, "E4": 1000, "E5": 20, "E6": 20}
 
 EXPERIMENTS: dict[str, Callable[[Context], dict[str, Any]]] = {
     "E1": e1.run,
     "E2": lambda ctx: geo_split.run(geo_split.E2, ctx),
     "E3": lambda ctx: geo_split.run(geo_split.E3, ctx),
     "E4": e4.run,
+    "E5": e5.run,
     "E6": e6.run,
 }
 

@@ -5,6 +5,7 @@
 pub mod describe;
 mod plan;
 mod schema;
+mod templates;
 mod validate;
 
 pub use plan::{
@@ -207,7 +208,16 @@ fn load_value(
     sets: &[String],
     base: &std::path::Path,
 ) -> Result<Scenario, ScenarioError> {
-    for s in sets {
+    // `--set templates.…` changes a template before it expands; every other
+    // path applies to the expanded scenario (so `flows.web3.tcp` exists).
+    let (tsets, rest): (Vec<&String>, Vec<&String>) = sets
+        .iter()
+        .partition(|s| s.trim_start().starts_with("templates."));
+    for s in tsets {
+        apply_set(&mut v, s, file)?;
+    }
+    templates::expand(&mut v, file)?;
+    for s in rest {
         apply_set(&mut v, s, file)?;
     }
     let mut scn: Scenario = serde_path_to_error::deserialize(v).map_err(|e| {

@@ -147,6 +147,8 @@ fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
         variant,
         limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),
         hybla_rtt0: pick!(hybla_rtt0).map_or(d.hybla_rtt0, |x| x.0),
+        // Resolved per leg (it needs the leg's rate and round trip): resolve_aero.
+        aero: d.aero.clone(),
         mss: pick!(mss).map_or(d.mss, |s| s.0 as u32),
         header_bytes: pick!(header).map_or(d.header_bytes, |s| s.0 as u32),
         initial_window: pick!(initial_window).unwrap_or(d.initial_window),
@@ -250,6 +252,106 @@ fn check_tcp(file: &str, prefix: &str, o: &TcpOptions) -> Result<(), ScenarioErr
         }
     }
     Ok(())
+}
+
+/// Resolve an `aerotcp` leg's allocation into a window (or an adaptive
+/// rule). `bottleneck_bps` and `rtt` are the leg's defaults for SatBW and SatRTT.
+fn resolve_aero(
+    file: &str,
+    key: &str,
+    a: &AeroAllocationSection,
+    bottleneck_bps: u64,
+    rtt: Dur,
+    cfg: &TcpConfig,
+) -> Result<crate::tcp::config::AeroAllocation, ScenarioError> {
+    use crate::tcp::config::{aero_segments, AeroAdaptive, AeroAllocation};
+    let k = |f: &str| format!("{key}.{f}");
+    let packet = cfg.mss as u64 + cfg.header_bytes as u64;
+    let sat_rtt = a.sat_rtt.map_or(rtt, |d| d.0);
+    if sat_rtt == Dur::ZERO {
+        return Err(err(
+            file,
+            k("sat_rtt"),
+            "the satellite round trip must be positive",
+        ));
+    }
+    let sat_bw = a.sat_bw.map_or(bottleneck_bps, |r| r.0);
+    if sat_bw == 0 {
+        return Err(err(
+            file,
+            k("sat_bw"),
+            "a zero allocation: the satellite bandwidth must be positive",
+        ));
+    }
+    let n = a.n.unwrap_or(1);
+    if n == 0 {
+        return Err(err(file, k("n"), "N = 0 connections: must be at least 1"));
+    }
+    let mode = a.mode.as_deref().unwrap_or("static");
+    let mut out = AeroAllocation::default();
+    match mode {
+        "static" => out.cwnd_segments = aero_segments(sat_bw / n as u64, sat_rtt, packet),
+        "prdp" => {
+            let pr = a
+                .peak_rate
+                .ok_or_else(|| err(file, k("peak_rate"), "mode \"prdp\" needs peak_rate"))?;
+            if pr.0 == 0 {
+                return Err(err(
+                    file,
+                    k("peak_rate"),
+                    "a zero allocation: the peak rate must be positive",
+                ));
+            }
+            out.cwnd_segments = aero_segments(pr.0, sat_rtt, packet);
+        }
+        "window" => {
+            let w = a
+                .window
+                .ok_or_else(|| err(file, k("window"), "mode \"window\" needs window (segments)"))?;
+            if w == 0 {
+                return Err(err(
+                    file,
+                    k("window"),
+                    "a zero allocation: the window must be at least 1 segment",
+                ));
+            }
+            out.cwnd_segments = w;
+        }
+        "adaptive" | "table" => {
+            let table: Vec<u64> = if mode == "table" {
+                let r = a
+                    .rates
+                    .as_ref()
+                    .ok_or_else(|| err(file, k("rates"), "mode \"table\" needs rates"))?;
+                if r.is_empty() || r.iter().any(|x| x.0 == 0) {
+                    return Err(err(file, k("rates"), "a zero allocation: every target rate must be positive (and at least one given)"));
+                }
+                r.iter().map(|x| x.0).collect()
+            } else {
+                Vec::new()
+            };
+            let ad = AeroAdaptive {
+                sat_rtt,
+                sat_bw_bps: sat_bw,
+                table,
+                open: Default::default(),
+            };
+            // The first window, before the connection's first ACK: as if
+            // `n` (the maximum) connections were open.
+            out.cwnd_segments = ad.segments(n, packet);
+            out.adaptive = Some(ad);
+        }
+        other => {
+            return Err(err(
+                file,
+                k("mode"),
+                format!(
+                "unknown allocation mode {other:?} (known: static, prdp, adaptive, table, window)"
+            ),
+            ))
+        }
+    }
+    Ok(out)
 }
 
 impl Plan {
@@ -617,7 +719,32 @@ impl Plan {
                     .rev()
                     .map(|w| adjacency[&(w[1], w[0])])
                     .collect::<Vec<_>>();
-                let cfg = tcp_config(scn, &f.options, variant);
+                let mut cfg = tcp_config(scn, &f.options, variant);
+                if variant.cc == crate::tcp::CcKind::AeroTcp {
+                    let (sec, akey) = match (&f.options.aero_allocation, &scn.tcp.aero_allocation) {
+                        (Some(a), _) => {
+                            (a.clone(), format!("flows.{name}.options.aero_allocation"))
+                        }
+                        (None, Some(a)) => (a.clone(), "tcp.aero_allocation".to_string()),
+                        (None, None) => (
+                            AeroAllocationSection::default(),
+                            "tcp.aero_allocation".to_string(),
+                        ),
+                    };
+                    let bottleneck = fwd
+                        .iter()
+                        .map(|&l| links[l as usize].rate_bps)
+                        .min()
+                        .unwrap_or(0);
+                    let rtt = fwd
+                        .iter()
+                        .chain(rev.iter())
+                        .map(|&l| links[l as usize].delay)
+                        .fold(Dur::ZERO, |a, b| a + b);
+                    cfg.aero = resolve_aero(file, &akey, &sec, bottleneck, rtt, &cfg)?;
+                    // No slow start: the first window is the allocation.
+                    cfg.initial_window = cfg.aero.cwnd_segments;
+                }
                 legs.push(PlanLeg {
                     path: lp,
                     make_sender: None,

@@ -124,6 +124,38 @@ pub struct TcpOptions {
     /// Hybla's reference RTT0. Default 25 ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hybla_rtt0: Option<Duration>,
+    /// AeroTCP's window allocation (legs with `aerotcp` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aero_allocation: Option<AeroAllocationSection>,
+}
+
+/// How an `aerotcp` leg sets its window (docs/scenario.md, "AeroTCP").
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AeroAllocationSection {
+    /// "static" (SatBW/N x SatRTT, default), "prdp" (peak_rate x SatRTT),
+    /// "adaptive" (SatBW/n x SatRTT, n = connections open now), "table"
+    /// (rates[n-1] x SatRTT) or "window" (`window` segments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Satellite link capacity. Default: the leg's bottleneck rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sat_bw: Option<Rate>,
+    /// static: number of connections sharing it. Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<u32>,
+    /// prdp: per-connection peak rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rate: Option<Rate>,
+    /// Round trip of the satellite leg. Default: the leg's propagation round trip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sat_rtt: Option<Duration>,
+    /// table: target rate per connection with 1, 2, ... connections open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rates: Option<Vec<Rate>>,
+    /// window: the window in segments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -73,6 +73,58 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// Hybla's reference round-trip time RTT0 (Caini & Firrincieli 2004: 25 ms).
     pub hybla_rtt0: Dur,
+    /// AeroTCP's window allocation (used only by the `aerotcp` controller).
+    pub aero: AeroAllocation,
+}
+
+/// How AeroTCP sets its congestion window (Shang 2007, chapter on flow
+/// control): there is no slow start and no AIMD; the window is an
+/// allocation of the satellite link's capacity, in whole packets of
+/// `mss + header` bytes on the wire.
+#[derive(Clone, Debug, Default)]
+pub struct AeroAllocation {
+    /// The fixed window in segments (static SatBW/N x SatRTT, one PRDP per
+    /// connection, or given directly); with `adaptive`, the first window
+    /// before the connection's first ACK.
+    pub cwnd_segments: u32,
+    /// Recompute the window from the connections currently open on the
+    /// same satellite leg.
+    pub adaptive: Option<AeroAdaptive>,
+}
+
+/// Adaptive allocation: per-connection rate from the number `n` of
+/// connections open on the leg, times SatRTT.
+#[derive(Clone, Debug)]
+pub struct AeroAdaptive {
+    pub sat_rtt: Dur,
+    /// SatBW / n (bit/s), when `table` is empty.
+    pub sat_bw_bps: u64,
+    /// Target rate per connection (bit/s) with `n` connections open:
+    /// `table[n - 1]`, the last entry beyond the end.
+    pub table: Vec<u64>,
+    /// Connections open on the leg; one counter per satellite leg and run,
+    /// kept by the world (incremented when a flow starts, decremented when
+    /// its application is done).
+    pub open: std::sync::Arc<std::sync::atomic::AtomicU32>,
+}
+
+impl AeroAdaptive {
+    /// The window in segments of `packet` wire bytes with `n` connections open.
+    pub fn segments(&self, n: u32, packet: u64) -> u32 {
+        let n = n.max(1);
+        let rate = if self.table.is_empty() {
+            self.sat_bw_bps / n as u64
+        } else {
+            self.table[(n as usize - 1).min(self.table.len() - 1)]
+        };
+        aero_segments(rate, self.sat_rtt, packet)
+    }
+}
+
+/// Whole packets of `packet` bytes in `rate_bps` x `rtt` (rounded, at least 1).
+pub fn aero_segments(rate_bps: u64, rtt: Dur, packet: u64) -> u32 {
+    let bytes = rate_bps as f64 * rtt.as_secs_f64() / 8.0;
+    ((bytes / packet.max(1) as f64).round() as u64).clamp(1, u32::MAX as u64) as u32
 }
 
 impl Default for TcpConfig {
@@ -97,6 +149,7 @@ impl Default for TcpConfig {
             handshake: false,
             limited_transmit: false,
             hybla_rtt0: Dur::from_millis(25),
+            aero: AeroAllocation::default(),
         }
     }
 }

@@ -4,10 +4,12 @@
 //! Adding a recovery: its file in `tcp/recovery/`, one line in `recoveries!`.
 
 use super::cc::{
-    controllers, AckSample, Bbr, CcState, Cubic, Hybla, RenoCc, SendSample, Westwood, WestwoodPlus,
+    controllers, AckSample, AeroTcp, Bbr, CcState, Cubic, Hybla, RenoCc, SendSample, Westwood,
+    WestwoodPlus,
 };
 use super::recovery::{
-    recoveries, NewRenoRecovery, PrrRecovery, RenoRecovery, SackRecovery, TahoeRecovery,
+    recoveries, AeroRecovery, NewRenoRecovery, PrrRecovery, RenoRecovery, SackRecovery,
+    TahoeRecovery,
 };
 use crate::engine::time::Time;
 
@@ -21,6 +23,8 @@ controllers! {
     Hybla(Hybla) = "hybla" => |cfg| Hybla::new(cfg.hybla_rtt0),
     // Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control.
     Bbr(Bbr) = "bbr" => Bbr::new,
+    // Shang 2007: the window is an allocation (no slow start, no AIMD).
+    AeroTcp(AeroTcp) = "aerotcp" => AeroTcp::new,
 }
 
 recoveries! {
@@ -32,6 +36,8 @@ recoveries! {
     Sack(SackRecovery) = "sack" => |_| SackRecovery::default(),
     // RFC 6937 PRR-SSRB over RFC 6675 (needs the SACK option).
     Prr(PrrRecovery) = "prr" => |_| PrrRecovery::default(),
+    // Shang 2007: super fast error control on the first duplicate ACK.
+    Aero(AeroRecovery) = "aero" => |_| AeroRecovery::default(),
 }
 
 /// A TCP variant as scenarios name it: a controller, a recovery, and
@@ -72,4 +78,6 @@ pub const VARIANTS: &[VariantDef] = &[
     v("cubic", CcKind::Cubic, RecKind::Prr, true),
     v("hybla", CcKind::Hybla, RecKind::Prr, true),
     v("bbr", CcKind::Bbr, RecKind::Sack, true),
+    // The satellite leg between two gateways (Shang 2007).
+    v("aerotcp", CcKind::AeroTcp, RecKind::Aero, true),
 ];

@@ -620,6 +620,12 @@ impl TcpSender {
         if self.snd_una == self.snd_max {
             return;
         }
+        if self.rec.in_recovery()
+            && self.lend_recovery(|rec, s| rec.on_timer_in_recovery(s, now, out))
+        {
+            // A recovery-owned (fine-grained) timer, not a timeout.
+            return;
+        }
         self.stats.timeouts += 1;
         let flight = self.flight();
         // RFC 5681 (5) via the controller: ssthresh and cwnd = loss window.
@@ -726,6 +732,14 @@ impl TcpSender {
     pub fn sack_pipe(&self) -> Option<u64> {
         match &self.rec {
             Rec::Sack(r) => Some(r.set_pipe(self)),
+            _ => None,
+        }
+    }
+
+    /// AeroTCP's recovery `pipe` in bytes (for tests and traces).
+    pub fn aero_pipe(&self) -> Option<u64> {
+        match &self.rec {
+            Rec::Aero(r) => Some(r.pipe()),
             _ => None,
         }
     }

@@ -12,6 +12,7 @@
 mod harness;
 
 mod ack_limit;
+mod aero;
 mod bbr;
 mod cubic_hybla;
 mod handshake;

@@ -7,6 +7,7 @@
 //! One file per algorithm; the sender holds them through the [`Cc`] enum
 //! (static dispatch on the per-ACK path).
 
+mod aerotcp;
 mod bbr;
 mod cubic;
 mod hybla;
@@ -14,6 +15,7 @@ mod reno;
 mod westwood;
 mod westwood_plus;
 
+pub use aerotcp::AeroTcp;
 pub use bbr::{Bbr, BbrMode, HIGH_GAIN};
 pub use cubic::Cubic;
 pub use hybla::Hybla;

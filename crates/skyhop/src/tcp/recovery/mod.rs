@@ -8,15 +8,18 @@
 //! - `tahoe.rs`: fast retransmit, then slow start with go-back-N (RFC 5681).
 //! - `reno.rs`: Reno and NewReno Impatient / Slow-but-Steady (RFC 5681, RFC 6582).
 //! - `sack.rs`: RFC 6675 SACK-based recovery.
+//! - `aero.rs`: AeroTCP's super fast error control (Shang 2007).
 //! - `prr.rs`: RFC 6937 Proportional Rate Reduction over RFC 6675.
 //!
 //! Register a recovery with one line in `tcp/registry.rs`.
 
+mod aero;
 mod prr;
 mod reno;
 mod sack;
 mod tahoe;
 
+pub use aero::AeroRecovery;
 pub use prr::PrrRecovery;
 
 pub use reno::{NewRenoRecovery, RenoRecovery};
@@ -59,6 +62,19 @@ pub trait RecoveryOps: Send {
 
     /// The cumulative ACK advanced to `ack` (in or out of recovery).
     fn on_cum_ack(&mut self, _ack: u64) {}
+
+    /// The sender's retransmission timer fired while `in_recovery()`;
+    /// return `true` if the recovery handled it (a recovery-owned,
+    /// fine-grained timer, as AeroTCP's) so that no coarse timeout is
+    /// taken. Called on the timeout path only (default: `false`).
+    fn on_timer_in_recovery(
+        &mut self,
+        _s: &mut TcpSender,
+        _now: Time,
+        _out: &mut Vec<DataSeg>,
+    ) -> bool {
+        false
+    }
 
     /// A retransmission timeout: leave recovery and forget its state.
     /// `snd_una` is the first unacknowledged byte.

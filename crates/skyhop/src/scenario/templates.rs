@@ -1,0 +1,198 @@
+//! Templates: many similar nodes, links and flows declared once.
+//!
+//! ```toml
+//! [templates.web]
+//! count = 10                                  # i = 0 … 9
+//! [templates.web.nodes."S{i}"]
+//! [templates.web.links."g{i}"]
+//! between = ["S{i}", "GGW"]
+//! rate = "100 Mbps"
+//! delay = "25 ms + 5 ms * i"                  # 25, 30, … 70 ms
+//! [templates.web.flows."web{i}"]
+//! from = "S{i}"
+//! to = "C{i}"
+//! ```
+//!
+//! Each entry of `nodes`, `links` and `flows` expands `count` times: `{i}`
+//! in keys and strings becomes the index, and a string that is a sum of
+//! terms `Q` or `Q * i` with one unit (`"40 ms + 10 ms * i"`) is evaluated.
+//! The expanded entries join the scenario's own (a name used twice is an
+//! error naming the template key); the `templates` table itself is removed,
+//! so the resolved scenario lists the expanded entries.
+
+use crate::error::ScenarioError;
+
+const SECTIONS: &[&str] = &["nodes", "links", "flows"];
+
+pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioError> {
+    let Some(t) = root.as_table_mut() else {
+        return Ok(());
+    };
+    let Some(templates) = t.remove("templates") else {
+        return Ok(());
+    };
+    let templates = match templates {
+        toml::Value::Table(x) => x,
+        _ => {
+            return Err(ScenarioError::new(
+                file,
+                "templates",
+                "must be a table of templates",
+            ))
+        }
+    };
+    for (name, tv) in templates {
+        let key = |k: &str| format!("templates.{name}.{k}");
+        let toml::Value::Table(tt) = tv else {
+            return Err(ScenarioError::new(
+                file,
+                format!("templates.{name}"),
+                "must be a table",
+            ));
+        };
+        for k in tt.keys() {
+            if k != "count" && !SECTIONS.contains(&k.as_str()) {
+                return Err(ScenarioError::new(
+                    file,
+                    key(k),
+                    "unknown template key (known: count, nodes, links, flows)",
+                ));
+            }
+        }
+        let count = match tt.get("count") {
+            Some(toml::Value::Integer(n)) if *n >= 1 => *n as u64,
+            Some(toml::Value::Integer(n)) => {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    format!("N = {n}: a template needs a count of at least 1"),
+                ))
+            }
+            Some(_) => return Err(ScenarioError::new(file, key("count"), "must be an integer")),
+            None => {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    "missing field `count`",
+                ))
+            }
+        };
+        for sec in SECTIONS {
+            let Some(entries) = tt.get(*sec) else {
+                continue;
+            };
+            let Some(entries) = entries.as_table() else {
+                return Err(ScenarioError::new(file, key(sec), "must be a table"));
+            };
+            let target = t
+                .entry(sec.to_string())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            let Some(target) = target.as_table_mut() else {
+                return Err(ScenarioError::new(file, *sec, "must be a table"));
+            };
+            for i in 0..count {
+                for (k, v) in entries {
+                    let n = k.replace("{i}", &i.to_string());
+                    if target.contains_key(&n) {
+                        return Err(ScenarioError::new(
+                            file,
+                            format!("templates.{name}.{sec}.{k}"),
+                            format!("expands to {sec}.{n}, which already exists"),
+                        ));
+                    }
+                    target.insert(n, subst(v, i));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn subst(v: &toml::Value, i: u64) -> toml::Value {
+    match v {
+        toml::Value::String(s) => {
+            let s = s.replace("{i}", &i.to_string());
+            toml::Value::String(linear(&s, i).unwrap_or(s))
+        }
+        toml::Value::Array(a) => toml::Value::Array(a.iter().map(|x| subst(x, i)).collect()),
+        toml::Value::Table(t) => {
+            toml::Value::Table(t.iter().map(|(k, x)| (k.clone(), subst(x, i))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// `"40 ms + 10 ms * i"` at index `i`, as `"<value> ms"`; `None` if the
+/// string is not such a sum (a sum of `Q` and `Q * i` terms, one unit).
+fn linear(s: &str, i: u64) -> Option<String> {
+    if !s.split_whitespace().any(|w| w == "i") {
+        return None;
+    }
+    let mut total = 0.0;
+    let mut unit: Option<String> = None;
+    for term in s.split('+') {
+        let parts: Vec<&str> = term.split('*').map(str::trim).collect();
+        let (q, mult) = match parts.as_slice() {
+            [q] => (*q, 1.0),
+            [q, "i"] | ["i", q] => (*q, i as f64),
+            _ => return None,
+        };
+        let mut w = q.split_whitespace();
+        let x: f64 = w.next()?.parse().ok()?;
+        let u = w.collect::<Vec<_>>().join(" ");
+        if unit.as_ref().is_some_and(|prev| *prev != u) {
+            return None;
+        }
+        unit = Some(u);
+        total += x * mult;
+    }
+    let unit = unit?;
+    Some(if unit.is_empty() {
+        format!("{total}")
+    } else {
+        format!("{total} {unit}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linear_expressions_evaluate_per_index() {
+        assert_eq!(linear("40 ms + 10 ms * i", 3).as_deref(), Some("70 ms"));
+        assert_eq!(linear("i * 2.5 Mbps", 2).as_deref(), Some("5 Mbps"));
+        assert_eq!(linear("40 ms + 10 s * i", 1), None);
+        assert_eq!(linear("40 ms", 1), None);
+    }
+
+    #[test]
+    fn templates_expand_nodes_links_and_flows() {
+        let text = r#"
+            [nodes.G]
+            [links.x]
+            between = ["G", "G"]
+            [templates.t]
+            count = 3
+            [templates.t.nodes."S{i}"]
+            [templates.t.links."g{i}"]
+            between = ["S{i}", "G"]
+            delay = "20 ms + 5 ms * i"
+            [templates.t.flows."f{i}"]
+            from = "S{i}"
+            to = "G"
+        "#;
+        let mut v = toml::Value::Table(toml::from_str(text).unwrap());
+        expand(&mut v, "t.toml").unwrap();
+        assert!(v.get("templates").is_none());
+        assert_eq!(v["links"]["g2"]["delay"].as_str(), Some("30 ms"));
+        assert_eq!(v["links"]["g1"]["between"][0].as_str(), Some("S1"));
+        assert_eq!(v["flows"]["f0"]["from"].as_str(), Some("S0"));
+        assert!(v["nodes"].get("S2").is_some());
+
+        let zero = text.replace("count = 3", "count = 0");
+        let mut v = toml::Value::Table(toml::from_str(&zero).unwrap());
+        let e = expand(&mut v, "t.toml").unwrap_err().to_string();
+        assert!(e.contains("templates.t.count"), "{e}");
+    }
+}

@@ -1,0 +1,354 @@
+"""E5 — aeronautical GEO network: AeroTCP against split and end-to-end TCP.
+
+Y. Shang, "Transport Protocol and Flow Control for IP-Based Broadband
+Aeronautical Satellite Networks", M.S. thesis, University of Maryland,
+College Park, 2007. Server — ground gateway — GEO bent pipe (5 Mb/s
+forward, 1 Mb/s return, 240 ms one way) — aircraft gateway — client; ten
+connections with ground round trips 50 … 140 ms (``scenarios/e5_aero.toml``);
+uniform BER 1e-9 … 1e-4 on the satellite link, data and ACKs.
+
+- (a) end to end, Tahoe / Reno / NewReno / SACK, 64 KB end-host buffers,
+  1.6 MB and 10 MB files: response time and throughput against BER; cwnd
+  at BER 1e-6.
+- (b) ten clients each downloading 1.6 MB: AeroTCP (static cwnd = BDP at
+  500 kb/s) against split with TCP SACK on the satellite leg against end-to-end
+  SACK; gateway buffers from the study's allocation table
+  (:func:`gateway_buffers`, PR = 1 Mb/s, lossy link); aggregate throughput,
+  per-connection response times, Jain's fairness.
+- (c) single objects of 1 … 32 KB at BER 1e-7: response time against object
+  size, AeroTCP against split SACK. The object is the server's reply; the
+  request's one-way trip is not modelled (see docs/VALIDATION.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import skyhop
+
+from .common import Context, errorbar_lines, plt, scenario_path, stats, targets
+
+SCENARIO = "e5_aero.toml"
+BERS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
+E2E_TCPS = ("tahoe", "reno", "newreno", "sack")
+FILES = ("1.6 MB", "10 MB")
+OBJECT_KB = (1, 2, 4, 8, 16, 32)
+#: (b) configurations: name -> per-connection overrides of the flow template
+CONFIGS = {
+    "aerotcp": {"legs": ["sack", "aerotcp", "sack"]},
+    "split-sack": {"legs": ["sack", "sack", "sack"]},
+    "e2e-sack": {"legs": ["sack"], "proxies": []},
+}
+#: simulated-time caps: a transfer still running then counts as unfinished
+DURATION_A = "1200 s"
+DURATION_B = "600 s"
+
+
+def gateway_buffers(
+    rate_bps: float,
+    sat_rtt_s: float,
+    gnd_rtt_s: float,
+    air_rtt_s: float,
+    *,
+    errors: bool = True,
+    factor: float = 3.0,
+    min_bytes: int = 0,
+) -> dict[str, int]:
+    """Per-connection gateway buffers (bytes) of the study's allocation table.
+
+    ``rate_bps`` is SatBW for one connection or the per-connection peak rate
+    PR for many. Error-free link: aircraft send R·AirRTT, aircraft receive
+    R·SatRTT, ground send R·SatRTT, ground receive R·GndRTT; with errors the
+    satellite-side buffers are ``factor`` (2–4) times larger and the ground
+    receive buffer twice. Each is at least ``min_bytes``.
+    """
+    if rate_bps <= 0:
+        raise ValueError("gateway_buffers: the rate must be positive")
+    if errors and not 2.0 <= factor <= 4.0:
+        raise ValueError("gateway_buffers: factor must be between 2 and 4")
+    b = rate_bps / 8.0
+    k_sat, k_gnd = (factor, 2.0) if errors else (1.0, 1.0)
+    out = {
+        "aircraft_send": b * air_rtt_s,
+        "aircraft_receive": k_sat * b * sat_rtt_s,
+        "ground_send": k_sat * b * sat_rtt_s,
+        "ground_receive": k_gnd * b * gnd_rtt_s,
+    }
+    return {k: max(math.ceil(v), min_bytes) for k, v in out.items()}
+
+
+def split_path_max_bps(
+    sat_bw_bps: float, snd_buf: float, rec_buf: float, sat_rtt_s: float, gnd_rtt_s: float
+) -> float:
+    """Maximum throughput of a split path: min(SatBW, SndBuf/SatRTT, RecBuf/GndRTT)."""
+    return min(sat_bw_bps, 8.0 * snd_buf / sat_rtt_s, 8.0 * rec_buf / gnd_rtt_s)
+
+
+def _conn(key: str, value: Any) -> dict[str, Any]:
+    return {f"templates.conn.flows.f{{i}}.{key}": value}
+
+
+def run(ctx: Context, *, bers=BERS, files=FILES, objects=OBJECT_KB) -> dict[str, Any]:
+    scn = scenario_path(SCENARIO)
+    summary: dict[str, Any] = {"a_end_to_end": {}, "b_ten_clients": {}, "c_web_objects": {}}
+    one = {"templates.conn.count": 1}
+
+    # (a) one connection end to end, 64 KB buffers.
+    a_time: dict[tuple, Any] = {}
+    a_tput: dict[tuple, Any] = {}
+    for size in files:
+        tag = size.replace(" ", "").replace(".", "_")
+        df = ctx.sweep(
+            f"a_e2e_{tag}",
+            scn,
+            {"links.sat.ber": list(bers), "flows.f0.legs": [[t] for t in E2E_TCPS]},
+            sets={
+                **one,
+                **_conn("proxies", []),
+                **_conn("legs", ["sack"]),
+                **_conn("size", size),
+                "run.duration": DURATION_A,
+            },
+        )
+        df["tcp"] = [
+            v[0] if isinstance(v, (list, tuple)) else str(v).strip("[]\"' ")
+            for v in df["flows.f0.legs"]
+        ]
+        for (ber, tcp), g in df.groupby(["links.sat.ber", "tcp"], sort=True):
+            a_time[(size, tcp, ber)] = stats(g["completion_time_s"].tolist())
+            a_tput[(size, tcp, ber)] = stats(g["goodput_bps"].tolist())
+            finished = int(g["completion_time_s"].notna().sum())
+            summary["a_end_to_end"].setdefault(size, {}).setdefault(tcp, {})[f"{ber:g}"] = {
+                "response_time_s": a_time[(size, tcp, ber)],
+                "throughput_bps": a_tput[(size, tcp, ber)],
+                "finished": finished,
+                "runs": len(g),
+            }
+    cwnd = {}
+    for tcp in E2E_TCPS:
+        res = skyhop.run(
+            scn,
+            runs=1,
+            seed=ctx.seed,
+            trace=True,
+            set={
+                **one,
+                **_conn("proxies", []),
+                **_conn("legs", [tcp]),
+                **_conn("size", "10 MB"),
+                "links.sat.ber": 1e-6,
+                "run.duration": DURATION_A,
+            },
+        )
+        cwnd[tcp] = res.runs[0]["traces"]["f0.0.cwnd"]
+
+    # (b) ten clients.
+    b: dict[tuple, Any] = {}
+    per_conn: dict[tuple, Any] = {}
+    for cfg, over in CONFIGS.items():
+        sets = {"run.duration": DURATION_B}
+        for k, v in over.items():
+            sets.update(_conn(k, v))
+        df = ctx.sweep(f"b_{cfg}", scn, {"links.sat.ber": list(bers)}, sets=sets)
+        for ber, g in df.groupby("links.sat.ber", sort=True):
+            aggs, jains, times = [], [], []
+            for _, run_rows in g.groupby("seed"):
+                delivered = run_rows["bytes_delivered"].sum()
+                span = run_rows["active_time_s"].max()
+                aggs.append(8.0 * delivered / span if span > 0 else 0.0)
+                x = run_rows["goodput_bps"].to_numpy(dtype=float)
+                jains.append(
+                    float(x.sum() ** 2 / (len(x) * (x**2).sum())) if (x**2).sum() > 0 else None
+                )
+            for flow, fg in g.groupby("flow", sort=True):
+                per_conn[(cfg, ber, flow)] = stats(fg["completion_time_s"].tolist())
+                times.append(per_conn[(cfg, ber, flow)]["mean"])
+            b[(cfg, ber)] = {
+                "aggregate_throughput_bps": stats(aggs),
+                "jain_fairness": stats(jains),
+                "response_time_s": {f: per_conn[(cfg, ber, f)] for f in sorted(set(g["flow"]))},
+                "finished": int(g["completion_time_s"].notna().sum()),
+                "transfers": len(g),
+            }
+            summary["b_ten_clients"].setdefault(cfg, {})[f"{ber:g}"] = b[(cfg, ber)]
+
+    # (c) single objects at BER 1e-7.
+    c: dict[tuple, Any] = {}
+    for cfg in ("aerotcp", "split-sack"):
+        sets = {**one, "links.sat.ber": 1e-7, "run.duration": "120 s"}
+        for k, v in CONFIGS[cfg].items():
+            sets.update(_conn(k, v))
+        df = ctx.sweep(
+            f"c_{cfg}", scn, {"flows.f0.size": [f"{k * 1024} B" for k in objects]}, sets=sets
+        )
+        for size, g in df.groupby("flows.f0.size", sort=False):
+            kb = int(str(size).split()[0]) // 1024
+            c[(cfg, kb)] = stats(g["completion_time_s"].tolist())
+            summary["c_web_objects"].setdefault(cfg, {})[f"{kb} KB"] = c[(cfg, kb)]
+
+    summary["buffers"] = gateway_buffers(1e6, 0.48, 0.14, 0.0001, min_bytes=2 * 1460)
+    _claims(ctx, bers, files, a_time, b, c, objects)
+    _figures(ctx, bers, files, a_time, a_tput, cwnd, b, c, objects)
+    return summary
+
+
+def _m(s: dict[str, Any] | None) -> float:
+    return math.nan if not s or s["mean"] is None else float(s["mean"])
+
+
+def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
+    claims = targets()["E5"]["claims"]
+
+    # 1. End to end: response time grows steeply with BER; NewReno and SACK
+    #    beat Reno and Tahoe, more so at high BER. A transfer that did not
+    #    finish within the run counts as infinitely slow.
+    def t(size, tcp, x):
+        v = _m(a_time[(size, tcp, x)])
+        return math.inf if math.isnan(v) else v
+
+    lo = bers[0]
+    high = [x for x in bers if 1e-7 <= x <= 1e-5]
+    grows = all(t(sz, tc, high[-1]) > 2 * t(sz, tc, lo) for sz in files for tc in E2E_TCPS)
+    gap = {
+        (sz, x): min(t(sz, tc, x) for tc in ("reno", "tahoe"))
+        - min(t(sz, tc, x) for tc in ("newreno", "sack"))
+        for sz in files
+        for x in high
+    }
+    finite = [(sz, x) for (sz, x), g in gap.items() if not math.isnan(g)]
+    better = all(gap[k] >= 0 for k in finite) and any(gap[k] > 0 for k in finite)
+    ev = "; ".join(
+        f"{sz} BER {x:g}: " + ", ".join(f"{tc} {t(sz, tc, x):.1f} s" for tc in E2E_TCPS)
+        for sz in files
+        for x in (lo, *high)
+    )
+    ctx.claim("E5", claims[0], grows and better, f"response times (inf: not finished): {ev}")
+    # 2. AeroTCP > split SACK > end-to-end SACK at every BER; all fall at 1e-5.
+    order = all(
+        _m(b[("aerotcp", x)]["aggregate_throughput_bps"])
+        >= _m(b[("split-sack", x)]["aggregate_throughput_bps"])
+        >= _m(b[("e2e-sack", x)]["aggregate_throughput_bps"])
+        for x in bers
+    )
+    fall = [x for x in bers if x >= 1e-5]
+    falls = (
+        all(
+            _m(b[(cfg, fall[0])]["aggregate_throughput_bps"])
+            < _m(b[(cfg, bers[0])]["aggregate_throughput_bps"])
+            for cfg in CONFIGS
+        )
+        if fall
+        else False
+    )
+    ev = "; ".join(
+        f"BER {x:g}: "
+        + ", ".join(
+            f"{cfg} {_m(b[(cfg, x)]['aggregate_throughput_bps']) / 1e6:.2f} Mb/s" for cfg in CONFIGS
+        )
+        for x in bers
+    )
+    ctx.claim("E5", claims[1], order and falls, ev)
+    # 3. Ten AeroTCP connections finish in nearly the same time.
+    ref = bers[0]
+    times = [
+        v["mean"] for v in b[("aerotcp", ref)]["response_time_s"].values() if v["mean"] is not None
+    ]
+    spread = (max(times) - min(times)) / min(times) if times else math.nan
+    j = _m(b[("aerotcp", ref)]["jain_fairness"])
+    ctx.claim(
+        "E5",
+        claims[2],
+        bool(times) and spread < 0.1 and j > 0.99,
+        f"BER {ref:g}: completion {min(times):.1f}–{max(times):.1f} s "
+        f"(spread {100 * spread:.1f} %), Jain {j:.4f}",
+    )
+    # 4. Small objects: AeroTCP far below split standard TCP, whose time grows with size.
+    far = all(_m(c[("aerotcp", k)]) < 0.75 * _m(c[("split-sack", k)]) for k in objects if k >= 4)
+    grows = _m(c[("split-sack", objects[-1])]) > 1.5 * _m(c[("split-sack", objects[0])])
+    ev = ", ".join(
+        f"{k} KB: {_m(c[('aerotcp', k)]):.2f} s vs {_m(c[('split-sack', k)]):.2f} s"
+        for k in objects
+    )
+    ctx.claim("E5", claims[3], far and grows, f"AeroTCP vs split SACK: {ev}")
+
+
+def _figures(ctx: Context, bers, files, a_time, a_tput, cwnd, b, c, objects) -> None:
+    p = plt()
+    for size in files:
+        fig, axes = p.subplots(1, 2, figsize=(11, 4))
+        for table, ax, scale, label in (
+            (a_time, axes[0], 1.0, "response time (s)"),
+            (a_tput, axes[1], 1e6, "throughput (Mb/s)"),
+        ):
+            errorbar_lines(
+                ax,
+                list(bers),
+                {t: [table[(size, t, x)] for x in bers] for t in E2E_TCPS},
+                scale=scale,
+            )
+            ax.set_xscale("log")
+            ax.set_xlabel("BER")
+            ax.set_ylabel(label)
+            ax.legend()
+        fig.suptitle(f"E5(a) end to end, {size}, 64 KB buffers")
+        fig.tight_layout()
+        fig.savefig(ctx.out / f"e5a_{size.replace(' ', '').replace('.', '_')}.png", dpi=120)
+        p.close(fig)
+    fig, ax = p.subplots(figsize=(8, 4))
+    for t, tr in cwnd.items():
+        ax.step(tr["t_s"], [v / 1460 for v in tr["value"]], where="post", label=t)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (segments)")
+    ax.set_title("E5(a) cwnd at BER 1e-6, 10 MB end to end")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(ctx.out / "e5a_cwnd.png", dpi=120)
+    p.close(fig)
+    fig, ax = p.subplots(figsize=(7, 4))
+    errorbar_lines(
+        ax,
+        list(bers),
+        {cfg: [b[(cfg, x)]["aggregate_throughput_bps"] for x in bers] for cfg in CONFIGS},
+        scale=1e6,
+    )
+    ax.set_xscale("log")
+    ax.set_xlabel("BER")
+    ax.set_ylabel("aggregate throughput (Mb/s)")
+    ax.set_title("E5(b) ten clients x 1.6 MB")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(ctx.out / "e5b_aggregate.png", dpi=120)
+    p.close(fig)
+    fig, ax = p.subplots(figsize=(8, 4))
+    ber = 1e-6 if 1e-6 in bers else bers[0]
+    for k, cfg in enumerate(CONFIGS):
+        rt = b[(cfg, ber)]["response_time_s"]
+        names = sorted(rt, key=lambda f: int(f[1:]))
+        ax.bar(
+            [i + 0.27 * (k - 1) for i in range(len(names))],
+            [_m(rt[f]) for f in names],
+            width=0.27,
+            label=cfg,
+        )
+    ax.set_xlabel("connection i (ground RTT 50 + 10 i ms)")
+    ax.set_ylabel("response time (s)")
+    ax.set_title(f"E5(b) per-connection response time, BER {ber:g}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(ctx.out / "e5b_per_connection.png", dpi=120)
+    p.close(fig)
+    fig, ax = p.subplots(figsize=(7, 4))
+    errorbar_lines(
+        ax,
+        list(objects),
+        {cfg: [c[(cfg, k)] for k in objects] for cfg in ("aerotcp", "split-sack")},
+    )
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("object size (KB)")
+    ax.set_ylabel("response time (s)")
+    ax.set_title("E5(c) single objects, BER 1e-7")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(ctx.out / "e5c_objects.png", dpi=120)
+    p.close(fig)

@@ -1,0 +1,90 @@
+"""E5 (aeronautical GEO network, Shang 2007) at reduced size, the gateway
+buffer helper, the split-path maximum, and bad AeroTCP inputs through the CLI."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conftest import assert_one_line_error
+from skyhop.experiments import e5, run_experiment
+from skyhop.experiments.common import scenario_path
+
+E5 = scenario_path("e5_aero.toml")
+
+
+def test_gateway_buffers_follow_the_allocation_table():
+    # Many connections, lossy link, PR = 1 Mb/s, 3 x PRDP on the satellite side.
+    b = e5.gateway_buffers(1e6, 0.48, 0.14, 0.001, factor=3)
+    assert b == {
+        "aircraft_send": 125,  # PR * AirRTT
+        "aircraft_receive": 180_000,  # 3 PR SatRTT
+        "ground_send": 180_000,
+        "ground_receive": 35_000,  # 2 PR GndRTT
+    }
+    clean = e5.gateway_buffers(5e6, 0.48, 0.1, 0.001, errors=False)
+    assert clean["aircraft_receive"] == clean["ground_send"] == 300_000
+    assert clean["ground_receive"] == 62_500
+    assert e5.gateway_buffers(1e6, 0.48, 0.14, 0.0, min_bytes=2920)["aircraft_send"] == 2920
+    with pytest.raises(ValueError):
+        e5.gateway_buffers(0, 0.48, 0.14, 0.0)
+    with pytest.raises(ValueError):
+        e5.gateway_buffers(1e6, 0.48, 0.14, 0.0, factor=5)
+
+
+def test_split_path_maximum_is_the_smallest_limit():
+    assert e5.split_path_max_bps(5e6, 30_000, 1e9, 0.48, 0.1) == pytest.approx(500_000)
+    assert e5.split_path_max_bps(5e6, 1e9, 30_000, 0.48, 0.1) == pytest.approx(2.4e6)
+    assert e5.split_path_max_bps(5e6, 1e9, 1e9, 0.48, 0.1) == 5e6
+
+
+@pytest.mark.parametrize(
+    ("setting", "key"),
+    [
+        ('tcp.aero_allocation.sat_bw="0 Mbps"', "tcp.aero_allocation.sat_bw"),
+        ("tcp.aero_allocation.n=0", "tcp.aero_allocation.n"),
+        ("templates.conn.count=0", "templates.conn.count"),
+        ('nodes.GGW.proxy.recv_buffer="500 B"', "nodes.GGW.proxy.recv_buffer"),
+        ('nodes.AGW.proxy.send_buffer="100 B"', "nodes.AGW.proxy.send_buffer"),
+    ],
+)
+def test_bad_aero_inputs_are_one_line_errors_exit_2(cli, setting, key):
+    proc = cli("run", E5, "--set", setting)
+    assert_one_line_error(proc, "e5_aero.toml", key)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    out = tmp_path_factory.mktemp("e5")
+    ctx_runs = 2
+    return run_experiment("E5", out, runs=ctx_runs, seed=1), out
+
+
+def test_e5_reduced_writes_summary_claims_and_figures(small):
+    doc, out = small
+    assert set(doc["E5"]) >= {"a_end_to_end", "b_ten_clients", "c_web_objects", "buffers"}
+    assert len(doc["claims"]) == 4
+    assert all(c["experiment"] == "E5" for c in doc["claims"])
+    for f in ("e5a_10MB.png", "e5a_cwnd.png", "e5b_aggregate.png", "e5c_objects.png"):
+        assert (out / f).exists(), f
+
+
+def test_e5_aerotcp_beats_split_sack_under_errors_and_is_fair(small):
+    doc, _ = small
+    b = doc["E5"]["b_ten_clients"]
+    for ber in ("1e-06", "1e-05"):
+        aero = b["aerotcp"][ber]["aggregate_throughput_bps"]["mean"]
+        split = b["split-sack"][ber]["aggregate_throughput_bps"]["mean"]
+        assert aero > 1.5 * split, (ber, aero, split)
+    assert b["aerotcp"]["1e-09"]["jain_fairness"]["mean"] > 0.99
+    c = doc["E5"]["c_web_objects"]
+    assert c["aerotcp"]["32 KB"]["mean"] < c["split-sack"]["32 KB"]["mean"]
+    # end to end: every transfer at the lowest BER finished, none at 1e-4 for 10 MB
+    a = doc["E5"]["a_end_to_end"]["10 MB"]
+    assert all(a[t]["1e-09"]["finished"] == a[t]["1e-09"]["runs"] for t in a)
+    assert all(
+        a[t]["0.0001"]["response_time_s"]["mean"] is None
+        or math.isnan(a[t]["0.0001"]["response_time_s"]["mean"])
+        for t in a
+    )
