@@ -126,6 +126,26 @@ def run_ns3(jobs: list[dict], python: str, nworkers: int, cache: pathlib.Path) -
     return done
 
 
+def print_markdown(doc: dict) -> None:
+    print("| case | metric | skyhop | ns-3 | skyhop − ns-3 | RTOs / FRs per run (skyhop; ns-3) |")
+    print("|---|---|---|---|---|---|")
+    for r in doc["rows"]:
+
+        def cell(s: dict, unit: str = r["unit"]) -> str:
+            ci = f" ± {s['ci95']:.2f}" if s["ci95"] is not None else ""
+            miss = "" if s["n"] == doc["runs"] else f" ({s['n']} of {doc['runs']} done)"
+            return f"{s['mean']:.2f}{ci} {unit}{miss}"
+
+        sk, n3 = r["skyhop"], r["ns3"]
+        ev = (
+            f"{sk['timeouts']:.1f} / {sk['fast_recoveries']:.1f}; "
+            f"{n3['timeouts']:.1f} / {n3['fast_recoveries']:.1f}"
+        )
+        metric = "goodput" if r["metric"] == "goodput_bps" else "5 MB time"
+        diff = f"{r['rel_diff'] * 100:+.1f} %"
+        print(f"| {r['case']} | {metric} | {cell(sk)} | {cell(n3)} | {diff} | {ev} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=20)
@@ -135,7 +155,15 @@ def main() -> None:
     ap.add_argument("--only", help="run only cases whose name contains this")
     ap.add_argument("--fresh", action="store_true", help="ignore finished ns-3 jobs")
     ap.add_argument("--out", type=pathlib.Path, default=HERE / "results.json")
+    ap.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the table of an existing results.json (--out) as Markdown and stop",
+    )
     args = ap.parse_args()
+    if args.markdown:
+        print_markdown(json.loads(args.out.read_text()))
+        return
 
     cs = [c for c in cases(args.geo_duration) if not args.only or args.only in c["name"]]
     cache = HERE / "ns3_jobs.jsonl"
