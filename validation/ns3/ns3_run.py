@@ -190,10 +190,17 @@ inline uint32_t g_recoveries = 0;
 inline uint32_t g_timeouts = 0;
 inline std::vector<double> g_cwnd_t;
 inline std::vector<double> g_cwnd_v;
+inline double g_rto = 0.0;
+inline double g_rtt = 0.0;
+inline std::vector<double> g_ev_t, g_ev_rto, g_ev_rtt;
+inline std::vector<int> g_ev_from, g_ev_to;
 inline void Reset(uint64_t target) {
   g_rx = 0; g_target = target; g_done = -1.0; g_recoveries = 0; g_timeouts = 0;
   g_cwnd_t.clear(); g_cwnd_v.clear();
+  g_ev_t.clear(); g_ev_rto.clear(); g_ev_rtt.clear(); g_ev_from.clear(); g_ev_to.clear();
 }
+inline void OnRto(ns3::Time, ns3::Time now) { g_rto = now.GetSeconds(); }
+inline void OnRtt(ns3::Time, ns3::Time now) { g_rtt = now.GetSeconds(); }
 inline void OnRx(ns3::Ptr<const ns3::Packet> p, const ns3::Address&) {
   g_rx += p->GetSize();
   if (g_target > 0 && g_done < 0 && g_rx >= g_target) {
@@ -205,7 +212,13 @@ inline void OnCwnd(uint32_t, uint32_t now) {
   g_cwnd_t.push_back(ns3::Simulator::Now().GetSeconds());
   g_cwnd_v.push_back(now);
 }
-inline void OnState(ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t now) {
+inline void OnState(ns3::TcpSocketState::TcpCongState_t old,
+                    ns3::TcpSocketState::TcpCongState_t now) {
+  g_ev_t.push_back(ns3::Simulator::Now().GetSeconds());
+  g_ev_rto.push_back(g_rto);
+  g_ev_rtt.push_back(g_rtt);
+  g_ev_from.push_back(old);
+  g_ev_to.push_back(now);
   if (now == ns3::TcpSocketState::CA_RECOVERY) g_recoveries++;
   if (now == ns3::TcpSocketState::CA_LOSS) g_timeouts++;
 }
@@ -218,6 +231,8 @@ inline void HookSocket(uint32_t node, bool cwnd) {
   ns3::Config::ConnectWithoutContext(base + "CongState", ns3::MakeCallback(&OnState));
   if (cwnd) {
     ns3::Config::ConnectWithoutContext(base + "CongestionWindow", ns3::MakeCallback(&OnCwnd));
+    ns3::Config::ConnectWithoutContext(base + "RTO", ns3::MakeCallback(&OnRto));
+    ns3::Config::ConnectWithoutContext(base + "RTT", ns3::MakeCallback(&OnRtt));
   }
 }
 inline void ScheduleHook(double at, uint32_t node, bool cwnd) {
@@ -326,6 +341,14 @@ def run_ns3(cfg: dict, runs: int, seed: int, trace_cwnd: bool) -> list[dict]:
         }
         if trace_cwnd:
             rec["cwnd"] = {"t_s": list(h.g_cwnd_t), "bytes": [int(v) for v in h.g_cwnd_v]}
+            # congestion-state changes (0 open, 1 disorder, 3 recovery, 4 loss)
+            # with the RTO and the last RTT sample at that moment
+            rec["states"] = [
+                {"t_s": t, "from": int(a), "to": int(b), "rto_s": r, "rtt_s": q}
+                for t, a, b, r, q in zip(
+                    h.g_ev_t, h.g_ev_from, h.g_ev_to, h.g_ev_rto, h.g_ev_rtt, strict=True
+                )
+            ]
         out.append(rec)
         ns.Simulator.Destroy()
         print(
