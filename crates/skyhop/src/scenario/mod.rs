@@ -4,6 +4,7 @@
 
 pub mod describe;
 mod plan;
+pub mod json_schema;
 mod schema;
 mod validate;
 

@@ -7,7 +7,7 @@ use crate::units::{Duration, Rate, Size};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -24,7 +24,7 @@ pub struct Scenario {
     pub flows: BTreeMap<String, FlowSection>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSection {
     /// Stop time; bulk flows send until then. Default: 230 s if any flow is
@@ -65,7 +65,7 @@ impl Default for RunSection {
 
 /// TCP parameters. All optional: a flow's value overrides `[tcp]`, which
 /// overrides the built-in default.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpOptions {
     /// Maximum segment size (payload bytes). Default 1460 B.
@@ -126,7 +126,7 @@ pub struct TcpOptions {
     pub hybla_rtt0: Option<Duration>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSection {
     /// Ground position (degrees): links to a GEO node get their delay from it.
@@ -142,7 +142,7 @@ pub struct NodeSection {
     pub proxy: Option<ProxySection>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProxySection {
     /// Cache size in packets (of the incoming leg's MSS). Default 200.
@@ -167,7 +167,7 @@ pub struct ProxySection {
 }
 
 /// Per-direction settings; anything unset falls back to the link's own.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DirSection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -193,7 +193,7 @@ pub struct DirSection {
     pub drop_segments: Vec<u64>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSection {
     /// The two nodes; "forward" is from the first to the second.
@@ -275,7 +275,7 @@ impl<'de> Deserialize<'de> for FlowSize {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSection {
     pub from: String,
