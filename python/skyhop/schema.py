@@ -71,7 +71,7 @@ def _type_name(schema: dict[str, Any], node: dict[str, Any]) -> str:
         return "table"
     t = raw.get("type")
     if isinstance(t, list):
-        t = [x for x in t if x != "null"][0]
+        t = next(x for x in t if x != "null")
     if t == "array":
         items = raw.get("items", {})
         return f"array of {_type_name(schema, items)}"
