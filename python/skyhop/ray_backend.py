@@ -119,7 +119,7 @@ def ray_session(address: str | None = None, jobs: int | None = None) -> Iterator
             ray.shutdown()
 
 
-def _task(point: Any, seed: int, run_index: int, trace: bool) -> tuple:
+def skyhop_run(point: Any, seed: int, run_index: int, trace: bool) -> tuple:
     """The body of one Ray task: ``("ok", doc, traces)`` or ``("error", kind, message)``.
 
     Errors of the run itself travel back as values, so that Ray neither
@@ -174,7 +174,7 @@ def execute_on_ray(
 
         old_term = signal.signal(signal.SIGTERM, on_term)
     try:
-        remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False, num_cpus=1)(_task)
+        remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False, num_cpus=1)(skyhop_run)
         if jobs is not None:
             in_flight = jobs
         else:
