@@ -298,7 +298,8 @@ def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:
                     text += f" ({st.get('n')})"
                 cells.append(text)
             table.add_row(str(e["point"]), *(str(e["set"][p]) for p in paths), flow, *cells)
-    Console().print(table)
+    # a pipe or file gets the whole table, not one squeezed to 80 columns
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
 
 
 def _si(x: float | None) -> str:

@@ -600,7 +600,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         import json
 
         summary_doc = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
-        output.print_sweep_table(f"{args.scenario}: sweep in {args.out}", summary_doc)
+        output.print_sweep_table(f"sweep of {Path(args.scenario).name}", summary_doc)
         print(
             f"sweep: {info['total']} runs ({info['skipped']} already done, "
             f"{info['done']} run now); "
@@ -651,15 +651,16 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import write_report
+    from .errors import ScenarioError
+    from .report import build_report
 
     out = args.out or str(Path(args.folder) / "report.html")
     if Path(out).suffix.lower() not in (".html", ".htm"):
-        from .errors import ScenarioError
-
         raise ScenarioError(out, "--out", "the report is an HTML file: name it FILE.html")
+    kind, page = build_report(args.folder)  # checks the folder before anything is written
     output.check_writable_file(out)
-    kind = write_report(args.folder, out)
+    output.write_text_atomic(Path(out), page)
+    Path(out).chmod(0o644)
     print(f"{kind} report written to {out}")
     return EXIT_OK
 
