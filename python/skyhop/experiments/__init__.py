@@ -1,4 +1,4 @@
-"""The named reproductions of SPEC section 9: ``skyhop experiment E1|E2|E3``.
+"""The named reproductions of published studies: ``skyhop experiment E1|E2|E3|E4``.
 
 Each experiment runs its grid (resumable sub-sweeps under ``OUT/sweeps``),
 then writes into ``OUT``: ``results.parquet`` (every run of every sub-sweep),
