@@ -132,9 +132,9 @@ BAD_PROXIES = [
     ),
     (
         "legs-unknown-variant",
-        ['flows.ftp.proxies=["T"]', 'flows.ftp.legs=["newreno","cubic"]'],
+        ['flows.ftp.proxies=["T"]', 'flows.ftp.legs=["newreno","vegas"]'],
         "flows.ftp.legs[1]",
-        '"cubic"',
+        '"vegas"',
     ),
     (
         "legs-not-a-list",
