@@ -119,16 +119,16 @@ def ray_session(address: str | None = None, jobs: int | None = None) -> Iterator
             ray.shutdown()
 
 
-def skyhop_run(point: Any, seed: int, run_index: int, trace: bool) -> tuple:
+def skyhop_run(compute: Callable, point: Any, seed: int, run_index: int, trace: bool) -> tuple:
     """The body of one Ray task: ``("ok", doc, traces)`` or ``("error", kind, message)``.
 
+    ``compute`` is :func:`skyhop.sweep.compute_part` (passed in, by reference,
+    so that this module does not import the sweep library that imports it).
     Errors of the run itself travel back as values, so that Ray neither
     retries them nor wraps them in its own exception types.
     """
-    from .sweep import compute_part
-
     try:
-        doc, traces = compute_part(point, seed, run_index, trace)
+        doc, traces = compute(point, seed, run_index, trace)
     except ScenarioError as e:
         return ("error", "scenario", e.file, e.key, e.message)
     except SimulationError as e:
@@ -157,12 +157,21 @@ def execute_on_ray(
     total: int,
     on_progress: Callable[[int, int], None] | None,
     on_warning: Callable[[str], None],
+    *,
+    compute: Callable,
+    store: Callable,
+    at_point: Callable,
+    terminated: type[BaseException],
 ) -> None:
-    """Run ``todo`` [(Point, seed)] as Ray tasks, storing each part as it arrives."""
+    """Run ``todo`` [(Point, seed)] as Ray tasks, storing each part as it arrives.
+
+    The sweep library passes in its own pieces: ``compute(point, seed,
+    run_index, trace)`` makes a part, ``store(parts, point, seed, doc,
+    traces)`` persists it, ``at_point(error, point, seed)`` names the run in
+    an error, ``terminated`` is raised on SIGTERM.
+    """
     import signal
     import threading
-
-    from .sweep import _at_point, _Terminated, store_part
 
     ray = _import_ray()
     started = _connect(ray, address, jobs)
@@ -170,7 +179,7 @@ def execute_on_ray(
     if threading.current_thread() is threading.main_thread():
 
         def on_term(signum, frame):
-            raise _Terminated()
+            raise terminated()
 
         old_term = signal.signal(signal.SIGTERM, on_term)
     try:
@@ -190,7 +199,7 @@ def execute_on_ray(
                 if nxt is None:
                     return
                 point, seed = nxt
-                pending[remote.remote(point, seed, seed - first_seed, trace)] = nxt
+                pending[remote.remote(compute, point, seed, seed - first_seed, trace)] = nxt
 
         try:
             refill()
@@ -209,12 +218,12 @@ def execute_on_ray(
                             str(parts.parent),
                         ) from None
                     if value[0] == "ok":
-                        store_part(parts, point.index, seed, value[1], value[2])
+                        store(parts, point.index, seed, value[1], value[2])
                         state["done"] += 1
                         if on_progress:
                             on_progress(state["done"], total)
                     else:
-                        err = _at_point(_error_of(value), point, seed)
+                        err = at_point(_error_of(value), point, seed)
                         failures.append(err)
                         on_warning(f"run failed: {err}")
                 refill()

@@ -612,7 +612,20 @@ def run_sweep(
                 from .ray_backend import execute_on_ray
 
                 execute_on_ray(
-                    todo, parts, first_seed, trace, jobs, address, state, total, on_progress, warn
+                    todo,
+                    parts,
+                    first_seed,
+                    trace,
+                    jobs,
+                    address,
+                    state,
+                    total,
+                    on_progress,
+                    warn,
+                    compute=compute_part,
+                    store=store_part,
+                    at_point=_at_point,
+                    terminated=_Terminated,
                 )
             else:
                 _execute(todo, parts, jobs, state, total, on_progress, first_seed, trace)
