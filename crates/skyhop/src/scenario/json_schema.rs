@@ -151,8 +151,16 @@ mod tests {
         let s = scenario_json_schema();
         let text = s.to_string();
         for key in [
-            "\"run\"", "\"tcp\"", "\"nodes\"", "\"links\"", "\"flows\"", "\"link_layer\"",
-            "\"gilbert-elliott\"", "\"lms-urban\"", "\"fifo\"", "\"westwood_tau\"",
+            "\"run\"",
+            "\"tcp\"",
+            "\"nodes\"",
+            "\"links\"",
+            "\"flows\"",
+            "\"link_layer\"",
+            "\"gilbert-elliott\"",
+            "\"lms-urban\"",
+            "\"fifo\"",
+            "\"westwood_tau\"",
         ] {
             assert!(text.contains(key), "{key} missing from the schema");
         }
@@ -163,7 +171,10 @@ mod tests {
             "nodes, links and flows are required"
         );
         // the derived default of run.seed
-        assert_eq!(s["definitions"]["RunSection"]["properties"]["seed"]["default"], 1);
+        assert_eq!(
+            s["definitions"]["RunSection"]["properties"]["seed"]["default"],
+            1
+        );
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! [`Plan`] the simulator builds from.
 
 pub mod describe;
-mod plan;
 pub mod json_schema;
+mod plan;
 mod schema;
 mod validate;
 
