@@ -26,7 +26,9 @@ __all__ = [
     "print_bench_table",
     "print_description",
     "print_run_table",
+    "print_sweep_table",
     "progress_bar",
+    "progress_line",
     "robust_streams",
     "warning_line",
     "write_table",
@@ -81,6 +83,11 @@ def warning_line(message: str) -> None:
 def info_line(message: str) -> None:
     """``skyhop: MESSAGE`` on stderr (progress notes, interruptions)."""
     _line(f"skyhop: {one_line(message)}")
+
+
+def progress_line(message: str) -> None:
+    """``skyhop: progress: MESSAGE`` on stderr (what a long command is doing)."""
+    _line(f"skyhop: progress: {one_line(message)}")
 
 
 def _line(text: str) -> None:
@@ -247,6 +254,52 @@ def print_run_table(file: str, seeds: list[int], summary: dict[str, Any]) -> Non
             _fmt(m.get("timeouts", empty), 1, 2),
         )
     Console().print(table)
+
+
+#: metrics of the sweep table: (metric, header, scale, digits)
+SWEEP_TABLE_METRICS = [
+    ("completion_time_s", "completion time (s)", 1.0, 3),
+    ("goodput_bps", "goodput (Mb/s)", 1e6, 4),
+    ("retransmissions", "retransmissions", 1.0, 1),
+    ("timeouts", "timeouts", 1.0, 2),
+]
+
+
+def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:
+    """Print a sweep's summary (summary.json): one row per point and flow,
+    mean ± 95 % CI half-width (n) of the main metrics."""
+    from rich.console import Console
+    from rich.table import Table
+
+    paths = list(summary_doc[0]["set"]) if summary_doc else []
+    table = Table(title=title, caption="mean ± half-width of the 95 % Student-t interval (n runs)")
+    table.add_column("point", justify="right")
+    for p in paths:
+        table.add_column(p, justify="right")
+    table.add_column("flow", style="bold")
+    present = [
+        m
+        for m in SWEEP_TABLE_METRICS
+        if any(
+            m[0] in per and per[m[0]].get("mean") is not None
+            for e in summary_doc
+            for per in e["summary"].values()
+        )
+    ]
+    for _, header, _, _ in present:
+        table.add_column(header, justify="right")
+    for e in summary_doc:
+        for flow, per in e["summary"].items():
+            cells = []
+            for metric, _, scale, digits in present:
+                st = per.get(metric, {"mean": None})
+                text = _fmt(st, scale, digits)
+                if st.get("mean") is not None:
+                    text += f" ({st.get('n')})"
+                cells.append(text)
+            table.add_row(str(e["point"]), *(str(e["set"][p]) for p in paths), flow, *cells)
+    # a pipe or file gets the whole table, not one squeezed to 80 columns
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
 
 
 def _si(x: float | None) -> str:

@@ -97,6 +97,27 @@ def _add_scenario_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_backend_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="where runs go: local worker processes (default) or a Ray cluster "
+        "(pip install 'skyhop[ray]'); a sweep may be resumed on either",
+    )
+    p.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="Ray cluster address (HOST:PORT, ray://HOST:PORT or auto; default: RAY_ADDRESS "
+        "or a new local Ray instance); needs --backend ray",
+    )
+
+
+def _check_backend_args(args: argparse.Namespace) -> None:
+    if args.address is not None and args.backend != "ray":
+        raise UsageError("--address needs --backend ray")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``skyhop`` command."""
     from . import __version__
@@ -207,14 +228,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue an interrupted sweep in DIR, skipping finished (point, seed) pairs",
     )
     p_sweep.add_argument("--json", action="store_true", help="print summary.json on stdout")
+    p_sweep.add_argument(
+        "--trace",
+        action="store_true",
+        help="record time series and write DIR/traces.parquet (point, swept paths, run, seed, "
+        "flow, leg, series, t_s, value)",
+    )
+    _add_backend_options(p_sweep)
     p_sweep.set_defaults(func=cmd_sweep)
 
     p_exp = sub.add_parser(
         "experiment",
         help="re-run a published experiment by name (E1, E2, E3, E4, E5, E6)",
-        description="Run the full grid of a published experiment (SPEC section 9) and write "
-        "results.parquet, summary.json (beside the published numbers) and the figures into "
-        "DIR. Interrupted experiments resume where they stopped.",
+        description="Run the full grid of a published experiment and write results.parquet, "
+        "summary.json (beside the published numbers of "
+        "python/skyhop/experiments/targets.toml) and the figures (PNG, PDF, SVG) into DIR. "
+        "Interrupted experiments resume where they stopped.",
     )
     p_exp.add_argument("name", metavar="NAME", help="E1, E2, E3, E4, E5 or E6")
     p_exp.add_argument(
@@ -230,7 +259,51 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=_positive_int, metavar="J", help="worker processes (default: all CPUs)"
     )
     p_exp.add_argument("--json", action="store_true", help="print the summary document on stdout")
+    _add_backend_options(p_exp)
     p_exp.set_defaults(func=cmd_experiment)
+
+    p_report = sub.add_parser(
+        "report",
+        help="turn an experiment or sweep folder into one self-contained HTML page",
+        description="Write one HTML file (no network needed to open it) with the scenario, "
+        "the grid, tables of mean ± 95 % CI, interactive figures and, for an experiment, the "
+        "published-vs-ours table with every claim and its evidence.",
+    )
+    p_report.add_argument("folder", metavar="DIR", help="experiment or sweep output folder")
+    p_report.add_argument(
+        "--out", metavar="FILE.html", help="where to write the page (default: DIR/report.html)"
+    )
+    p_report.set_defaults(func=cmd_report)
+
+    p_schema = sub.add_parser(
+        "schema",
+        help="print the JSON Schema of the scenario format",
+        description="Print the JSON Schema (draft-07) of scenario files, generated from the "
+        "types the engine validates against; --markdown prints the keys table of "
+        "docs/scenario.md instead.",
+    )
+    p_schema.add_argument(
+        "--markdown", action="store_true", help="print the keys table (Markdown) instead"
+    )
+    p_schema.set_defaults(func=cmd_schema)
+
+    p_val = sub.add_parser(
+        "validate",
+        help="check scenario files without running them",
+        description="Load and validate each scenario as 'skyhop run' would, without running "
+        "it: 'FILE: ok' on stdout for a good file, one 'skyhop: error:' line per bad one on "
+        "stderr; exit status 2 if any is bad.",
+    )
+    p_val.add_argument("files", nargs="+", metavar="FILE", help="scenario files (.toml or .json)")
+    p_val.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        dest="sets",
+        help="override a scenario value by dotted path (applied to every file); repeatable",
+    )
+    p_val.set_defaults(func=cmd_validate)
 
     p_chan = sub.add_parser(
         "channel",
@@ -475,6 +548,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     if not args.grid:
         raise ScenarioError(args.scenario, "--grid", "give at least one --grid PATH=V1,V2,...")
+    _check_backend_args(args)
     bar: Any = None
     state: dict[str, Any] = {}
 
@@ -506,6 +580,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             on_progress=on_progress,
             on_warning=on_warning,
+            trace=args.trace,
+            backend=args.backend,
+            address=args.address,
         )
     except SweepInterrupted as e:
         if bar:
@@ -521,11 +598,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
     else:
+        import json
+
+        summary_doc = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
+        output.print_sweep_table(f"sweep of {Path(args.scenario).name}", summary_doc)
         print(
             f"sweep: {info['total']} runs ({info['skipped']} already done, "
             f"{info['done']} run now); "
             f"results in {Path(args.out) / 'results.parquet'}, "
             f"summary in {Path(args.out) / 'summary.parquet'} and summary.json"
+            + (f", traces in {info['traces']}" if "traces" in info else "")
         )
     return EXIT_OK
 
@@ -545,20 +627,74 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             "name",
             f"unknown experiment {args.name!r} (known: {', '.join(EXPERIMENTS)})",
         )
+    _check_backend_args(args)
     out = args.out or str(Path("out") / name)
     output.check_writable_dir(out)
 
     def progress(step: str) -> None:
-        output.info_line(f"{name}: {step}")
+        output.progress_line(f"{name}: {step}")
 
     doc = run_experiment(
-        name, out, runs=args.runs, seed=args.seed, jobs=args.jobs, progress=progress
+        name,
+        out,
+        runs=args.runs,
+        seed=args.seed,
+        jobs=args.jobs,
+        progress=progress,
+        backend=args.backend,
+        address=args.address,
     )
     if args.json:
         sys.stdout.write(output.dump_json(doc) + "\n")
     else:
         print(f"{name}: results, summary.json and figures in {out}")
     return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .errors import ScenarioError
+    from .report import build_report
+
+    out = args.out or str(Path(args.folder) / "report.html")
+    if Path(out).suffix.lower() not in (".html", ".htm"):
+        raise ScenarioError(out, "--out", "the report is an HTML file: name it FILE.html")
+    kind, page = build_report(args.folder)  # checks the folder before anything is written
+    output.check_writable_file(out)
+    output.write_text_atomic(Path(out), page)
+    Path(out).chmod(0o644)
+    print(f"{kind} report written to {out}")
+    return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from .schema import keys_markdown, scenario_schema
+
+    if args.markdown:
+        sys.stdout.write(keys_markdown(scenario_schema()))
+    else:
+        import json
+
+        sys.stdout.write(json.dumps(scenario_schema(), indent=2, ensure_ascii=True) + "\n")
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .api import load_scenario
+    from .errors import SkyhopError
+
+    bad = 0
+    for f in args.files:
+        try:
+            load_scenario(f, set=args.sets)
+        except SkyhopError as e:
+            bad += 1
+            output.error_line(str(e))
+        except OSError as e:
+            bad += 1
+            output.error_line(f"{f}: {e.strerror or e}")
+        else:
+            print(f"{f}: ok")
+    return EXIT_ERROR if bad else EXIT_OK
 
 
 def cmd_channel_plot(args: argparse.Namespace) -> int:

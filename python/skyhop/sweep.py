@@ -62,6 +62,7 @@ __all__ = ["SweepInterrupted", "parse_grid", "run_sweep", "sweep"]
 
 MANIFEST = "sweep.json"
 PARTS = "parts"
+TRACES = "traces.parquet"
 
 GridSpec = Mapping[str, Sequence[Any]] | Sequence[str]
 
@@ -220,12 +221,18 @@ def _part_name(point: int, seed: int) -> str:
     return f"p{point:05d}-s{seed:020d}.json"
 
 
+def _traces_name(point: int, seed: int) -> str:
+    return f"p{point:05d}-s{seed:020d}.traces.parquet"
+
+
 def _rows_sha256(rows: list[dict[str, Any]]) -> str:
     text = json.dumps(rows, sort_keys=True, allow_nan=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _part_document(point: Point, seed: int, rows: list[dict[str, Any]]) -> str:
+def _part_document(
+    point: Point, seed: int, rows: list[dict[str, Any]], traces: bytes | None = None
+) -> str:
     doc = {
         "format": PART_FORMAT,
         "point": point.index,
@@ -234,6 +241,8 @@ def _part_document(point: Point, seed: int, rows: list[dict[str, Any]]) -> str:
         "rows": rows,
         "rows_sha256": _rows_sha256(rows),
     }
+    if traces is not None:
+        doc["traces_sha256"] = hashlib.sha256(traces).hexdigest()
     return json.dumps(doc, allow_nan=True)
 
 
@@ -245,8 +254,11 @@ class _LegacyPart(_BadPart):
     """A part written by an older skyhop (no identity, no checksum)."""
 
 
-def _read_part(path: Path, point: Point, seed: int, flows: list[str]) -> list[dict[str, Any]]:
-    """The rows of the part of (point, seed), or _BadPart if it is not exactly that."""
+def _read_part(
+    path: Path, point: Point, seed: int, flows: list[str], trace: bool = False
+) -> list[dict[str, Any]]:
+    """The rows of the part of (point, seed), or _BadPart if it is not exactly that
+    (with ``trace``: also when its traces file is missing or altered)."""
     try:
         doc = json.loads(path.read_bytes())
     except (OSError, ValueError) as e:
@@ -271,6 +283,19 @@ def _read_part(path: Path, point: Point, seed: int, flows: list[str]) -> list[di
         r.get("point") != point.index or r.get("seed") != seed for r in rows
     ):
         raise _BadPart("its rows are not one per flow of this point and seed")
+    if trace:
+        tpath = path.with_name(_traces_name(point.index, seed))
+        want = doc.get("traces_sha256")
+        if not isinstance(want, str):
+            raise _BadPart("has no traces (written by a sweep without --trace)")
+        try:
+            got = hashlib.sha256(tpath.read_bytes()).hexdigest()
+        except OSError as e:
+            raise _BadPart(
+                f"its traces file {tpath.name} is unreadable ({e.strerror or e})"
+            ) from None
+        if got != want:
+            raise _BadPart(f"its traces file {tpath.name} does not match its checksum")
     return rows
 
 
@@ -307,7 +332,42 @@ def _watch_parent(parent_pid: int, interval: float = 0.2) -> None:
         time.sleep(interval)
 
 
-def _run_task(point: Point, seed: int, parts: str) -> int:
+def compute_part(
+    point: Point, seed: int, run_index: int, trace: bool = False
+) -> tuple[str, bytes | None]:
+    """Run one (point, seed): its part document (JSON text) and, with
+    ``trace``, its traces as Parquet bytes (the long table of
+    :mod:`skyhop.traces` plus one column per swept path).
+
+    Pure: writes nothing, so any backend (a local worker process, a Ray
+    task on another machine) can call it and hand the result to
+    :func:`store_part` wherever the store is.
+    """
+    from . import _core
+
+    result = json.loads(_core.run(point.resolved_json, seed, trace))
+    rows = _rows_of(point, seed, result)
+    traces = _trace_parquet(point, [result], run_index) if trace else None
+    return _part_document(point, seed, rows, traces), traces
+
+
+def store_part(parts: str | Path, point: int, seed: int, doc: str, traces: bytes | None) -> None:
+    """Persist one part atomically: the traces file first, then the JSON
+    part (temp file + rename), whose presence means both are whole."""
+    path = Path(parts) / _part_name(point, seed)
+    tag = f"{os.getpid()}-{threading.get_ident()}"
+    if traces is not None:
+        tpath = Path(parts) / _traces_name(point, seed)
+        ttmp = tpath.with_name(f"{tpath.name}.{tag}.tmp")
+        ttmp.write_bytes(traces)
+        os.replace(ttmp, tpath)
+    tmp = path.with_name(f"{path.name}.{tag}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(doc)
+    os.replace(tmp, path)
+
+
+def _run_task(point: Point, seed: int, parts: str, run_index: int = 0, trace: bool = False) -> int:
     """Run one (point, seed) in a worker and persist its part at once.
 
     The worker writes the part itself, so writing is as parallel as running
@@ -315,23 +375,53 @@ def _run_task(point: Point, seed: int, parts: str) -> int:
     scalars and their checksum), cheap to write and to check, and it appears
     atomically (temp file + rename).
     """
-    from . import _core
+    doc, traces = compute_part(point, seed, run_index, trace)
+    store_part(parts, point.index, seed, doc, traces)
+    return 1
 
-    result = json.loads(_core.run(point.resolved_json, seed, False))
-    rows = _rows_of(point, seed, result)
-    path = Path(parts) / _part_name(point.index, seed)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(_part_document(point, seed, rows))
-    os.replace(tmp, path)
-    return len(rows)
+
+def _trace_parquet(point: Point, results: list[dict[str, Any]], run_index: int) -> bytes:
+    """The traces of one (point, seed) as Parquet bytes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .traces import trace_columns
+
+    cols = trace_columns(results, first_run=run_index)
+    n = len(cols["run"])
+    table = pa.table(
+        {
+            "point": pa.array([point.index] * n, pa.int64()),
+            **{path: _swept_column(value, n) for path, value in point.columns.items()},
+            "run": pa.array(cols["run"], pa.int64()),
+            "seed": pa.array(cols["seed"], pa.uint64()),
+            "flow": pa.array(cols["flow"], pa.string()),
+            "leg": pa.array(cols["leg"], pa.int64()),
+            "series": pa.array(cols["series"], pa.string()),
+            "t_s": pa.array(cols["t_s"], pa.float64()),
+            "value": pa.array(cols["value"], pa.float64()),
+        }
+    )
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+def _swept_column(value: Any, n: int):
+    import pyarrow as pa
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return pa.array([str(value)] * n, pa.string())
+    return pa.array([value] * n, pa.int64() if isinstance(value, int) else pa.float64())
 
 
 # ---------------------------------------------------------------------------
 # the sweep
 
 
-def _manifest(scn_file: str, sets: list[str], grid, runs: int, seed: int, points) -> dict:
+def _manifest(
+    scn_file: str, sets: list[str], grid, runs: int, seed: int, points, trace: bool = False
+) -> dict:
     digest = hashlib.sha256()
     for p in points:
         digest.update(p.resolved_json.encode())
@@ -344,6 +434,8 @@ def _manifest(scn_file: str, sets: list[str], grid, runs: int, seed: int, points
         "seed": seed,
         "points": len(points),
         "resolved_sha256": digest.hexdigest(),
+        # only when on, so that manifests of sweeps without traces stay as they were
+        **({"trace": True} if trace else {}),
     }
 
 
@@ -367,9 +459,11 @@ def _check_resume(out: Path, manifest: dict, resume: bool) -> None:
             "(remove the directory, or choose another, to start afresh)",
             str(out),
         ) from None
-    for key in ("grid", "runs", "seed", "set", "points", "resolved_sha256"):
-        if old.get(key) != manifest.get(key):
-            what = "the scenario" if key == "resolved_sha256" else key
+    for key in ("grid", "runs", "seed", "set", "points", "resolved_sha256", "trace"):
+        if old.get(key, False if key == "trace" else None) != manifest.get(
+            key, False if key == "trace" else None
+        ):
+            what = {"resolved_sha256": "the scenario", "trace": "--trace"}.get(key, key)
             raise ScenarioError(
                 str(out),
                 "--resume",
@@ -381,7 +475,7 @@ Reporter = Callable[[str], None]
 
 
 def _scan_parts(
-    parts: Path, points: list[Point], seeds: list[int], on_warning: Reporter
+    parts: Path, points: list[Point], seeds: list[int], on_warning: Reporter, trace: bool = False
 ) -> dict[tuple[int, int], list[dict[str, Any]]]:
     """Check every part already in ``parts``; return the rows of the good ones.
 
@@ -399,11 +493,13 @@ def _scan_parts(
         for s in seeds:
             name = _part_name(p.index, s)
             expected.add(name)
+            if trace:
+                expected.add(_traces_name(p.index, s))
             path = parts / name
             if not os.path.lexists(path):
                 continue
             try:
-                good[(p.index, s)] = _read_part(path, p, s, flows)
+                good[(p.index, s)] = _read_part(path, p, s, flows, trace)
             except _LegacyPart:
                 _discard(path)
                 legacy.append(path)
@@ -444,17 +540,26 @@ def run_sweep(
     jobs: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     on_warning: Reporter | None = None,
+    trace: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict[str, Any]:
-    """Run a sweep into ``out``; return ``{"done", "skipped", "total", "out"}``.
+    """Run a sweep into ``out``; return ``{"done", "skipped", "total", "out"}``
+    (and ``"traces"``, the path of ``traces.parquet``, with ``trace``).
 
     ``on_progress(done, total)`` is called after every finished (point, seed),
     counting those skipped by ``resume``; ``on_warning(message)`` receives
-    each warning (a redone or ignored part). Raises SweepInterrupted
-    (a KeyboardInterrupt) on Ctrl-C or SIGTERM, SweepError when a worker
-    dies from outside; finished parts are kept in both cases.
+    each warning (a redone or ignored part; on Ray, a run that failed).
+    ``backend`` is ``"local"`` (worker processes of this machine) or
+    ``"ray"`` (tasks on a Ray cluster at ``address``; :mod:`skyhop.ray_backend`).
+    Raises SweepInterrupted (a KeyboardInterrupt) on Ctrl-C or SIGTERM,
+    SweepError when a worker dies from outside, the cluster cannot be
+    reached or (on Ray) some runs failed; finished parts are kept in every case.
     """
     resume = check_bool("resume", resume)
+    trace = check_bool("trace", trace)
     jobs = check_jobs(jobs)
+    backend = check_backend(backend, address)
     if runs is not None:
         check_int("runs", runs, minimum=1)
     if seed is not None:
@@ -483,7 +588,7 @@ def run_sweep(
         points.append(Point(index, sets, columns, scn.json))
 
     out = Path(out)
-    manifest = _manifest(base.file, base_sets, parsed, n, first_seed, points)
+    manifest = _manifest(base.file, base_sets, parsed, n, first_seed, points, trace)
     _check_resume(out, manifest, resume)
     parts = out / PARTS
     if parts.exists() and not parts.is_dir():
@@ -493,7 +598,7 @@ def run_sweep(
         stale.unlink(missing_ok=True)
     write_text_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
 
-    good = _scan_parts(parts, points, seeds, warn)
+    good = _scan_parts(parts, points, seeds, warn, trace)
     tasks = [(p, s) for p in points for s in seeds]
     todo = [(p, s) for p, s in tasks if (p.index, s) not in good]
     total, skipped = len(tasks), len(tasks) - len(todo)
@@ -503,7 +608,27 @@ def run_sweep(
 
     if todo:
         try:
-            _execute(todo, parts, jobs, state, total, on_progress)
+            if backend == "ray":
+                from .ray_backend import execute_on_ray
+
+                execute_on_ray(
+                    todo,
+                    parts,
+                    first_seed,
+                    trace,
+                    jobs,
+                    address,
+                    state,
+                    total,
+                    on_progress,
+                    warn,
+                    compute=compute_part,
+                    store=store_part,
+                    at_point=_at_point,
+                    terminated=_Terminated,
+                )
+            else:
+                _execute(todo, parts, jobs, state, total, on_progress, first_seed, trace)
         except (KeyboardInterrupt, _Terminated):
             raise SweepInterrupted(state["done"], total, str(out)) from None
         except _WorkerLost as e:
@@ -513,15 +638,48 @@ def run_sweep(
                 f"{out}; continue with --resume (resume=True in Python)",
                 str(out),
             ) from None
-    _assemble(out, points, seeds, paths, good)
-    return {"done": state["done"] - skipped, "skipped": skipped, "total": total, "out": str(out)}
+    _assemble(out, points, seeds, paths, good, trace)
+    info = {"done": state["done"] - skipped, "skipped": skipped, "total": total, "out": str(out)}
+    if trace:
+        info["traces"] = str(out / TRACES)
+    return info
+
+
+BACKENDS = ("local", "ray")
+
+
+def check_backend(backend: Any, address: Any) -> str:
+    """``backend``: "local" or "ray"; ``address`` only with "ray"."""
+    if backend not in BACKENDS:
+        raise ScenarioError(
+            "<options>", "backend", f"expected one of {', '.join(BACKENDS)}, got {backend!r}"
+        )
+    if address is not None:
+        if backend != "ray":
+            raise ScenarioError("<options>", "address", "a cluster address needs backend 'ray'")
+        if not isinstance(address, str) or not address.strip():
+            raise ScenarioError(
+                "<options>",
+                "address",
+                f"expected HOST:PORT, ray://HOST:PORT or auto, got {address!r}",
+            )
+    return backend
 
 
 class _WorkerLost(Exception):
     """A worker process of the pool died (BrokenProcessPool)."""
 
 
-def _execute(todo, parts: Path, jobs, state: dict, total: int, on_progress) -> None:
+def _execute(
+    todo,
+    parts: Path,
+    jobs,
+    state: dict,
+    total: int,
+    on_progress,
+    first_seed: int = 0,
+    trace: bool = False,
+) -> None:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
@@ -555,7 +713,9 @@ def _execute(todo, parts: Path, jobs, state: dict, total: int, on_progress) -> N
                 if nxt is None:
                     return
                 point, seed = nxt
-                pending[pool.submit(_run_task, point, seed, str(parts))] = nxt
+                pending[
+                    pool.submit(_run_task, point, seed, str(parts), seed - first_seed, trace)
+                ] = nxt
             # remember the worker processes: if one dies, its exit status tells how
             seen.update((getattr(pool, "_processes", None) or {}).values())
 
@@ -660,6 +820,7 @@ def _assemble(
     seeds: list[int],
     paths: list[str],
     good: dict[tuple[int, int], list[dict[str, Any]]],
+    trace: bool = False,
 ) -> None:
     """Gather the parts into results.parquet, summary.parquet and summary.json.
 
@@ -679,7 +840,7 @@ def _assemble(
                 continue
             path = parts / _part_name(p.index, s)
             try:
-                rows.extend(_read_part(path, p, s, flows))
+                rows.extend(_read_part(path, p, s, flows, trace))
             except _BadPart as e:
                 raise SweepError(
                     f"{path}: {e} (changed while the sweep ran?); "
@@ -716,6 +877,20 @@ def _assemble(
     write_table(results, out / "results.parquet")
     write_table(summary, out / "summary.parquet")
     write_text_atomic(out / "summary.json", dump_json(summary_doc) + "\n")
+    if trace:
+        _assemble_traces(out, points, seeds)
+
+
+def _assemble_traces(out: Path, points: list[Point], seeds: list[int]) -> None:
+    """Concatenate the checked per-(point, seed) trace files into traces.parquet."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = [pq.read_table(out / PARTS / _traces_name(p.index, s)) for p in points for s in seeds]
+    table = pa.concat_tables(tables, promote_options="default") if tables else pa.table({})
+    tmp = out / f".{TRACES}.{os.getpid()}.tmp"
+    pq.write_table(table, tmp)
+    os.replace(tmp, out / TRACES)
 
 
 def sweep(
@@ -728,6 +903,9 @@ def sweep(
     out: str | os.PathLike[str] | None = None,
     resume: bool = False,
     jobs: int | None = None,
+    trace: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> pd.DataFrame:
     """Run a scenario over a grid of parameter values and seeds.
 
@@ -751,7 +929,21 @@ def sweep(
     resume : bool, default False
         Continue the sweep already in ``out``, skipping finished (point, seed).
     jobs : int, optional
-        Worker processes (default: all CPUs).
+        Worker processes (default: all CPUs); on Ray, runs in flight at once
+        (default: twice the cluster's CPUs).
+    trace : bool, default False
+        Record time series and write ``out/traces.parquet``: one row per
+        sample, ``point``, one column per swept path, ``run, seed, flow,
+        leg, series, t_s, value`` (needs ``out``). Its path is in
+        ``df.attrs["traces"]``.
+    backend : {"local", "ray"}, default "local"
+        Where the runs go: worker processes of this machine, or tasks on a
+        Ray cluster (``pip install 'skyhop[ray]'``). The parts and tables
+        are the same either way, so a sweep may be resumed on the other.
+    address : str, optional
+        The Ray cluster (``HOST:PORT``, ``ray://HOST:PORT`` or ``auto``);
+        default: the cluster this process is connected to, ``RAY_ADDRESS``,
+        or a new local Ray instance.
 
     Returns
     -------
@@ -787,13 +979,29 @@ def sweep(
     def on_warning(message: str) -> None:
         warnings.warn(message, RuntimeWarning, stacklevel=3)
 
-    kwargs = {"runs": runs, "seed": seed, "set": set, "jobs": jobs, "on_warning": on_warning}
+    kwargs = {
+        "runs": runs,
+        "seed": seed,
+        "set": set,
+        "jobs": jobs,
+        "on_warning": on_warning,
+        "trace": trace,
+        "backend": backend,
+        "address": address,
+    }
     if out is None:
         import tempfile
 
         check_bool("resume", resume)
+        if check_bool("trace", trace):
+            raise ScenarioError(
+                "<options>", "trace", "trace=True needs out=DIR (traces.parquet is written there)"
+            )
         with tempfile.TemporaryDirectory(prefix="skyhop-sweep-") as tmp:
             run_sweep(scenario, grid, out=tmp, **kwargs)
             return pd.read_parquet(Path(tmp) / "results.parquet")
-    run_sweep(scenario, grid, out=out, resume=resume, **kwargs)
-    return pd.read_parquet(Path(out) / "results.parquet")
+    info = run_sweep(scenario, grid, out=out, resume=resume, **kwargs)
+    df = pd.read_parquet(Path(out) / "results.parquet")
+    if "traces" in info:
+        df.attrs["traces"] = info["traces"]
+    return df

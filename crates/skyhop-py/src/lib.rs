@@ -458,6 +458,13 @@ fn sample_channel(
 }
 
 /// Version of the compiled engine.
+/// The JSON Schema of the scenario format (draft-07), generated from the
+/// engine's own scenario types.
+#[pyfunction]
+fn scenario_json_schema() -> String {
+    skyhop::scenario::json_schema::scenario_json_schema().to_string()
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -473,6 +480,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sample_channel, m)?)?;
     m.add_function(wrap_pyfunction!(cancel, m)?)?;
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! Path geometry of GEO links (SPEC §1 "Path geometry").
+//! Path geometry of GEO links (the GEO paths of Luglio et al., IEEE JSAC 2004).
 //!
 //! Slant range, one-way propagation delay, elevation and azimuth from a
 //! ground station to a geostationary satellite, and the range of an
@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn new_york_sees_a_geo_at_minus_96_at_38_degrees_and_126_6_ms() {
-        // SPEC §1: New York with a GEO at −96° → elevation ≈ 38°, one-way ≈ 126.6 ms.
+        // Luglio et al., IEEE JSAC 2004's geometry: New York with a GEO at −96° → elevation ≈ 38°, one-way ≈ 126.6 ms.
         let l = geo_link(40.71, -74.01, -96.0).unwrap();
         assert!((l.elevation_deg - 38.0).abs() < 0.5, "{l:?}");
         assert!((ms(l.delay) - 126.6).abs() < 0.05, "{l:?}");

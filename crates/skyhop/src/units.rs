@@ -81,7 +81,7 @@ fn whole(x: f64, what: &str, s: &str, base: &str) -> Result<u64, String> {
     Ok(r as u64)
 }
 
-const RATE_UNITS: &[(&str, f64)] = &[
+pub(crate) const RATE_UNITS: &[(&str, f64)] = &[
     ("bps", 1.0),
     ("kbps", 1e3),
     ("Kbps", 1e3),
@@ -104,14 +104,14 @@ const RATE_UNITS: &[(&str, f64)] = &[
     ("mbit/s", 1e6),
     ("gbit/s", 1e9),
 ];
-const TIME_UNITS: &[(&str, f64)] = &[
+pub(crate) const TIME_UNITS: &[(&str, f64)] = &[
     ("s", 1.0),
     ("ms", 1e-3),
     ("us", 1e-6),
     ("ns", 1e-9),
     ("min", 60.0),
 ];
-const SIZE_UNITS: &[(&str, f64)] = &[
+pub(crate) const SIZE_UNITS: &[(&str, f64)] = &[
     ("B", 1.0),
     ("kB", 1e3),
     ("KB", 1e3),

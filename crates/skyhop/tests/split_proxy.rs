@@ -139,7 +139,7 @@ fn buffers_policy_bounds_each_buffer_and_delivers_the_file() {
     );
     let f = &r.flows["ftp"];
     assert_eq!(f.bytes_delivered, 2_000_000);
-    // Goodput bounded by SndBuf / SatRTT (SPEC section 7): 32 KiB / ~0.5 s.
+    // Goodput bounded by SndBuf / SatRTT (Luglio et al., IEEE JSAC 2004): 32 KiB / ~0.5 s.
     let bound = 32.0 * 1024.0 * 8.0 / 0.5;
     assert!(
         f.goodput_bps < bound * 1.05,

@@ -1,4 +1,4 @@
-"""The named reproductions: ``skyhop experiment E1|E2|E3|E4|E6``.
+"""The named reproductions of published studies: ``skyhop experiment E1|E2|E3|E4|E5|E6``.
 
 Each experiment runs its grid (resumable sub-sweeps under ``OUT/sweeps``),
 then writes into ``OUT``: ``results.parquet`` (every run of every sub-sweep),
@@ -42,8 +42,14 @@ def run_experiment(
     jobs: int | None = None,
     resume: bool = True,
     progress: Callable[[str], None] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict[str, Any]:
-    """Run experiment ``name`` into directory ``out``; returns its summary document."""
+    """Run experiment ``name`` into directory ``out``; returns its summary document.
+
+    ``backend="ray"`` (with an optional cluster ``address``) sends the runs of
+    every sub-sweep to a Ray cluster; the folder is the same either way.
+    """
     import pandas as pd
 
     key = name.upper()
@@ -53,6 +59,9 @@ def run_experiment(
         raise ScenarioError(
             "<experiment>", "name", f"unknown experiment {name!r} (known: {', '.join(EXPERIMENTS)})"
         )
+    from ..sweep import check_backend
+
+    check_backend(backend, address)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ctx = Context(
@@ -62,9 +71,17 @@ def run_experiment(
         jobs=jobs,
         resume=resume,
         progress=progress,
+        backend=backend,
+        address=address,
     )
     t0 = time.perf_counter()
-    body = EXPERIMENTS[key](ctx)
+    if backend == "ray":
+        from ..ray_backend import ray_session
+
+        with ray_session(address, jobs):
+            body = EXPERIMENTS[key](ctx)
+    else:
+        body = EXPERIMENTS[key](ctx)
     wall = time.perf_counter() - t0
     doc = {key: body, "claims": ctx.claims, "runs_per_point": ctx.runs, "wall_time_s": wall}
     write_json(out / "summary.json", doc)

@@ -46,6 +46,8 @@ class Context:
     jobs: int | None = None
     resume: bool = True
     progress: Callable[[str], None] | None = None
+    backend: str = "local"
+    address: str | None = None
     claims: list[dict[str, Any]] = field(default_factory=list)
 
     def sweep(
@@ -72,6 +74,8 @@ class Context:
             out=d,
             resume=resume,
             jobs=self.jobs,
+            backend=self.backend,
+            address=self.address,
         )
         return df
 

@@ -1,4 +1,4 @@
-"""E1 — HAPS/UAV + GEO emergency network (SPEC section 9).
+"""E1 — HAPS/UAV + GEO emergency network (C. E. Palazzi, C. Roseti, M. Luglio, M. Gerla, M. Y. Sanadidi, J. Stepanek, "Enhancing Transport Layer Capability in HAPS-Satellite Integrated Architecture", Wireless Personal Communications, Kluwer, 2005).
 
 Chain W–U–T–S–G, every link 1 Mb/s, 2 ms / 2 ms / 125 ms / 125 ms, 50-packet
 queues, PER 0.1 % on T–S and S–G, PER on W–U swept (0.1 %, 0.5 %, 1 %),
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Context, errorbar_lines, grouped, plt, rel_dev, scenario_path, targets
+from .common import Context, grouped, plt, rel_dev, scenario_path, targets
 
 SCENARIO = "e1_haps.toml"
 PERS = [0.001, 0.005, 0.01]
@@ -263,64 +263,93 @@ def _claims(ctx: Context, summary, time_t, tput_t, cache_t) -> None:
             )
 
 
+TCP_NAMES = {"newreno": "NewReno", "westwood": "Westwood"}
+PLACE_WORDS = {"none": "no proxy", "T": "proxy at T", "TS": "proxies at T and S"}
+
+
 def _figures(ctx: Context, time_t, tput_t, cache_t, traces, summary) -> None:
+    from .plotting import ci_legend, errorbar_series, reference_line, save_figure, series_style
+
     pyplot = plt()
+    n = ctx.runs
     # Transfer time and throughput against PER, both directions.
     for name, table, scale, ylabel in (
-        ("e1_transfer_time_vs_per.png", time_t, 1.0, "5 MB transfer time (s)"),
-        ("e1_throughput_vs_per.png", tput_t, 1e3, "230 s throughput (kb/s)"),
+        ("e1_transfer_time_vs_per", time_t, 1.0, "5 MB transfer time (s)"),
+        ("e1_throughput_vs_per", tput_t, 1e3, "throughput over 230 s (kb/s)"),
     ):
-        fig, axes = pyplot.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+        fig, axes = pyplot.subplots(1, 2, figsize=(12, 4.4), sharey=True)
         for ax, d in zip(axes, DIRECTIONS, strict=False):
             series = {
-                f"{tcp}, {pl}": [table[d][(p, tcp, pl)] for p in PERS]
+                f"{TCP_NAMES[tcp]}, {PLACE_WORDS[pl]}": [table[d][(p, tcp, pl)] for p in PERS]
                 for tcp in TCPS
                 for pl in ("none", "T", "TS")
             }
-            errorbar_lines(ax, [p * 100 for p in PERS], series, scale=scale)
-            ax.set_title(f"E1 {d}")
-            ax.set_xlabel("PER on W–U (%)")
+            errorbar_series(ax, [p * 100 for p in PERS], series, scale=scale)
+            ax.set_title(f"E1, {d.replace('->', ' to ')}")
+            ax.set_xlabel("packet error rate on W–U (%)")
             ax.grid(alpha=0.3)
         axes[0].set_ylabel(ylabel)
-        axes[1].legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(ctx.out / name, dpi=110)
-        pyplot.close(fig)
+        ci_legend(axes[1], n)
+        save_figure(fig, ctx.out / name)
     # Fig. 9 bars, ours beside published.
-    fig, ax = pyplot.subplots(figsize=(7, 4))
+    fig, ax = pyplot.subplots(figsize=(9, 4.4))
     labels, ours, errs, pub = [], [], [], []
     for tcp in TCPS:
         for p in ("none", "T", "TS"):
             s = summary["fig9"][tcp][p]
-            labels.append(f"{tcp}\n{p}")
+            labels.append(f"{TCP_NAMES[tcp]}\n{PLACE_WORDS[p]}")
             ours.append(s["mean"])
             errs.append(s["ci95"] or 0)
             pub.append(s["published"])
     x = range(len(labels))
-    ax.bar([i - 0.2 for i in x], ours, 0.4, yerr=errs, capsize=3, label="skyhop")
-    ax.bar([i + 0.2 for i in x], pub, 0.4, label="published")
-    ax.set_xticks(list(x), labels)
-    ax.set_ylabel("5 MB transfer time W→G (s), 1 % PER")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(ctx.out / "e1_fig9.png", dpi=110)
-    pyplot.close(fig)
+    ax.bar(
+        [i - 0.2 for i in x],
+        ours,
+        0.4,
+        yerr=errs,
+        capsize=3,
+        label="skyhop (mean, 95 % CI)",
+        color=series_style(0)["color"],
+        edgecolor="black",
+    )
+    ax.bar(
+        [i + 0.2 for i in x],
+        pub,
+        0.4,
+        label="published (Palazzi et al. 2005, Fig. 9)",
+        color="white",
+        edgecolor="black",
+        hatch="//",
+    )
+    ax.set_xticks(list(x), labels, fontsize=8)
+    ax.set_ylabel("5 MB transfer time W to G (s)")
+    ax.set_title("E1, 1 % packet error rate on W–U")
+    ci_legend(ax, n)
+    save_figure(fig, ctx.out / "e1_fig9")
     # Cache sweep.
-    fig, axes = pyplot.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    fig, axes = pyplot.subplots(1, 2, figsize=(12, 4.4), sharey=True)
     for ax, d in zip(axes, DIRECTIONS, strict=False):
-        series = {tcp: [cache_t[d][(c, tcp)] for c in CACHES] for tcp in TCPS}
-        errorbar_lines(ax, CACHES, series, scale=1e3, marker=".")
-        for tcp in TCPS:
-            ax.axhline(_m(tput_t[d][(0.01, tcp, "none")]) / 1e3, ls=":", lw=1, color="grey")
-        ax.axvline(84, ls="--", lw=1, color="red")
-        ax.set_title(f"E1 cache sweep {d} (proxy at T, half-free, 1 % PER)")
-        ax.set_xlabel("proxy cache (packets)")
+        series = {
+            f"{TCP_NAMES[tcp]}, proxy at T": [cache_t[d][(c, tcp)] for c in CACHES] for tcp in TCPS
+        }
+        errorbar_series(ax, CACHES, series, scale=1e3)
+        for i, tcp in enumerate(TCPS):
+            y = _m(tput_t[d][(0.01, tcp, "none")])
+            if y is not None:
+                ax.axhline(
+                    y / 1e3,
+                    color=series_style(i)["color"],
+                    linestyle=(0, (1, 2)),
+                    linewidth=1,
+                    label=f"{TCP_NAMES[tcp]}, no proxy (mean)",
+                )
+        reference_line(ax, 84, "twice the 42-packet pipe (84 packets)", vertical=True)
+        ax.set_title(f"E1 cache sweep, {d.replace('->', ' to ')} (half-free, 1 % PER)")
+        ax.set_xlabel("proxy cache at T (packets)")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("230 s throughput (kb/s)")
-    axes[1].legend()
-    fig.tight_layout()
-    fig.savefig(ctx.out / "e1_cache_sweep.png", dpi=110)
-    pyplot.close(fig)
+    axes[0].set_ylabel("throughput over 230 s (kb/s)")
+    ci_legend(axes[1], n)
+    save_figure(fig, ctx.out / "e1_cache_sweep")
     # cwnd traces.
     fig, axes = pyplot.subplots(3, 1, figsize=(9, 7), sharex=True)
     for ax, (p, tr) in zip(axes, traces.items(), strict=True):
@@ -331,9 +360,11 @@ def _figures(ctx: Context, time_t, tput_t, cache_t, traces, summary) -> None:
             lw=0.8,
         )
         ax.set_ylabel("cwnd (segments)")
-        ax.set_title(f"last leg's sender, {p} split (NewReno, 1 % PER)", fontsize=9)
+        ax.set_title(
+            f"sender of the last leg, {PLACE_WORDS.get(p, p)} (NewReno, 1 % PER, one run)",
+            fontsize=9,
+        )
         ax.grid(alpha=0.3)
     axes[-1].set_xlabel("time (s)")
     fig.tight_layout()
-    fig.savefig(ctx.out / "e1_cwnd.png", dpi=110)
-    pyplot.close(fig)
+    save_figure(fig, ctx.out / "e1_cwnd")

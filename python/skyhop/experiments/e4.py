@@ -18,8 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from . import geo_split
-from .common import Context, errorbar_lines, grouped, plt, scenario_path
-from .geo_split import BERS, QUEUE_PER_MBPS, RATES_MBPS, TCPS, _m, _ratio, _split_summary
+from .common import Context, grouped, plt, scenario_path
+from .geo_split import BERS, QUEUE_PER_MBPS, RATES_MBPS, TCP_WORDS, TCPS, _m, _ratio, _split_summary
+from .plotting import errorbar_series, save_figure, series_style
 
 SCENARIO = "e4_shadowed.toml"
 PROXY = "SAT"
@@ -181,42 +182,84 @@ def _figures(ctx: Context, summary, tables, e2e, ref) -> None:
         scale = 1e3 if rate == 1 else 1e6
         for j, ber in enumerate(BERS):
             ax = axes[i][j]
-            series = {f"{t} split": [tables[(rate, ber)][(c, t)] for c in cs] for t in TCPS}
-            errorbar_lines(ax, cs, series, scale=scale, marker=".")
-            for t, ls in zip(TCPS, ("--", ":"), strict=True):
+            series = {
+                f"{TCP_WORDS.get(t, t)}, split on board": [tables[(rate, ber)][(c, t)] for c in cs]
+                for t in TCPS
+            }
+            errorbar_series(ax, cs, series, scale=scale)
+            for k, t in enumerate(TCPS):
                 ax.axhline(
                     _m(e2e[(rate, ber)][(t,)]) / scale,
-                    ls=ls,
-                    color="grey",
+                    ls=(0, (1, 2)),
+                    color=series_style(k)["color"],
                     lw=1,
-                    label=f"{t} end to end",
+                    label=f"{TCP_WORDS.get(t, t)}, end to end (mean)",
                 )
             ax.set_title(f"E4 (shadowed): {rate} Mb/s, BER {ber:g}", fontsize=9)
-            ax.set_xlabel("on-board cache (packets)", fontsize=8)
+            ax.set_xlabel("on-board proxy cache (packets)", fontsize=8)
             ax.set_ylabel("throughput (kb/s)" if rate == 1 else "throughput (Mb/s)", fontsize=8)
             ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "e4_cache_sweep.png", dpi=100)
-    pyplot.close(fig)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 0.82, 1))
+    fig.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(0.83, 0.95),
+        fontsize=8,
+        title=f"error bars: 95 % CI,\nn = {ctx.runs} runs per point",
+        title_fontsize=8,
+    )
+    save_figure(fig, ctx.out / "e4_cache_sweep")
     fig, axes = pyplot.subplots(1, len(RATES_MBPS), figsize=(13, 4))
     for ax, rate in zip(axes, RATES_MBPS, strict=True):
         labels, u, a, b = [], [], [], []
         for ber in BERS:
             for t in TCPS:
                 sm = summary["summary"][f"{rate}Mbps"][f"{ber:g}"][t]
-                labels.append(f"{t}\n{ber:g}")
+                labels.append(f"{TCP_WORDS.get(t, t)}\nBER {ber:g}")
                 u.append(_m(ref[(rate, ber)][(t,)]) / 1e6)
                 a.append((sm["end_to_end_bps"] or 0) / 1e6)
                 b.append((sm["split_best_bps"] or 0) / 1e6)
         x = range(len(labels))
-        ax.bar([k - 0.27 for k in x], u, 0.27, label="unshadowed (E2), end to end", color="0.75")
-        ax.bar(list(x), a, 0.27, label="shadowed, end to end")
-        ax.bar([k + 0.27 for k in x], b, 0.27, label="shadowed, split on board (best cache)")
+        ax.bar(
+            [k - 0.27 for k in x],
+            u,
+            0.27,
+            label="unshadowed (E2), end to end",
+            color="0.85",
+            edgecolor="black",
+            hatch="..",
+        )
+        ax.bar(
+            list(x),
+            a,
+            0.27,
+            label="shadowed, end to end",
+            color="white",
+            edgecolor="black",
+            hatch="//",
+        )
+        ax.bar(
+            [k + 0.27 for k in x],
+            b,
+            0.27,
+            label="shadowed, split on board (best cache)",
+            color=series_style(0)["color"],
+            edgecolor="black",
+        )
         ax.set_xticks(list(x), labels, fontsize=7)
         ax.set_ylabel("throughput (Mb/s)")
         ax.set_title(f"E4: {rate} Mb/s")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "e4_summary.png", dpi=100)
-    pyplot.close(fig)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 0.8, 1))
+    fig.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(0.81, 0.95),
+        fontsize=8,
+        title="means over the runs",
+        title_fontsize=8,
+    )
+    save_figure(fig, ctx.out / "e4_summary")

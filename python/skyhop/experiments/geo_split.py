@@ -1,4 +1,4 @@
-"""E2 and E3 — on-board split proxies over GEO paths (SPEC section 9).
+"""E2 and E3 — on-board split proxies over GEO paths (M. Luglio, M. Y. Sanadidi, M. Gerla, J. Stepanek, "On-Board Satellite 'Split TCP' Proxy", IEEE JSAC 22(2), 2004).
 
 Both experiments share one shape: two rates (1 and 20 Mb/s) × three BERs
 (1e-6, 1e-7, 1e-8 on every link, data and ACKs) × NewReno and Westwood (NewReno
@@ -12,10 +12,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .common import Context, errorbar_lines, grouped, plt, scenario_path
+from .common import Context, grouped, plt, scenario_path
+from .plotting import errorbar_series, save_figure, series_style
 
 RATES_MBPS = [1, 20]
 BERS = [1e-6, 1e-7, 1e-8]
+TCP_WORDS = {"newreno": "NewReno", "westwood": "Westwood", "sack": "SACK"}
 TCPS = ["newreno", "westwood"]
 
 
@@ -284,24 +286,37 @@ def _figures(exp: GeoSplit, ctx: Context, summary, tables, e2e) -> None:
         caches = exp.caches(rate)
         for j, ber in enumerate(BERS):
             ax = axes[i][j]
-            series = {f"{t} split": [tables[(rate, ber)][(c, t)] for c in caches] for t in TCPS}
-            errorbar_lines(ax, caches, series, scale=1e3 if rate == 1 else 1e6, marker=".")
-            for t, ls in zip(TCPS, ("--", ":"), strict=True):
+            series = {
+                f"{TCP_WORDS.get(t, t)}, split on board": [
+                    tables[(rate, ber)][(c, t)] for c in caches
+                ]
+                for t in TCPS
+            }
+            errorbar_series(ax, caches, series, scale=1e3 if rate == 1 else 1e6)
+            for k, t in enumerate(TCPS):
                 ax.axhline(
                     _m(e2e[(rate, ber)][(t,)]) / (1e3 if rate == 1 else 1e6),
-                    ls=ls,
-                    color="grey",
+                    ls=(0, (1, 2)),
+                    color=series_style(k)["color"],
                     lw=1,
-                    label=f"{t} end to end",
+                    label=f"{TCP_WORDS.get(t, t)}, end to end (mean)",
                 )
             ax.set_title(f"{exp.name}: {rate} Mb/s, BER {ber:g}", fontsize=9)
-            ax.set_xlabel("on-board cache (packets)", fontsize=8)
+            ax.set_xlabel("on-board proxy cache (packets)", fontsize=8)
             ax.set_ylabel("throughput (kb/s)" if rate == 1 else "throughput (Mb/s)", fontsize=8)
             ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / f"{exp.name.lower()}_cache_sweep.png", dpi=100)
-    pyplot.close(fig)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 0.82, 1))
+    fig.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(0.83, 0.95),
+        fontsize=8,
+        title=f"error bars: 95 % CI,\nn = {ctx.runs} runs per point",
+        title_fontsize=8,
+    )
+    save_figure(fig, ctx.out / f"{exp.name.lower()}_cache_sweep")
     # Summary bars: split (largest cache) vs end to end.
     fig, axes = pyplot.subplots(1, len(RATES_MBPS), figsize=(12, 4))
     for ax, rate in zip(axes, RATES_MBPS, strict=False):
@@ -309,16 +324,39 @@ def _figures(exp: GeoSplit, ctx: Context, summary, tables, e2e) -> None:
         for ber in BERS:
             for t in TCPS:
                 s = summary["summary"][f"{rate}Mbps"][f"{ber:g}"][t]
-                labels.append(f"{t}\n{ber:g}")
+                labels.append(f"{TCP_WORDS.get(t, t)}\nBER {ber:g}")
                 a.append((s["end_to_end_bps"] or 0) / 1e6)
                 b.append((s["split_best_bps"] or 0) / 1e6)
         x = range(len(labels))
-        ax.bar([k - 0.2 for k in x], a, 0.4, label="end to end")
-        ax.bar([k + 0.2 for k in x], b, 0.4, label="split on board (best cache)")
+        ax.bar(
+            [k - 0.2 for k in x],
+            a,
+            0.4,
+            label="end to end",
+            color="white",
+            edgecolor="black",
+            hatch="//",
+        )
+        ax.bar(
+            [k + 0.2 for k in x],
+            b,
+            0.4,
+            label="split on board (best cache)",
+            color=series_style(0)["color"],
+            edgecolor="black",
+        )
         ax.set_xticks(list(x), labels, fontsize=7)
         ax.set_ylabel("throughput (Mb/s)")
         ax.set_title(f"{exp.name}: {rate} Mb/s")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(ctx.out / f"{exp.name.lower()}_summary.png", dpi=100)
-    pyplot.close(fig)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 0.8, 1))
+    fig.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(0.81, 0.95),
+        fontsize=8,
+        title="means over the runs",
+        title_fontsize=8,
+    )
+    save_figure(fig, ctx.out / f"{exp.name.lower()}_summary")

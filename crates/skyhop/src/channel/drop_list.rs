@@ -6,7 +6,7 @@
 use super::{ChannelCtx, ChannelModel, PacketKind, Tx};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DropListSpec {
     /// First bytes of the data segments to drop.

@@ -125,7 +125,7 @@ impl GilbertElliott {
 }
 
 /// `{ model = "gilbert-elliott", t_good = "6 s", t_bad = "2 s", per_good = 0, per_bad = 1 }`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GilbertElliottSpec {
     /// Mean sojourn in GOOD.

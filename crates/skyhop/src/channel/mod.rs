@@ -87,7 +87,9 @@ pub trait ChannelModel: Send {
 }
 
 /// Which packets a model applies to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ApplyTo {
     Data,
@@ -175,7 +177,7 @@ impl PartialEq for CustomChannel {
 }
 
 /// A channel model as a scenario describes it: `{ model = "...", ... }`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "model", rename_all = "kebab-case")]
 pub enum ChannelSpec {
     /// Uniform packet error rate.

@@ -5,7 +5,7 @@ use crate::engine::rng::RngStream;
 use crate::engine::time::Time;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PerSpec {
     /// Packet loss probability.

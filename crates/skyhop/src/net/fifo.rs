@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The FIFO link has no parameters beyond the link's rate, delay and queue.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FifoSpec {}
 

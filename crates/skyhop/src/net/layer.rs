@@ -208,7 +208,7 @@ impl PartialEq for CustomLinkLayer {
 }
 
 /// A link layer as a scenario describes it: `links.<id>.link_layer = { model = "..." }`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "model", rename_all = "kebab-case")]
 pub enum LinkLayerSpec {
     /// Store and forward at a constant rate with drop-tail queues (the default).

@@ -1,4 +1,4 @@
-//! Split-TCP performance-enhancing proxy (SPEC section 6).
+//! Split-TCP performance-enhancing proxy (Luglio et al., IEEE JSAC 2004).
 //!
 //! A proxy joins the receiver of its incoming leg to the sender of its
 //! outgoing leg. Bytes the incoming receiver delivers in order enter the

@@ -3,6 +3,7 @@
 //! [`Plan`] the simulator builds from.
 
 pub mod describe;
+pub mod json_schema;
 mod plan;
 mod schema;
 mod templates;

@@ -862,7 +862,7 @@ impl Plan {
             if size == FlowSize::Unlimited {
                 any_bulk = true;
             }
-            // The trap of SPEC section 3: a receive window below the BDP caps
+            // A known trap of satellite TCP: a receive window below the BDP caps
             // goodput. Checked on the last leg (the end host's buffer); a
             // proxy's incoming window is its cache policy's business.
             if let Some(leg) = legs.last() {

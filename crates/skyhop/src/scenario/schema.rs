@@ -7,24 +7,30 @@ use crate::units::{Duration, Rate, Size};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// A short name of the scenario (shown in reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Free text describing the scenario.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Stop time, seeds and runs.
     #[serde(default)]
     pub run: RunSection,
     /// TCP defaults for every flow (each flow may override in `options`).
     #[serde(default)]
     pub tcp: TcpOptions,
+    /// The nodes, by name.
     pub nodes: BTreeMap<String, NodeSection>,
+    /// The links, by id.
     pub links: BTreeMap<String, LinkSection>,
+    /// The flows, by id.
     pub flows: BTreeMap<String, FlowSection>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSection {
     /// Stop time; bulk flows send until then. Default: 230 s if any flow is
@@ -65,7 +71,7 @@ impl Default for RunSection {
 
 /// TCP parameters. All optional: a flow's value overrides `[tcp]`, which
 /// overrides the built-in default.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpOptions {
     /// Maximum segment size (payload bytes). Default 1460 B.
@@ -80,30 +86,38 @@ pub struct TcpOptions {
     /// Initial ssthresh. Default: unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<Size>,
+    /// Initial retransmission timeout (RFC 6298 2.1). Default 1 s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_initial: Option<Duration>,
+    /// Lower bound of the retransmission timeout (RFC 6298 2.4). Default 1 s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_min: Option<Duration>,
+    /// Upper bound of the retransmission timeout (RFC 6298 2.5). Default 60 s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_max: Option<Duration>,
+    /// Clock granularity G of RFC 6298. Default 1 ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_granularity: Option<Duration>,
+    /// Duplicate ACKs that trigger a fast retransmit. Default 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupthresh: Option<u32>,
     /// Receive buffer of end hosts (the advertised window). Default 4 MB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcv_buffer: Option<Size>,
+    /// SACK blocks per ACK (RFC 2018 with timestamps). Default 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack_blocks: Option<u32>,
+    /// Delayed ACKs (RFC 5681 4.2). Default false: every segment is acknowledged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack: Option<bool>,
+    /// Delayed-ACK timer: an ACK every second segment or after this. Default 200 ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack_timeout: Option<Duration>,
     /// Westwood ABSE filter constant tau. Default 1 s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub westwood_tau: Option<Duration>,
     /// Westwood ABSE filter input: "trapezoid" (default, the papers'
-    /// (s_k + s_k-1)/2), "latest-sample" (SPEC's literal form) or "interval-mean".
+    /// (s_k + s_k-1)/2), "latest-sample" (the latest sample alone, as the studies' formula reads literally) or "interval-mean".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub westwood_filter: Option<String>,
     /// Open each connection (each leg) with a three-way handshake, counted
@@ -130,7 +144,7 @@ pub struct TcpOptions {
 }
 
 /// How an `aerotcp` leg sets its window (docs/scenario.md, "AeroTCP").
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AeroAllocationSection {
     /// "static" (SatBW/N x SatRTT, default), "prdp" (peak_rate x SatRTT),
@@ -158,12 +172,13 @@ pub struct AeroAllocationSection {
     pub window: Option<u32>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSection {
     /// Ground position (degrees): links to a GEO node get their delay from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lat: Option<f64>,
+    /// Ground longitude (degrees east; west negative).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lon: Option<f64>,
     /// A GEO satellite at this longitude (degrees east; west negative).
@@ -174,7 +189,7 @@ pub struct NodeSection {
     pub proxy: Option<ProxySection>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProxySection {
     /// Cache size in packets (of the incoming leg's MSS). Default 200.
@@ -199,17 +214,22 @@ pub struct ProxySection {
 }
 
 /// Per-direction settings; anything unset falls back to the link's own.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DirSection {
+    /// Bit rate of this direction (default: the link's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// One-way propagation delay of this direction (default: the link's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<Duration>,
+    /// Drop-tail queue limit in packets waiting (default: the link's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<u32>,
+    /// Uniform packet error rate of this direction (default: the link's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per: Option<f64>,
+    /// Bit error rate of this direction (default: the link's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ber: Option<f64>,
     /// "data", "acks" or "both".
@@ -225,13 +245,15 @@ pub struct DirSection {
     pub drop_segments: Vec<u64>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSection {
     /// The two nodes; "forward" is from the first to the second.
     pub between: Vec<String>,
+    /// Bit rate of each direction. Required unless both directions give one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// One-way propagation delay; default: from the nodes' positions (GEO slant range), else required.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<Duration>,
     /// Drop-tail queue limit in packets (waiting, not in service). Default 50.
@@ -243,6 +265,7 @@ pub struct LinkSection {
     /// Bit error rate, both directions unless overridden.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ber: Option<f64>,
+    /// Which packets `per`/`ber` hit: "data", "acks" or "both" (default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors_apply_to: Option<String>,
     /// Channel model of both directions unless overridden (a tagged table,
@@ -252,8 +275,10 @@ pub struct LinkSection {
     /// Link layer of the link (both directions): default `{ model = "fifo" }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_layer: Option<LinkLayerSpec>,
+    /// Overrides for the forward direction (first node to second).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forward: Option<DirSection>,
+    /// Overrides for the reverse direction (second node to first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<DirSection>,
 }
@@ -307,10 +332,12 @@ impl<'de> Deserialize<'de> for FlowSize {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSection {
+    /// Sending end node.
     pub from: String,
+    /// Receiving end node.
     pub to: String,
     /// Node list from `from` to `to`; default: the shortest path (fewest hops).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -12,7 +12,7 @@
 //! `rcv_nxt + (buffer - held)`; the advertised window never lets a sender
 //! go past that edge, so an accepted-window sender never loses data here.
 //!
-//! ACK limit (a proxy's ack-after-forward rule, SPEC section 6): with
+//! ACK limit (a proxy's ack-after-forward rule, Luglio et al., IEEE JSAC 2004): with
 //! `set_ack_limit`, the cumulative ACK is `min(rcv_nxt, limit)`, the limit
 //! being how far the proxy's outgoing leg has transmitted. An ACK owed for
 //! an in-order arrival (or by the delayed-ACK timer) that the limit holds
@@ -28,7 +28,7 @@ use super::rangeset::RangeSet;
 use super::seg::{AckSeg, DataSeg, SackBlocks};
 use crate::engine::time::{Dur, Time};
 
-/// How the advertised window is derived from the buffer (SPEC section 6).
+/// How the advertised window is derived from the buffer (Luglio et al., IEEE JSAC 2004).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WindowPolicy {
     /// End host: the free receive buffer (out-of-order data not subtracted, as in BSD).
@@ -374,8 +374,8 @@ impl TcpReceiver {
     /// The consumer (a proxy's next leg) is done with `bytes` held bytes. A
     /// window update goes out when the window grew by two segments or half the
     /// buffer since last advertised, or reopened from below one segment
-    /// (BSD tcp_output's rule; SPEC section 6: "when a full cache drains, the
-    /// proxy sends a window update at once").
+    /// (BSD tcp_output's rule; the on-board proxy of Luglio et al., IEEE JSAC
+    /// 2004, sends a window update at once when its full cache drains).
     pub fn release(&mut self, bytes: u64, acks: &mut Vec<AckSeg>) {
         debug_assert!(bytes <= self.held, "released more than held");
         self.held -= bytes.min(self.held);

@@ -2,7 +2,7 @@
 //! Metadata only; no payload bytes.
 
 /// At most this many SACK blocks fit in one ACK (RFC 2018 with timestamps off: 4;
-/// the studies and SPEC use 3).
+/// the studies use 3).
 pub const MAX_SACK_BLOCKS: usize = 4;
 
 /// A data segment: bytes `[seq, seq + len)` of the connection's stream.

@@ -42,7 +42,7 @@ use std::collections::VecDeque;
 
 /// `links.<id>.link_layer = { model = "dvbs", ... }`. Every field has a
 /// default (the study's values); see `docs/scenario.md`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DvbsSpec {
     /// "acm" (default), "fixed-hbw" or "fixed-lbw".
@@ -111,6 +111,17 @@ pub struct DvbsSpec {
 pub enum Checked<T> {
     Ok(T),
     Bad(String),
+}
+
+/// In the schema a checked value is the value itself (the `Bad` case only
+/// carries a deserialisation error to report at its own key).
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Checked<T> {
+    fn schema_name() -> String {
+        T::schema_name()
+    }
+    fn json_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        T::json_schema(gen)
+    }
 }
 
 impl<T: Serialize> Serialize for Checked<T> {

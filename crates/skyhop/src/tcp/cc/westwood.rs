@@ -1,6 +1,6 @@
 //! TCP Westwood with ABSE (Adaptive Bandwidth Share Estimation).
 //!
-//! SPEC §3 "Westwood with ABSE". Sources: R. Wang, M. Valla, M. Y. Sanadidi,
+//! Westwood with ABSE, as the E1 study (Palazzi et al., WPC 2005) uses it. Sources: R. Wang, M. Valla, M. Y. Sanadidi,
 //! M. Gerla, "Adaptive bandwidth share estimation in TCP Westwood",
 //! IEEE Globecom 2002 (ABSE: adaptive sampling interval, time-varying filter
 //! gain); S. Mascolo, C. Casetti, M. Gerla, M. Y. Sanadidi, R. Wang,
@@ -15,14 +15,14 @@
 //!
 //! # The filter input: (s_k + s_{k−1})/2, not s_k
 //!
-//! SPEC §3 writes the filter as δ_k = α_k·δ_{k−1} + (1 − α_k)·s_k with the
+//! the E1 study writes the filter as δ_k = α_k·δ_{k−1} + (1 − α_k)·s_k with the
 //! Tustin coefficient α_k = (2τ − Δt_k)/(2τ + Δt_k). The Tustin (bilinear)
 //! discretisation of the low-pass filter τ·dδ/dt + δ = s(t) that this α_k
 //! belongs to is δ_k = α_k·δ_{k−1} + (1 − α_k)·(s_k + s_{k−1})/2: the input
 //! over (t_{k−1}, t_k] is the trapezoid of the samples at its two ends. That
 //! is the filter of Mascolo et al. 2001 and of the ns-2 TCPW code of
 //! the ABSE authors' group, and what this module uses by default
-//! ([`FilterInput::Trapezoid`]). The SPEC's short form
+//! ([`FilterInput::Trapezoid`]). The E1 study's short form
 //! ([`FilterInput::LatestSample`]) is kept as an option, and so is the exact
 //! time-average of the windowed rate ([`FilterInput::IntervalMean`]).
 //!
@@ -64,7 +64,7 @@
 //!   much the input is smoothed before the filter). An ACK's bytes enter from
 //!   the next ACK on (the input is causal), a lag of one ACK interval.
 //!
-//! The default follows the published filter (SPEC §3's α_k is its
+//! The default follows the published filter (the E1 study's α_k is its
 //! coefficient). IntervalMean is the exact reading of the same windowed
 //! sample; on E1 it makes Westwood markedly less aggressive: after a random
 //! loss ssthresh ≈ cwnd·RTT_min/RTT (the window is kept) instead of a slow
@@ -72,7 +72,7 @@
 //! to all three.
 //!
 //! Mascolo et al. also feed "virtual null samples" after τ/m of silence; ABSE
-//! and SPEC §3 do not, and neither does this. With windowed samples a null
+//! and the E1 study do not, and neither does this. With windowed samples a null
 //! value is not what the window holds, and with a one-segment window (after
 //! an RTO) the trapezoid through a null sample halves the estimate. The
 //! price: after a long silence the sample from before it still enters the
@@ -91,11 +91,11 @@ use crate::engine::time::{Dur, Time, NS_PER_S};
 /// Settings of the ABSE estimator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WestwoodParams {
-    /// Filter constant τ of the ERE low-pass filter (SPEC §3: "fixed; document
-    /// the value, e.g. a few RTTs").
+    /// Filter constant τ of the ERE low-pass filter: fixed, a few RTTs (the
+    /// studies leave its value open, so it is documented here).
     ///
     /// Default 1 s. A GEO hop's round trip is 0.50–0.56 s (ground–satellite
-    /// ≈ 0.12–0.14 s each way, SPEC §1), so τ = 1 s averages the rate over
+    /// ≈ 0.12–0.14 s each way, Luglio et al., IEEE JSAC 2004), so τ = 1 s averages the rate over
     /// about two round trips of the studies' paths: long enough that the ERE
     /// is not the ACK burst of the last window (which after a loss is what
     /// ssthresh is set from), short enough to follow a rate change (ACM mode
@@ -118,7 +118,7 @@ pub enum FilterInput {
     /// no predecessor, stands for both ends.
     #[default]
     Trapezoid,
-    /// u_k = s_k, SPEC §3's literal formula. Biased low, below the sender's
+    /// u_k = s_k, the E1 study's literal formula. Biased low, below the sender's
     /// throughput, when ACKs come in bursts separated by silences longer than
     /// T_k; kept to compare against.
     LatestSample,
@@ -147,7 +147,7 @@ impl WestwoodParams {
     }
 }
 
-/// What an ACK reports delivered, in bytes (SPEC §3; Mascolo et al. 2001,
+/// What an ACK reports delivered, in bytes (Palazzi et al., WPC 2005; Mascolo et al. 2001,
 /// §2.2, "DUPACKs and delayed ACKs").
 ///
 /// - A duplicate ACK counts one segment delivered (the receiver got a
@@ -160,8 +160,8 @@ impl WestwoodParams {
 /// - A delayed ACK counts all it covers.
 ///
 /// Linux `tcp_westwood.c` instead counts at least one MSS for a cumulative
-/// ACK whose bytes were all credited; SPEC §3 says "only what was not already
-/// counted", which is what this does. SACK blocks are not used: SPEC §3
+/// ACK whose bytes were all credited; here only what was not already counted
+/// is credited, as the E1 study's description reads. SACK blocks are not used: the E1 study
 /// counts one segment per DUPACK.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DeliveryCounter {
@@ -208,7 +208,7 @@ pub(super) fn bytes_in(rate: f64, d: Dur) -> f64 {
 
 /// ssthresh in bytes from a rate estimate (bytes/s) and RTT_min.
 ///
-/// SPEC §3 / Mascolo et al. 2001: ssthresh = ERE·RTT_min / segment size, a
+/// Palazzi et al., WPC 2005 / Mascolo et al. 2001: ssthresh = ERE·RTT_min / segment size, a
 /// whole number of segments (ns-2 and Linux divide in integers), floored at
 /// 2 segments — the RFC 5681 minimum, so that a near-zero estimate (e.g.
 /// right after a long outage) cannot leave ssthresh below what fast
@@ -236,7 +236,7 @@ fn westwood_ssthresh(s: &CcState, estimate: Option<(f64, Dur)>, flight_bytes: u6
     }
 }
 
-/// 3 DUPACKs (Mascolo et al. 2001, §3.1; SPEC §3): ssthresh = ERE·RTT_min;
+/// 3 DUPACKs (Mascolo et al. 2001, §3.1; Palazzi et al., WPC 2005): ssthresh = ERE·RTT_min;
 /// if cwnd > ssthresh then cwnd = ssthresh (else cwnd is kept). The same
 /// cwnd rule is used with the Reno fallback ssthresh.
 pub(super) fn westwood_loss(s: &mut CcState, estimate: Option<(f64, Dur)>, flight_bytes: u64) {
@@ -246,7 +246,7 @@ pub(super) fn westwood_loss(s: &mut CcState, estimate: Option<(f64, Dur)>, fligh
     }
 }
 
-/// RTO (Mascolo et al. 2001, §3.1; SPEC §3): cwnd = 1 segment,
+/// RTO (Mascolo et al. 2001, §3.1; Palazzi et al., WPC 2005): cwnd = 1 segment,
 /// ssthresh = max(2 segments, ERE·RTT_min).
 pub(super) fn westwood_rto(s: &mut CcState, estimate: Option<(f64, Dur)>, flight_bytes: u64) {
     s.ssthresh = westwood_ssthresh(s, estimate, flight_bytes);
@@ -257,7 +257,7 @@ pub(super) fn westwood_rto(s: &mut CcState, estimate: Option<(f64, Dur)>, flight
 /// [`FilterInput::IntervalMean`]: an ACK counted at t_j with sampling interval
 /// T_j adds bytes_j/T_j to the rate over [t_j, t_j + T_j), the time it stays
 /// in the window (t − T_j, t]. With a constant T this is bytes in
-/// (t − T, t] / T at every t, the SPEC's sample taken continuously.
+/// (t − T, t] / T at every t, the E1 study's sample taken continuously.
 #[derive(Clone, Debug, Default)]
 struct WindowedRate {
     /// Open windows, earliest close first: (t_j + T_j, bytes, T_j), in ns.
@@ -399,9 +399,9 @@ impl Westwood {
         ((two_tau - dt) / (two_tau + dt)).max(0.0)
     }
 
-    /// T_k, the ABSE sampling interval (Wang et al. 2002; SPEC §3).
+    /// T_k, the ABSE sampling interval (Wang et al. 2002; Palazzi et al., WPC 2005).
     ///
-    /// The source gives two inconsistent forms of this formula; SPEC §3
+    /// The source gives two inconsistent forms of this formula; the E1 study
     /// chooses this one and so do we:
     /// - if δ_{k−1}·RTT_min ≥ cwnd (the pipe holds the whole window: no
     ///   congestion), T_k = T_min, the ACK inter-arrival time Δt_k;
@@ -643,7 +643,7 @@ mod tests {
     #[test]
     fn westwood_filter_weights_the_trapezoid_of_the_last_two_samples_by_one_minus_alpha() {
         // Was `westwood_filter_weights_the_new_sample_by_one_minus_alpha`, which
-        // expected the SPEC's short form u_k = s_k (kept below as LatestSample).
+        // expected the E1 study's short form u_k = s_k (kept below as LatestSample).
         // τ = 1 s. ACKs at 0 and 0.5 s (no RTT known: T_k = Δt_k):
         // s_1 = 1460 B / 0.5 s = 2920 B/s initialises δ_1.
         // Then Δt = 0.25 s: α = (2 − 0.25)/(2 + 0.25) = 7/9, and a delayed ACK
@@ -662,7 +662,7 @@ mod tests {
         // u_2 = (11 680 + 2920)/2 = 7300: δ_2 = 7/9·2920 + 2/9·7300 = 35 040/9.
         assert_eq!(w.last_filter_input_bytes_per_s(), Some(7300.0));
         assert!(rel_err(w.ere_bytes_per_s().unwrap(), 35_040.0 / 9.0) < 1e-12);
-        // SPEC's short form: δ_2 = 7/9·2920 + 2/9·11 680 = 43 800/9.
+        // The E1 study's short form: δ_2 = 7/9·2920 + 2/9·11 680 = 43 800/9.
         let mut w = with_input(FilterInput::LatestSample);
         feed(&mut w);
         assert!(rel_err(w.ere_bytes_per_s().unwrap(), 43_800.0 / 9.0) < 1e-12);
@@ -692,7 +692,7 @@ mod tests {
         assert_eq!(w.alpha(Dur::from_secs(3)), 0.0);
         feed(&mut w);
         // The trapezoid still holds the sample from before the silence:
-        // δ = (146 000 + 1460)/2. (This test expected 1460, the SPEC's short form.)
+        // δ = (146 000 + 1460)/2. (This test expected 1460, the E1 study's short form.)
         assert_eq!(w.ere_bytes_per_s(), Some(73_730.0));
         let mut w = with_input(FilterInput::LatestSample);
         feed(&mut w);
@@ -745,7 +745,7 @@ mod tests {
         assert!(rel_err(derived, 581_000.0) < 2e-3, "{derived}");
         assert!(within(&ere, 0.95 * derived, 1.05 * derived), "{ere:?}");
         assert_eq!(t_k, ms(12));
-        // SPEC's short form: the ERE is a quarter of the throughput, and stays
+        // The E1 study's short form: the ERE is a quarter of the throughput, and stays
         // in the windowed branch (T_k ≈ 0.4 s) that causes it.
         let (ere, t_k) = ten_acks_every_557_ms(&mut with_input(FilterInput::LatestSample), 10);
         assert!(within(&ere, 0.0, 0.35 * thr), "{ere:?}");
@@ -767,7 +767,7 @@ mod tests {
         assert!(within(&ere, 0.97 * thr, 1.03 * thr), "{ere:?}");
         // Trapezoid: for silences longer than T_k ≈ 0.46 s it takes in about
         // throughput·P/(2T_k), 0.62–0.72 of it: still low, though less so
-        // than SPEC's short form (about half).
+        // than the E1 study's short form (about half).
         let (ere, t_k) = ten_acks_every_557_ms(&mut Westwood::default(), 40);
         assert!(t_k > ms(400) && t_k < ms(557), "{t_k}");
         assert!(within(&ere, 0.65 * thr, 0.8 * thr), "{ere:?}");

@@ -1,7 +1,7 @@
 //! TCP Westwood+: one bandwidth sample per RTT, EWMA with gain 7/8.
 //!
-//! SPEC §3 ("Also offer Westwood+ (one bandwidth sample per RTT, EWMA with
-//! gain 7/8), used by the hybrid-network study"). Source: L. A. Grieco,
+//! Offered beside Westwood because the hybrid-network study (Palazzi et al.,
+//! WPC 2005) also uses it. Source: L. A. Grieco,
 //! S. Mascolo, "Performance evaluation and comparison of Westwood+, New Reno
 //! and Vegas TCP congestion control", ACM CCR 34(2), 2004; A. Dell'Aera,
 //! L. A. Grieco, S. Mascolo, "Linux 2.4 implementation of Westwood+ TCP with

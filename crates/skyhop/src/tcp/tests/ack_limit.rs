@@ -1,5 +1,5 @@
 //! The receiver's ACK limit: the ack-after-forward rule of a split proxy
-//! (SPEC section 6). The cumulative ACK is min(rcv_nxt, limit); an owed ACK
+//! (the on-board proxy of Luglio et al., IEEE JSAC 2004). The cumulative ACK is min(rcv_nxt, limit); an owed ACK
 //! the limit holds back is deferred (never sent as a duplicate ACK) and goes
 //! out when the limit lets it advance; out-of-order and duplicate segments
 //! are still answered at once. The window field is relative to the ACK, so

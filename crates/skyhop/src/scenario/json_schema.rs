@@ -1,0 +1,188 @@
+//! JSON Schema of the scenario format, generated from the serde types the
+//! engine deserialises and validates against ([`Scenario`] and the channel
+//! and link-layer spec types it contains), so the schema cannot drift from
+//! the engine. Doc comments become descriptions; `#[serde(default = ...)]`
+//! values become `default`; `deny_unknown_fields` becomes
+//! `additionalProperties: false`.
+//!
+//! Quantities with units ([`Rate`], [`Duration`], [`Size`], a flow's
+//! [`FlowSize`]) are strings; their schemas carry a pattern built from the
+//! same unit tables the parser reads. The schema is a guide for editors and
+//! other tools: the engine's own validation (ranges, cross references
+//! between nodes, links and flows) stays the authority.
+
+use super::{FlowSize, Scenario};
+use crate::units::{Duration, Rate, Size, RATE_UNITS, SIZE_UNITS, TIME_UNITS};
+use schemars::gen::{SchemaGenerator, SchemaSettings};
+use schemars::schema::{InstanceType, Metadata, Schema, SchemaObject, StringValidation};
+use schemars::JsonSchema;
+
+/// The `$id`-less draft-07 JSON Schema of any type deriving [`JsonSchema`],
+/// as a JSON value (definitions inlined under `definitions`).
+pub fn json_schema_of<T: JsonSchema>() -> serde_json::Value {
+    let settings = SchemaSettings::draft07().with(|s| {
+        s.option_nullable = false;
+        s.option_add_null_type = false;
+    });
+    let schema = SchemaGenerator::new(settings).into_root_schema_for::<T>();
+    serde_json::to_value(schema).expect("a JSON Schema is always serialisable")
+}
+
+/// The JSON Schema of a scenario file (TOML read as JSON, or JSON).
+pub fn scenario_json_schema() -> serde_json::Value {
+    let mut v = json_schema_of::<Scenario>();
+    if let Some(o) = v.as_object_mut() {
+        o.insert(
+            "title".into(),
+            serde_json::Value::String("skyhop scenario".into()),
+        );
+    }
+    v
+}
+
+/// The regular expression of a number followed by one of `units`.
+fn quantity_pattern(units: &[(&str, f64)]) -> String {
+    let mut names: Vec<&str> = units.iter().map(|u| u.0).collect();
+    // longest first, so that alternation never stops at a prefix
+    names.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    let alts: Vec<String> = names.iter().map(|n| regex_escape(n)).collect();
+    format!(
+        r"^\s*[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?\s*(?:{})\s*$",
+        alts.join("|")
+    )
+}
+
+fn regex_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if "\\^$.|?*+()[]{}/".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn unit_names(units: &[(&str, f64)]) -> String {
+    units.iter().map(|u| u.0).collect::<Vec<_>>().join(", ")
+}
+
+fn quantity_schema(what: &str, example: &str, units: &[(&str, f64)]) -> Schema {
+    SchemaObject {
+        instance_type: Some(InstanceType::String.into()),
+        string: Some(Box::new(StringValidation {
+            pattern: Some(quantity_pattern(units)),
+            ..Default::default()
+        })),
+        metadata: Some(Box::new(Metadata {
+            description: Some(format!(
+                "A {what} with a unit, as a string, e.g. \"{example}\" (units: {}). \
+                 Decimal prefixes are powers of ten; a bare number is an error.",
+                unit_names(units)
+            )),
+            examples: vec![serde_json::Value::String(example.into())],
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+    .into()
+}
+
+impl JsonSchema for Rate {
+    fn schema_name() -> String {
+        "Rate".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        quantity_schema("bit rate", "10 Mbps", RATE_UNITS)
+    }
+}
+
+impl JsonSchema for Duration {
+    fn schema_name() -> String {
+        "Duration".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        quantity_schema("duration", "125 ms", TIME_UNITS)
+    }
+}
+
+impl JsonSchema for Size {
+    fn schema_name() -> String {
+        "Size".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        quantity_schema("size (bytes)", "5 MB", SIZE_UNITS)
+    }
+}
+
+impl JsonSchema for FlowSize {
+    fn schema_name() -> String {
+        "FlowSize".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let size = quantity_pattern(SIZE_UNITS);
+        SchemaObject {
+            instance_type: Some(InstanceType::String.into()),
+            string: Some(Box::new(StringValidation {
+                pattern: Some(format!(r"{}|^\s*unlimited\s*$", size)),
+                ..Default::default()
+            })),
+            metadata: Some(Box::new(Metadata {
+                description: Some(format!(
+                    "Bytes to transfer as a size with a unit (units: {}), or \"unlimited\" \
+                     for a bulk flow lasting run.duration.",
+                    unit_names(SIZE_UNITS)
+                )),
+                examples: vec!["5 MB".into(), "unlimited".into()],
+                ..Default::default()
+            })),
+            ..Default::default()
+        }
+        .into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_names_every_section_and_model() {
+        let s = scenario_json_schema();
+        let text = s.to_string();
+        for key in [
+            "\"run\"",
+            "\"tcp\"",
+            "\"nodes\"",
+            "\"links\"",
+            "\"flows\"",
+            "\"link_layer\"",
+            "\"gilbert-elliott\"",
+            "\"lms-urban\"",
+            "\"fifo\"",
+            "\"westwood_tau\"",
+        ] {
+            assert!(text.contains(key), "{key} missing from the schema");
+        }
+        assert_eq!(s["additionalProperties"], serde_json::Value::Bool(false));
+        assert_eq!(
+            s["required"],
+            serde_json::json!(["flows", "links", "nodes"]),
+            "nodes, links and flows are required"
+        );
+        // the derived default of run.seed
+        assert_eq!(
+            s["definitions"]["RunSection"]["properties"]["seed"]["default"],
+            1
+        );
+    }
+
+    #[test]
+    fn quantity_patterns_list_the_parser_units() {
+        let p = quantity_pattern(TIME_UNITS);
+        for u in ["ms", "us", "ns", "min", "s"] {
+            assert!(p.contains(u));
+        }
+        assert!(quantity_pattern(RATE_UNITS).contains(r"Mbit\/s"));
+    }
+}

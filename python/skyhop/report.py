@@ -1,0 +1,604 @@
+"""``skyhop report DIR``: an experiment or sweep folder as one self-contained HTML page.
+
+The page needs no network to open: the style sheet and a few lines of
+script are inline, every figure is inline SVG drawn here from the sweep
+tables. Each plotted point carries its values in an SVG ``<title>`` (the
+browser's own tooltip) and ``data-*`` attributes that the script shows in
+a floating label on hover. Contents:
+
+- for a sweep (``DIR/sweep.json``): the scenario file, the overrides, the
+  grid, a table of mean ± 95 % CI (n) per point and flow, and one figure per
+  main metric;
+- for an experiment (``DIR/summary.json`` with ``claims``): every published
+  claim marked holds / does not hold with its evidence, the
+  published-vs-ours table (every entry of ``summary.json`` that has a
+  published value), and each sub-sweep of ``DIR/sweeps`` as above.
+
+Every number in a table is the value of ``summary.json`` (in a ``data-value``
+attribute, exact) shown with four significant digits.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from ._output import write_text_atomic
+from .errors import ScenarioError
+from .experiments.plotting import PALETTE, placement_label
+
+__all__ = ["build_report", "write_report"]
+
+#: metrics shown in tables and figures: (metric, label with unit, scale)
+METRICS = [
+    ("completion_time_s", "completion time (s)", 1.0),
+    ("goodput_bps", "goodput (Mb/s)", 1e6),
+    ("throughput_bps", "throughput (Mb/s)", 1e6),
+    ("retransmissions", "retransmissions (segments)", 1.0),
+    ("timeouts", "timeouts (count)", 1.0),
+]
+
+#: units of swept paths, by their last component, for axis labels
+PATH_UNITS = {
+    "per": "packet error rate (fraction)",
+    "ber": "bit error rate (fraction)",
+    "cache_packets": "proxy cache (packets)",
+    "queue": "queue limit (packets)",
+}
+
+
+def num(x: Any) -> str:
+    """A number as shown in the page: four significant digits."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "—"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _value_attr(x: Any) -> str:
+    return _e(json.dumps(x))
+
+
+def _label_of(path: str, value: Any) -> str:
+    if path.endswith(".proxies"):
+        return placement_label(value)
+    return f"{path.rsplit('.', 1)[-1]} = {value}"
+
+
+# ---------------------------------------------------------------------------
+# SVG figures
+
+
+MARKER_SHAPES = ["circle", "square", "triangle", "diamond", "down", "cross"]
+DASHES = ["", "6 3", "2 3", "8 3 2 3", "4 2", "1 2"]
+
+
+def _marker(shape: str, x: float, y: float, color: str, r: float = 4.0) -> str:
+    if shape == "circle":
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{color}"/>'
+    if shape == "square":
+        return f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}" fill="{color}"/>'
+    if shape == "triangle":
+        pts = f"{x:.1f},{y - r - 1:.1f} {x - r - 1:.1f},{y + r:.1f} {x + r + 1:.1f},{y + r:.1f}"
+        return f'<polygon points="{pts}" fill="{color}"/>'
+    if shape == "down":
+        pts = f"{x:.1f},{y + r + 1:.1f} {x - r - 1:.1f},{y - r:.1f} {x + r + 1:.1f},{y - r:.1f}"
+        return f'<polygon points="{pts}" fill="{color}"/>'
+    if shape == "diamond":
+        pts = f"{x:.1f},{y - r - 1:.1f} {x + r + 1:.1f},{y:.1f} {x:.1f},{y + r + 1:.1f} {x - r - 1:.1f},{y:.1f}"
+        return f'<polygon points="{pts}" fill="{color}"/>'
+    return (
+        f'<path d="M{x - r:.1f},{y - r:.1f}L{x + r:.1f},{y + r:.1f}M{x - r:.1f},{y + r:.1f}'
+        f'L{x + r:.1f},{y - r:.1f}" stroke="{color}" stroke-width="2"/>'
+    )
+
+
+def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+    if hi <= lo:
+        hi = lo + 1.0
+    span = hi - lo
+    step = 10 ** math.floor(math.log10(span / n))
+    for m in (1, 2, 2.5, 5, 10):
+        if span / (step * m) <= n:
+            step *= m
+            break
+    start = math.ceil(lo / step) * step
+    out, v = [], start
+    while v <= hi + step * 1e-9:
+        out.append(round(v, 12))
+        v += step
+    return out
+
+
+def svg_plot(
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    series: list[tuple[str, list[dict[str, Any]]]],
+    *,
+    categories: list[str] | None = None,
+    n_note: str = "",
+) -> str:
+    """An SVG line plot: ``series`` = [(label, [{"x", "mean", "ci95", "n"}, ...])].
+
+    With ``categories``, x values are indices into it (a categorical axis).
+    The legend is drawn to the right of the axes (it hides no point).
+    """
+    W, H, L, R, T, B = 860, 380, 70, 300, 34, 56
+    pw, ph = W - L - R, H - T - B
+    xs = [p["x"] for _, pts in series for p in pts]
+    ys = [
+        v
+        for _, pts in series
+        for p in pts
+        if p.get("mean") is not None
+        for v in (p["mean"] - (p.get("ci95") or 0), p["mean"] + (p.get("ci95") or 0))
+    ]
+    if not xs or not ys:
+        return f'<p class="empty">{_e(title)}: no values to plot.</p>'
+    x0, x1 = (min(xs), max(xs)) if xs else (0, 1)
+    if categories is not None:
+        x0, x1 = -0.5, len(categories) - 0.5
+    elif x0 == x1:
+        x0, x1 = x0 - 1, x1 + 1
+    else:
+        pad = (x1 - x0) * 0.04
+        x0, x1 = x0 - pad, x1 + pad
+    y0, y1 = min(0.0, min(ys)), max(ys)
+    if y1 <= y0:
+        y1 = y0 + 1
+    y1 += (y1 - y0) * 0.05
+
+    def sx(x: float) -> float:
+        return L + (x - x0) / (x1 - x0) * pw
+
+    def sy(y: float) -> float:
+        return T + ph - (y - y0) / (y1 - y0) * ph
+
+    out = [
+        f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" '
+        f'width="{W}" height="{H}" role="img" aria-label="{_e(title)}">',
+        f'<text x="{L}" y="20" class="ptitle">{_e(title)}</text>',
+        f'<rect x="{L}" y="{T}" width="{pw}" height="{ph}" class="frame"/>',
+    ]
+    for t in _ticks(y0, y1):
+        y = sy(t)
+        out.append(f'<line x1="{L}" x2="{L + pw}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
+        out.append(
+            f'<text x="{L - 6}" y="{y + 4:.1f}" class="tick" text-anchor="end">{num(t)}</text>'
+        )
+    if categories is not None:
+        for i, c in enumerate(categories):
+            out.append(
+                f'<text x="{sx(i):.1f}" y="{T + ph + 16}" class="tick" text-anchor="middle">{_e(c)}</text>'
+            )
+    else:
+        for t in _ticks(min(xs), max(xs)) if min(xs) != max(xs) else [xs[0]]:
+            x = sx(t)
+            out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{T}" y2="{T + ph}" class="grid"/>')
+            out.append(
+                f'<text x="{x:.1f}" y="{T + ph + 16}" class="tick" text-anchor="middle">{num(t)}</text>'
+            )
+    out.append(
+        f'<text x="{L + pw / 2:.1f}" y="{H - 12}" class="axis" text-anchor="middle">{_e(xlabel)}</text>'
+    )
+    out.append(
+        f'<text transform="translate(16,{T + ph / 2:.1f}) rotate(-90)" class="axis" '
+        f'text-anchor="middle">{_e(ylabel)}</text>'
+    )
+    for i, (label, pts) in enumerate(series):
+        color = PALETTE[i % len(PALETTE)]
+        shape = MARKER_SHAPES[i % len(MARKER_SHAPES)]
+        dash = DASHES[i % len(DASHES)]
+        good = [p for p in pts if p.get("mean") is not None]
+        line = " ".join(f"{sx(p['x']):.1f},{sy(p['mean']):.1f}" for p in good)
+        out.append(f'<g class="series" data-series="{_e(label)}">')
+        if len(good) > 1:
+            out.append(
+                f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="1.6"'
+                + (f' stroke-dasharray="{dash}"' if dash else "")
+                + "/>"
+            )
+        for p in good:
+            x, y, ci = sx(p["x"]), sy(p["mean"]), p.get("ci95")
+            xv = categories[p["x"]] if categories is not None else num(p["x"])
+            tip = (
+                f"{label}: {xlabel} {xv} → {num(p['mean'])}"
+                + (f" ± {num(ci)}" if ci is not None else "")
+                + f" (n = {p.get('n')})"
+            )
+            out.append(
+                f'<g class="pt" data-x="{_value_attr(p["x"])}" data-mean="{_value_attr(p["mean"])}" '
+                f'data-ci95="{_value_attr(ci)}" data-n="{_value_attr(p.get("n"))}" '
+                f'data-tip="{_e(tip)}"><title>{_e(tip)}</title>'
+            )
+            if ci:
+                ya, yb = sy(p["mean"] - ci), sy(p["mean"] + ci)
+                out.append(
+                    f'<path d="M{x:.1f},{ya:.1f}V{yb:.1f}M{x - 4:.1f},{ya:.1f}H{x + 4:.1f}'
+                    f'M{x - 4:.1f},{yb:.1f}H{x + 4:.1f}" stroke="{color}" stroke-width="1.2"/>'
+                )
+            out.append(_marker(shape, x, y, color))
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="9" class="hit"/></g>')
+        out.append("</g>")
+        # legend entry
+        ly = T + 18 + i * 20
+        lx = L + pw + 16
+        out.append(
+            f'<line x1="{lx}" x2="{lx + 30}" y1="{ly}" y2="{ly}" stroke="{color}" stroke-width="1.6"'
+            + (f' stroke-dasharray="{dash}"' if dash else "")
+            + "/>"
+        )
+        out.append(_marker(shape, lx + 15, ly, color))
+        out.append(f'<text x="{lx + 38}" y="{ly + 4}" class="legend">{_e(label)}</text>')
+    note_y = T + 18 + len(series) * 20 + 8
+    out.append(
+        f'<text x="{L + pw + 16}" y="{note_y}" class="note">error bars: 95 % CI{_e(n_note)}</text>'
+    )
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------
+# a sweep folder
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ScenarioError(str(path), "report", f"cannot read it ({e})") from None
+
+
+def _sweep_section(d: Path, heading: str, anchor: str) -> str:
+    manifest = _read_json(d / "sweep.json")
+    if not (d / "summary.json").exists():
+        return (
+            f'<section id="{_e(anchor)}"><h2>{_e(heading)}</h2><p class="empty">no results yet '
+            f"(the sweep has not finished; resume it with --resume)</p></section>"
+        )
+    summary = _read_json(d / "summary.json")
+    grid = manifest.get("grid", [])
+    paths = [p for p, _ in grid]
+    parts = [f'<section id="{_e(anchor)}"><h2>{_e(heading)}</h2>']
+    scn = Path(str(manifest.get("scenario", "")))
+    parts.append(
+        f"<p>scenario <code>{_e(scn.name or scn)}</code>, {manifest.get('runs')} runs per point "
+        f"(seeds {manifest.get('seed')}..{int(manifest.get('seed', 0)) + int(manifest.get('runs', 1)) - 1}), "
+        f"{manifest.get('points')} points</p>"
+    )
+    if manifest.get("set"):
+        parts.append(
+            "<p>overrides: " + ", ".join(f"<code>{_e(s)}</code>" for s in manifest["set"]) + "</p>"
+        )
+    parts.append('<table class="grid"><tr><th>swept path</th><th>values</th></tr>')
+    for path, values in grid:
+        parts.append(
+            f"<tr><td><code>{_e(path)}</code></td><td>{_e(', '.join(map(str, values)))}</td></tr>"
+        )
+    parts.append("</table>")
+    parts.append(_summary_table(summary, paths))
+    parts.append(_sweep_figures(summary, paths, int(manifest.get("runs", 0))))
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _summary_table(summary: list[dict[str, Any]], paths: list[str]) -> str:
+    present = [
+        m
+        for m in METRICS
+        if any(
+            m[0] in per and per[m[0]].get("mean") is not None
+            for e in summary
+            for per in e["summary"].values()
+        )
+    ]
+    rows = ['<table class="summary"><tr><th>point</th>']
+    rows += [f"<th><code>{_e(p)}</code></th>" for p in paths]
+    rows.append("<th>flow</th>")
+    rows += [
+        f"<th>{_e(label)}<br><small>mean ± 95 % CI (n)</small></th>" for _, label, _ in present
+    ]
+    rows.append("</tr>")
+    for e in summary:
+        for flow, per in e["summary"].items():
+            cells = [f"<td>{e['point']}</td>"]
+            cells += [f"<td>{_e(e['set'].get(p))}</td>" for p in paths]
+            cells.append(f"<td>{_e(flow)}</td>")
+            for metric, _, scale in present:
+                st = per.get(metric, {})
+                mean, ci, n = st.get("mean"), st.get("ci95"), st.get("n")
+                shown = num(mean / scale if mean is not None else None)
+                if ci is not None:
+                    shown += f" ± {num(ci / scale)}"
+                cells.append(
+                    f'<td class="stat" data-point="{e["point"]}" data-flow="{_e(flow)}" '
+                    f'data-metric="{metric}" data-value="{_value_attr(mean)}" '
+                    f'data-ci95="{_value_attr(ci)}" data-n="{_value_attr(n)}">'
+                    f"{shown} <small>({num(n)})</small></td>"
+                )
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+    rows.append("</table>")
+    return "\n".join(rows)
+
+
+def _axis_label(path: str) -> str:
+    last = path.rsplit(".", 1)[-1]
+    return f"{PATH_UNITS.get(last, last)} ({path})" if last in PATH_UNITS else path
+
+
+def _sweep_figures(summary: list[dict[str, Any]], paths: list[str], runs: int) -> str:
+    if not summary:
+        return ""
+    numeric = [
+        p
+        for p in paths
+        if all(
+            isinstance(e["set"].get(p), (int, float)) and not isinstance(e["set"].get(p), bool)
+            for e in summary
+        )
+        and len({e["set"].get(p) for e in summary}) > 1
+    ]
+    xpath = numeric[0] if numeric else (paths[0] if paths else None)
+    categories = None
+    if xpath is not None and xpath not in numeric:
+        categories = []
+        for e in summary:
+            label = _label_of(xpath, e["set"].get(xpath))
+            if label not in categories:
+                categories.append(label)
+    others = [p for p in paths if p != xpath]
+    flows = sorted({f for e in summary for f in e["summary"]})
+    figs = []
+    for metric, label, scale in METRICS[:3]:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for e in summary:
+            for flow, per in e["summary"].items():
+                st = per.get(metric)
+                if not st or st.get("mean") is None:
+                    continue
+                key = (
+                    ", ".join(
+                        [_label_of(p, e["set"].get(p)) for p in others]
+                        + ([f"flow {flow}"] if len(flows) > 1 else [])
+                    )
+                    or label
+                )
+                if xpath is None:
+                    x = 0
+                elif categories is not None:
+                    x = categories.index(_label_of(xpath, e["set"].get(xpath)))
+                else:
+                    x = e["set"].get(xpath)
+                groups.setdefault(key, []).append(
+                    {
+                        "x": x,
+                        "mean": st["mean"] / scale,
+                        "ci95": None if st.get("ci95") is None else st["ci95"] / scale,
+                        "n": st.get("n"),
+                    }
+                )
+        if not groups:
+            continue
+        series = [(k, sorted(v, key=lambda p: p["x"])) for k, v in groups.items()]
+        figs.append(
+            '<figure class="fig">'
+            + svg_plot(
+                label.split(" (")[0],
+                _axis_label(xpath) if xpath else "",
+                label,
+                series,
+                categories=categories
+                if categories is not None
+                else ([""] if xpath is None else None),
+                n_note=f", n = {runs} runs per point" if runs else "",
+            )
+            + "</figure>"
+        )
+    return "\n".join(figs)
+
+
+# ---------------------------------------------------------------------------
+# an experiment folder
+
+
+def _published_rows(node: Any, path: list[str], out: list[tuple[str, dict[str, Any]]]) -> None:
+    if isinstance(node, dict):
+        if "published" in node and "mean" in node:
+            out.append((" / ".join(path), node))
+            return
+        for k, v in node.items():
+            _published_rows(v, [*path, str(k)], out)
+
+
+def _experiment_sections(doc: dict[str, Any], d: Path) -> list[str]:
+    claims = doc.get("claims", [])
+    names = [k for k in doc if k not in ("claims", "runs_per_point", "wall_time_s")]
+    parts = []
+    held = sum(1 for c in claims if c.get("holds"))
+    parts.append(
+        f'<section id="claims"><h2>Published claims</h2><p>{held} of {len(claims)} hold.</p>'
+        '<table class="claims"><tr><th>#</th><th>figure</th><th>claim</th><th>holds</th>'
+        "<th>evidence</th></tr>"
+    )
+    for i, c in enumerate(claims):
+        mark = "✔ holds" if c.get("holds") else "✘ does not hold"
+        cls = "yes" if c.get("holds") else "no"
+        parts.append(
+            f'<tr class="claim {cls}" data-holds="{_value_attr(bool(c.get("holds")))}"><td>{i + 1}</td>'
+            f"<td>{_e(c.get('experiment', ''))}</td><td>{_e(c.get('claim', ''))}</td>"
+            f'<td class="{cls}">{mark}</td><td>{_e(c.get("evidence", ""))}</td></tr>'
+        )
+    parts.append("</table></section>")
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for name in names:
+        _published_rows(doc[name], [name], rows)
+    parts.append(
+        '<section id="published"><h2>Published vs ours</h2>'
+        '<table class="pubvsours"><tr><th>entry</th><th>published</th>'
+        "<th>ours: mean ± 95 % CI (n)</th><th>deviation</th><th>within tolerance</th></tr>"
+    )
+    for path, e in rows:
+        ours = num(e.get("mean"))
+        if e.get("ci95") is not None:
+            ours += f" ± {num(e['ci95'])}"
+        ours += f" ({num(e.get('n'))})"
+        dev = e.get("deviation")
+        dev_text = "—" if dev is None else f"{dev * 100:+.1f} %"
+        wt = e.get("within_tolerance")
+        cls = "" if wt is None else ("yes" if wt else "no")
+        parts.append(
+            f'<tr class="pv" data-path="{_e(path)}" data-published="{_value_attr(e.get("published"))}" '
+            f'data-mean="{_value_attr(e.get("mean"))}"><td>{_e(path)}</td>'
+            f"<td>{num(e.get('published'))}</td><td>{ours}</td><td>{dev_text}</td>"
+            f'<td class="{cls}">{num(wt) if wt is not None else "—"}</td></tr>'
+        )
+    parts.append("</table></section>")
+    sweeps = d / "sweeps"
+    if sweeps.is_dir():
+        for sd in sorted(p for p in sweeps.iterdir() if (p / "sweep.json").exists()):
+            parts.append(_sweep_section(sd, f"Sub-sweep {sd.name}", f"sweep-{sd.name}"))
+    return parts
+
+
+# ---------------------------------------------------------------------------
+
+STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1200px;
+color:#222;padding:0 16px}
+h1{font-size:24px}h2{font-size:19px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}
+table{border-collapse:collapse;margin:10px 0;font-size:13px}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.stat{text-align:right;white-space:nowrap}
+td.yes,tr.claim.yes td.yes{color:#0a6b2c;font-weight:600}td.no{color:#b00020;font-weight:600}
+pre{background:#f7f7f7;padding:10px;overflow:auto;max-height:360px;font-size:12px}
+svg.plot{max-width:100%;height:auto;font:12px sans-serif}
+svg .frame{fill:none;stroke:#888}svg .grid{stroke:#e4e4e4}svg .tick{fill:#444;font-size:11px}
+svg .axis{fill:#222;font-size:12px}svg .ptitle{font-size:14px;font-weight:600}
+svg .legend{font-size:12px}svg .note{font-size:11px;fill:#555}
+svg .hit{fill:transparent;cursor:crosshair}svg .pt:hover .hit{stroke:#222;stroke-width:1}
+#tip{position:fixed;pointer-events:none;background:#222;color:#fff;padding:4px 8px;border-radius:4px;
+font-size:12px;display:none;z-index:10;max-width:420px}
+nav a{margin-right:12px}.empty{color:#888}
+"""
+
+SCRIPT = """
+(function(){
+  var tip=document.getElementById('tip');
+  var pts=document.querySelectorAll('svg .pt');
+  pts.forEach(function(p){
+    p.addEventListener('mouseenter',function(){tip.textContent=p.getAttribute('data-tip');
+      tip.style.display='block';});
+    p.addEventListener('mousemove',function(ev){tip.style.left=(ev.clientX+14)+'px';
+      tip.style.top=(ev.clientY+10)+'px';});
+    p.addEventListener('mouseleave',function(){tip.style.display='none';});
+  });
+  document.body.setAttribute('data-figures',String(document.querySelectorAll('svg.plot').length));
+  document.body.setAttribute('data-points',String(pts.length));
+  document.body.setAttribute('data-ready','1');
+})();
+"""
+
+
+def build_report(folder: str | Path) -> tuple[str, str]:
+    """``(kind, html)`` of the report of ``folder`` ("experiment" or "sweep")."""
+    d = Path(folder)
+    if not d.is_dir():
+        raise ScenarioError(str(d), "report", "no such folder")
+    summary_path = d / "summary.json"
+    body: list[str] = []
+    if (d / "sweep.json").exists():
+        kind = "sweep"
+        manifest = _read_json(d / "sweep.json")
+        if not summary_path.exists():
+            raise ScenarioError(
+                str(d),
+                "report",
+                "the sweep has no results yet (no summary.json): finish it with "
+                "'skyhop sweep ... --resume' first",
+            )
+        title = f"Sweep of {Path(str(manifest.get('scenario', ''))).name}"
+        body.append(_scenario_block(Path(str(manifest.get("scenario", "")))))
+        body.append(_sweep_section(d, "Results", "results"))
+    elif summary_path.exists():
+        doc = _read_json(summary_path)
+        if not isinstance(doc, dict) or "claims" not in doc:
+            raise ScenarioError(
+                str(summary_path), "report", "not the summary of a skyhop experiment or sweep"
+            )
+        kind = "experiment"
+        names = [k for k in doc if k not in ("claims", "runs_per_point", "wall_time_s")]
+        title = f"Experiment {', '.join(names)}"
+        body.append(
+            f"<p>{doc.get('runs_per_point')} runs per point; wall time "
+            f"{num(doc.get('wall_time_s'))} s. Published targets: "
+            "<code>python/skyhop/experiments/targets.toml</code>.</p>"
+        )
+        scenarios = (
+            sorted(
+                {
+                    str(_read_json(p / "sweep.json").get("scenario", ""))
+                    for p in (d / "sweeps").iterdir()
+                    if (p / "sweep.json").exists()
+                }
+            )
+            if (d / "sweeps").is_dir()
+            else []
+        )
+        for s in scenarios:
+            body.append(_scenario_block(Path(s)))
+        body.extend(_experiment_sections(doc, d))
+    else:
+        raise ScenarioError(
+            str(d),
+            "report",
+            "holds no skyhop results (no sweep.json or summary.json): run 'skyhop sweep' or "
+            "'skyhop experiment' into it first",
+        )
+    sections = [b for b in body if b.startswith("<section")]
+    nav = " ".join(
+        f'<a href="#{_e(s.split(chr(34))[1])}">{_e(s.split("<h2>")[1].split("</h2>")[0])}</a>'
+        for s in sections
+    )
+    page = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{_e(title)} — skyhop report</title>"
+        f'<meta name="viewport" content="width=device-width,initial-scale=1"><style>{STYLE}</style>'
+        f"</head><body><h1>{_e(title)}</h1><nav>{nav}</nav>\n"
+        + "\n".join(body)
+        + '\n<div id="tip"></div><script>'
+        + SCRIPT
+        + "</script></body></html>\n"
+    )
+    return kind, page
+
+
+def _scenario_block(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return f"<p>scenario <code>{_e(path)}</code> (file not found here)</p>"
+    return (
+        f'<section id="scenario-{_e(path.stem)}"><h2>Scenario {_e(path.name)}</h2>'
+        f"<pre>{_e(text)}</pre></section>"
+    )
+
+
+def write_report(folder: str | Path, out: str | Path) -> str:
+    """Write the report of ``folder`` to ``out``; returns its kind."""
+    kind, page = build_report(folder)
+    write_text_atomic(Path(out), page)
+    Path(out).chmod(0o644)
+    return kind
