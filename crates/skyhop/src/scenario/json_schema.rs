@@ -36,6 +36,44 @@ pub fn scenario_json_schema() -> serde_json::Value {
             "title".into(),
             serde_json::Value::String("skyhop scenario".into()),
         );
+        // Templates (scenario/templates.rs) expand into nodes, links and flows
+        // before the scenario types read the file, so they are described here:
+        // their entries may hold `{i}` and expressions such as
+        // "40 ms + 10 ms * i", which only the expansion can check.
+        let entries = serde_json::json!({
+            "type": "object",
+            "additionalProperties": {"type": "object"},
+            "description": "Entries expanded `count` times; `{i}` in keys and strings becomes the index, and a sum of `Q` and `Q * i` terms with one unit is evaluated."
+        });
+        let template = serde_json::json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["count"],
+            "properties": {
+                "count": {"type": "integer", "minimum": 1, "description": "Copies: i = 0 … count − 1."},
+                "nodes": entries.clone(),
+                "links": entries.clone(),
+                "flows": entries,
+            }
+        });
+        if let Some(serde_json::Value::Object(props)) = o.get_mut("properties") {
+            props.insert(
+                "templates".into(),
+                serde_json::json!({
+                    "type": "object",
+                    "description": "Many similar nodes, links and flows declared once (templates.<name>).",
+                    "additionalProperties": template,
+                }),
+            );
+        }
+        // nodes, links and flows are required unless templates provide them.
+        if let Some(req) = o.remove("required") {
+            o.insert(
+                "if".into(),
+                serde_json::json!({"not": {"required": ["templates"]}}),
+            );
+            o.insert("then".into(), serde_json::json!({ "required": req }));
+        }
     }
     v
 }
@@ -166,10 +204,11 @@ mod tests {
         }
         assert_eq!(s["additionalProperties"], serde_json::Value::Bool(false));
         assert_eq!(
-            s["required"],
+            s["then"]["required"],
             serde_json::json!(["flows", "links", "nodes"]),
-            "nodes, links and flows are required"
+            "nodes, links and flows are required without templates"
         );
+        assert!(s["properties"]["templates"].is_object());
         // the derived default of run.seed
         assert_eq!(
             s["definitions"]["RunSection"]["properties"]["seed"]["default"],
