@@ -306,7 +306,8 @@ def test_second_run_reuses_finished_sub_sweeps(request, tmp_path, exp):
     first = pd.read_parquet(e.out / "results.parquet")
     second = pd.read_parquet(out / "results.parquet")
     pd.testing.assert_frame_equal(first, second)
-    assert again.wall_s < 0.5 * e.wall_s, (again.wall_s, e.wall_s)
+    # No wall-time assertion: the part files' modification times above
+    # already show that nothing ran again.
 
 
 # ---------------------------------------------------------------------------
