@@ -30,7 +30,7 @@
 //! 2004): elevation 13°, mean distances 90 m in GOOD and 29 m in BAD at
 //! 60 km/h, i.e. t_good ≈ 6 s, t_bad ≈ 2 s.
 
-use super::{ApplyTo, ChannelCtx, ChannelModel, ChannelState, Tx};
+use super::{ApplyTo, ChannelCtx, ChannelModel, ChannelState, StateLoss, Tx};
 use crate::engine::rng::RngStream;
 use crate::engine::time::{Time, NS_PER_S};
 use crate::units::Duration;
@@ -151,32 +151,6 @@ pub struct GilbertElliottSpec {
     pub apply_to: Option<ApplyTo>,
 }
 
-/// Loss of one state: a packet error rate, or ln(1 − BER) for a bit error rate.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum StateLoss {
-    Per(f64),
-    Ber { ln_1m_ber: f64 },
-}
-
-impl StateLoss {
-    pub fn per(p: f64) -> StateLoss {
-        StateLoss::Per(p)
-    }
-    pub fn ber(ber: f64) -> StateLoss {
-        StateLoss::Ber {
-            ln_1m_ber: (-ber).ln_1p(),
-        }
-    }
-    /// Probability that a packet of `bytes` bytes is lost in this state.
-    #[inline]
-    pub fn probability(self, bytes: u32) -> f64 {
-        match self {
-            StateLoss::Per(p) => p,
-            StateLoss::Ber { ln_1m_ber } => super::ber::packet_loss_probability(ln_1m_ber, bytes),
-        }
-    }
-}
-
 impl GilbertElliottSpec {
     pub fn validate(&self) -> Result<(), (String, String)> {
         for (key, d) in [("t_good", self.t_good), ("t_bad", self.t_bad)] {
@@ -188,18 +162,7 @@ impl GilbertElliottSpec {
             ("good", self.per_good, self.ber_good),
             ("bad", self.per_bad, self.ber_bad),
         ] {
-            if per.is_some() && ber.is_some() {
-                return Err((
-                    format!("ber_{state}"),
-                    format!("give per_{state} or ber_{state}, not both"),
-                ));
-            }
-            if let Some(p) = per {
-                super::check_probability(&format!("per_{state}"), p, true)?;
-            }
-            if let Some(b) = ber {
-                super::check_probability(&format!("ber_{state}"), b, true)?;
-            }
+            super::check_per_or_ber(&format!("per_{state}"), &format!("ber_{state}"), per, ber)?;
         }
         match self.initial.as_deref() {
             None | Some("good") | Some("bad") => Ok(()),
@@ -207,14 +170,6 @@ impl GilbertElliottSpec {
                 "initial".into(),
                 format!("{other:?} is not \"good\" or \"bad\""),
             )),
-        }
-    }
-
-    fn loss(per: Option<f64>, ber: Option<f64>, default: f64) -> StateLoss {
-        match (per, ber) {
-            (Some(p), _) => StateLoss::per(p),
-            (_, Some(b)) => StateLoss::ber(b),
-            _ => StateLoss::per(default),
         }
     }
 }
@@ -255,8 +210,8 @@ impl GilbertElliottChannel {
         );
         GilbertElliottChannel::new(
             chain,
-            GilbertElliottSpec::loss(s.per_good, s.ber_good, 0.0),
-            GilbertElliottSpec::loss(s.per_bad, s.ber_bad, 1.0),
+            StateLoss::from_pair(s.per_good, s.ber_good, 0.0),
+            StateLoss::from_pair(s.per_bad, s.ber_bad, 1.0),
             s.apply_to.unwrap_or_default(),
             ctx.own_rng("gilbert-elliott:loss"),
         )

@@ -55,9 +55,8 @@
 //! of the link (not of the direction), so both directions of a link see the
 //! same street; loss draws use each direction's own stream.
 
-use super::gilbert_elliott::StateLoss;
 use super::table::{self, Loaded};
-use super::{ApplyTo, ChannelCtx, ChannelModel, ChannelState, Tx};
+use super::{ApplyTo, ChannelCtx, ChannelModel, ChannelState, StateLoss, Tx};
 use crate::engine::rng::RngStream;
 use crate::engine::time::Time;
 use serde::{Deserialize, Serialize};
@@ -276,18 +275,7 @@ impl LmsUrbanSpec {
             ("shadowed", self.shadowed_per, self.shadowed_ber),
             ("los", self.los_per, self.los_ber),
         ] {
-            if per.is_some() && ber.is_some() {
-                return Err((
-                    format!("{state}_ber"),
-                    format!("give {state}_per or {state}_ber, not both"),
-                ));
-            }
-            if let Some(x) = per {
-                super::check_probability(&format!("{state}_per"), x, true)?;
-            }
-            if let Some(x) = ber {
-                super::check_probability(&format!("{state}_ber"), x, true)?;
-            }
+            super::check_per_or_ber(&format!("{state}_per"), &format!("{state}_ber"), per, ber)?;
         }
         Ok(())
     }
@@ -529,18 +517,13 @@ impl LmsUrban {
                 Skyline::Street(Street::synthesise(&p, s.street_azimuth_deg, &mut rng))
             }
         };
-        let loss = |per: Option<f64>, ber: Option<f64>, d: f64| match (per, ber) {
-            (Some(x), _) => StateLoss::per(x),
-            (_, Some(b)) => StateLoss::ber(b),
-            _ => StateLoss::per(d),
-        };
         LmsUrban {
             skyline,
             speed_mps: s.speed_mps.unwrap_or(2.0),
             elevation_deg,
             azimuth_deg,
-            shadowed: loss(s.shadowed_per, s.shadowed_ber, 1.0),
-            los: loss(s.los_per, s.los_ber, 0.0),
+            shadowed: StateLoss::from_pair(s.shadowed_per, s.shadowed_ber, 1.0),
+            los: StateLoss::from_pair(s.los_per, s.los_ber, 0.0),
             apply_to: s.apply_to.unwrap_or_default(),
             rng: ctx.own_rng("lms-urban"),
         }
