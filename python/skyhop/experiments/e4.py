@@ -20,7 +20,7 @@ from typing import Any
 from . import geo_split
 from .common import Context, grouped, plt, scenario_path
 from .geo_split import BERS, QUEUE_PER_MBPS, RATES_MBPS, TCP_WORDS, TCPS, _m, _ratio, _split_summary
-from .plotting import errorbar_series, save_figure, series_style
+from .plotting import errorbar_series, figure_legend_right, save_figure, series_style
 
 SCENARIO = "e4_shadowed.toml"
 PROXY = "SAT"
@@ -251,15 +251,5 @@ def _figures(ctx: Context, summary, tables, e2e, ref) -> None:
         ax.set_xticks(list(x), labels, fontsize=7)
         ax.set_ylabel("throughput (Mb/s)")
         ax.set_title(f"E4: {rate} Mb/s")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.tight_layout(rect=(0, 0, 0.8, 1))
-    fig.legend(
-        handles,
-        labels,
-        loc="upper left",
-        bbox_to_anchor=(0.81, 0.95),
-        fontsize=8,
-        title="means over the runs",
-        title_fontsize=8,
-    )
+    figure_legend_right(fig, axes[0])
     save_figure(fig, ctx.out / "e4_summary")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .common import Context, grouped, plt, scenario_path
-from .plotting import errorbar_series, save_figure, series_style
+from .plotting import errorbar_series, figure_legend_right, save_figure, series_style
 
 RATES_MBPS = [1, 20]
 BERS = [1e-6, 1e-7, 1e-8]
@@ -348,15 +348,5 @@ def _figures(exp: GeoSplit, ctx: Context, summary, tables, e2e) -> None:
         ax.set_xticks(list(x), labels, fontsize=7)
         ax.set_ylabel("throughput (Mb/s)")
         ax.set_title(f"{exp.name}: {rate} Mb/s")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.tight_layout(rect=(0, 0, 0.8, 1))
-    fig.legend(
-        handles,
-        labels,
-        loc="upper left",
-        bbox_to_anchor=(0.81, 0.95),
-        fontsize=8,
-        title="means over the runs",
-        title_fontsize=8,
-    )
+    figure_legend_right(fig, axes[0])
     save_figure(fig, ctx.out / f"{exp.name.lower()}_summary")

@@ -150,6 +150,22 @@ def ci_legend(ax, n: int | None = None, **kwargs: Any) -> None:
     )
 
 
+def figure_legend_right(fig, ax, title: str = "means over the runs") -> None:
+    """One legend for the whole figure, to the right of the axes (so it hides
+    no bar), with the handles of ``ax``."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 0.8, 1))
+    fig.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(0.81, 0.95),
+        fontsize=8,
+        title=title,
+        title_fontsize=8,
+    )
+
+
 def save_figure(fig, stem: str | Path, formats: Sequence[str] = FORMATS) -> list[Path]:
     """Write ``stem.png``, ``stem.pdf`` and ``stem.svg`` (legend included) and close the figure."""
     stem = Path(stem)
