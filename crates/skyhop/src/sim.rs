@@ -24,7 +24,7 @@
 //! an ACK the rule holds back goes out the moment the bytes it covers have
 //! been put on the outgoing wire.
 
-use crate::app::{App, AppIo, ByteLedger};
+use crate::app::{App, AppIo, ByteLedger, StreamDir};
 use crate::channel::{Channel, ChannelCtx, PacketKind};
 use crate::engine::{EventQueue, Time};
 use crate::error::SimError;
@@ -35,7 +35,7 @@ use crate::pep::{ProxyRt, RelayOut};
 use crate::result::{
     EngineStats, FlowResult, LegResult, LinkResult, ProxyResult, RunResult, Series,
 };
-use crate::scenario::{Plan, Scenario};
+use crate::scenario::{Plan, PlanProxy, Scenario, SenderFactory};
 use crate::tcp::{self, AckSeg, DataSeg, TcpReceiver, TcpSender};
 use std::sync::Arc;
 
@@ -139,20 +139,41 @@ struct FlowRt {
     start: Time,
     app: App,
     app_timer: TimerSlot,
-    /// Connections of each stream, in path order.
+    /// Connections of each stream, in the stream's path order.
     streams: Vec<Vec<usize>>,
+    /// Direction of each stream.
+    stream_dirs: Vec<StreamDir>,
     /// All connections of the flow (every stream), in leg order.
     conns: Vec<usize>,
     proxies: Vec<ProxyRt>,
     proxy_traces: Vec<ValueTrace>,
     done_at: Option<Time>,
-    variant_names: Vec<String>,
-    leg_ends: Vec<(String, String)>,
+    /// What a new stream of this flow is built from.
+    proto: StreamProto,
     /// A datagram flow's path and counters (`None` for TCP flows).
     dgram: Option<Box<DgramRt>>,
     /// AeroTCP adaptive allocation: the open-connection counters of the
     /// satellite legs this flow uses (+1 at start, -1 when done).
     aero_open: Vec<Arc<std::sync::atomic::AtomicU32>>,
+}
+
+/// The legs and proxies every stream of a flow is built from.
+struct StreamProto {
+    legs: Vec<LegProto>,
+    proxies: Vec<PlanProxy>,
+}
+
+/// One leg of a flow's path, from the flow's `from` side to its `to` side.
+struct LegProto {
+    /// The leg's TCP configuration (AeroTCP's open-connection counter installed).
+    cfg: tcp::TcpConfig,
+    make_sender: Option<SenderFactory>,
+    /// Routes from the leg's `from` end to its `to` end, and back.
+    fwd_route: u32,
+    rev_route: u32,
+    /// Node names of the leg's ends (`from` side first).
+    ends: (String, String),
+    variant: String,
 }
 
 /// The datagram path of a probe flow: no connection, one route.
@@ -273,7 +294,7 @@ impl World {
             }
         }
         let mut routes = Vec::new();
-        let mut conns = Vec::new();
+        let conns = Vec::new();
         let mut flows = Vec::new();
         let mut q = EventQueue::new();
         // AeroTCP adaptive allocation: one open-connection counter per
@@ -283,7 +304,6 @@ impl World {
             Arc<std::sync::atomic::AtomicU32>,
         > = Default::default();
         for (fi, f) in plan.flows.iter().enumerate() {
-            let mut conn_ids = Vec::new();
             let mut aero_open = Vec::new();
             let dgram = f.app.datagrams().then(|| {
                 routes.push(f.legs[0].fwd.clone());
@@ -297,7 +317,8 @@ impl World {
             } else {
                 &f.legs[..]
             };
-            for (li, leg) in tcp_legs.iter().enumerate() {
+            let mut legs = Vec::with_capacity(tcp_legs.len());
+            for leg in tcp_legs {
                 let fwd_route = routes.len() as u32;
                 routes.push(leg.fwd.clone());
                 let rev_route = routes.len() as u32;
@@ -308,107 +329,39 @@ impl World {
                     a.open = c.clone();
                     aero_open.push(c);
                 }
-                let receiver = if li + 1 < f.legs.len() {
-                    // The incoming side of a proxy: its buffer is the cache,
-                    // its window follows the proxy's policy.
-                    let p = &f.proxies[li];
-                    let mut rc = cfg.clone();
-                    rc.rcv_buffer = p.cache_bytes;
-                    let mut r = tcp::new_receiver(&rc);
-                    r.set_proxy_mode(ProxyRt::policy_of(p.policy));
-                    // The sender starts from the window this receiver advertises.
-                    cfg.rcv_buffer = r.advertised_window();
-                    r
-                } else {
-                    tcp::new_receiver(&cfg)
-                };
-                let sender = match &leg.make_sender {
-                    Some(make) => (make.0)(cfg.clone()),
-                    None => tcp::new_sender(cfg.clone()),
-                };
-                conn_ids.push(conns.len());
-                conns.push(Conn {
-                    flow: fi,
-                    leg: li,
-                    stream: 0,
-                    sender,
-                    receiver,
+                legs.push(LegProto {
+                    cfg,
+                    make_sender: leg.make_sender.clone(),
                     fwd_route,
                     rev_route,
-                    header: cfg.header_bytes,
-                    s_timer: TimerSlot::default(),
-                    r_timer: TimerSlot::default(),
-                    ledger: ByteLedger::default(),
-                    proxy_in: if li > 0 { Some(li - 1) } else { None },
-                    proxy_out: if li + 1 < f.legs.len() {
-                        Some(li)
-                    } else {
-                        None
-                    },
-                    ack_limited_by: None,
-                    limits_acks_of: None,
-                    trace: opts.trace.then(SenderTrace::default),
+                    ends: (
+                        plan.nodes[*leg.path.first().unwrap() as usize].clone(),
+                        plan.nodes[*leg.path.last().unwrap() as usize].clone(),
+                    ),
+                    variant: leg.variant_name.clone(),
                 });
-            }
-            let mut proxies = Vec::new();
-            for (pi, p) in f.proxies.iter().enumerate() {
-                let mut pr = ProxyRt::new(
-                    p.node,
-                    p.policy,
-                    p.cache_bytes,
-                    p.send_buffer,
-                    conn_ids[pi],
-                    conn_ids[pi + 1],
-                );
-                pr.set_start(Time(f.start.0));
-                conns[conn_ids[pi + 1]]
-                    .sender
-                    .set_max_unacked(pr.out_max_unacked());
-                if p.ack_after_forward {
-                    pr.ack_after_forward = true;
-                    let (inc, out) = (conn_ids[pi], conn_ids[pi + 1]);
-                    // Nothing transmitted on the outgoing leg yet.
-                    conns[inc].receiver.set_ack_limit(0);
-                    conns[inc].ack_limited_by = Some(out);
-                    conns[out].limits_acks_of = Some(inc);
-                }
-                proxies.push(pr);
             }
             q.push(Time(f.start.0), Ev::Start(fi as u32));
             flows.push(FlowRt {
                 name: f.name.clone(),
                 start: Time(f.start.0),
-                app: App::build(&f.app),
+                app: App::build(&f.app, seed, &f.name),
                 app_timer: TimerSlot::default(),
-                proxy_traces: if opts.trace {
-                    proxies.iter().map(|_| ValueTrace::default()).collect()
-                } else {
-                    Vec::new()
-                },
-                proxies,
-                streams: if dgram.is_some() {
-                    Vec::new()
-                } else {
-                    vec![conn_ids.clone()]
-                },
+                proxy_traces: Vec::new(),
+                proxies: Vec::new(),
+                streams: Vec::new(),
+                stream_dirs: Vec::new(),
                 dgram,
-                conns: conn_ids,
+                conns: Vec::new(),
                 aero_open,
                 done_at: None,
-                variant_names: f.legs.iter().map(|l| l.variant_name.clone()).collect(),
-                leg_ends: f
-                    .legs
-                    .iter()
-                    .map(|l| {
-                        (
-                            plan.nodes[*l.path.first().unwrap() as usize].clone(),
-                            plan.nodes[*l.path.last().unwrap() as usize].clone(),
-                        )
-                    })
-                    .collect(),
+                proto: StreamProto {
+                    legs,
+                    proxies: f.proxies.clone(),
+                },
             });
         }
-        World {
+        let mut w = World {
             q,
             layers,
             routes,
@@ -429,7 +382,111 @@ impl World {
                 .as_ref()
                 .map(|o| Box::new(PacketLog::new(plan.links.len(), o))),
             error: None,
+        };
+        // Stream 0 of the applications that start with one (a file transfer,
+        // a bulk source): its connections exist from the start.
+        for (fi, f) in plan.flows.iter().enumerate() {
+            if f.app.opens_stream_at_start() {
+                w.open_stream(fi, StreamDir::Forward, None, Time(f.start.0));
+            }
         }
+        w
+    }
+
+    /// Open a stream of flow `f`: one connection per leg along the path in
+    /// direction `dir` (legs in reverse order for `Reverse`), and one relay
+    /// per proxy between them. `handshake` overrides the legs' configured
+    /// handshake (an application opening a connection, or the reverse half
+    /// of one). Returns the stream's number.
+    fn open_stream(
+        &mut self,
+        f: usize,
+        dir: StreamDir,
+        handshake: Option<bool>,
+        now: Time,
+    ) -> usize {
+        let fl = &mut self.flows[f];
+        let stream = fl.streams.len();
+        let n = fl.proto.legs.len();
+        let forward = dir == StreamDir::Forward;
+        let base = fl.proxies.len();
+        let mut conn_ids = Vec::with_capacity(n);
+        for pos in 0..n {
+            // Plan leg and, between legs, plan proxy, in this stream's order.
+            let li = if forward { pos } else { n - 1 - pos };
+            let proxy_after = (pos + 1 < n).then(|| if forward { li } else { li - 1 });
+            let lp = &fl.proto.legs[li];
+            let mut cfg = lp.cfg.clone();
+            if let Some(h) = handshake {
+                cfg.handshake = h;
+            }
+            let receiver = if let Some(pi) = proxy_after {
+                // The incoming side of a proxy: its buffer is the cache,
+                // its window follows the proxy's policy.
+                let p = &fl.proto.proxies[pi];
+                let mut rc = cfg.clone();
+                rc.rcv_buffer = p.cache_bytes;
+                let mut r = tcp::new_receiver(&rc);
+                r.set_proxy_mode(ProxyRt::policy_of(p.policy));
+                // The sender starts from the window this receiver advertises.
+                cfg.rcv_buffer = r.advertised_window();
+                r
+            } else {
+                tcp::new_receiver(&cfg)
+            };
+            let (fwd_route, rev_route) = if forward {
+                (lp.fwd_route, lp.rev_route)
+            } else {
+                (lp.rev_route, lp.fwd_route)
+            };
+            let sender = match &lp.make_sender {
+                Some(make) => (make.0)(cfg.clone()),
+                None => tcp::new_sender(cfg.clone()),
+            };
+            conn_ids.push(self.conns.len());
+            self.conns.push(Conn {
+                flow: f,
+                leg: li,
+                stream,
+                sender,
+                receiver,
+                fwd_route,
+                rev_route,
+                header: cfg.header_bytes,
+                s_timer: TimerSlot::default(),
+                r_timer: TimerSlot::default(),
+                ledger: ByteLedger::default(),
+                proxy_in: (pos > 0).then(|| base + pos - 1),
+                proxy_out: proxy_after.map(|_| base + pos),
+                ack_limited_by: None,
+                limits_acks_of: None,
+                // Traces follow the flow's first stream.
+                trace: (self.trace && stream == 0).then(SenderTrace::default),
+            });
+        }
+        for pos in 0..n.saturating_sub(1) {
+            let pi = if forward { pos } else { n - 2 - pos };
+            let p = &fl.proto.proxies[pi];
+            let (inc, out) = (conn_ids[pos], conn_ids[pos + 1]);
+            let mut pr = ProxyRt::new(p.node, p.policy, p.cache_bytes, p.send_buffer, inc, out);
+            pr.set_start(now);
+            self.conns[out].sender.set_max_unacked(pr.out_max_unacked());
+            if p.ack_after_forward {
+                pr.ack_after_forward = true;
+                // Nothing transmitted on the outgoing leg yet.
+                self.conns[inc].receiver.set_ack_limit(0);
+                self.conns[inc].ack_limited_by = Some(out);
+                self.conns[out].limits_acks_of = Some(inc);
+            }
+            fl.proxies.push(pr);
+            if self.trace && stream == 0 {
+                fl.proxy_traces.push(ValueTrace::default());
+            }
+        }
+        fl.conns.extend_from_slice(&conn_ids);
+        fl.streams.push(conn_ids);
+        fl.stream_dirs.push(dir);
+        stream
     }
 
     #[inline]
@@ -485,6 +542,7 @@ impl World {
                 }
                 self.flows[f].app_timer.at = Time::MAX;
                 let mut io = std::mem::take(&mut self.app_io);
+                io.streams = self.flows[f].streams.len();
                 let app = &mut self.flows[f].app;
                 if app.poll_at().is_some_and(|d| d <= now) {
                     app.on_timer(now, &mut io);
@@ -497,6 +555,7 @@ impl World {
                     c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
                 let mut io = std::mem::take(&mut self.app_io);
+                io.streams = self.flows[f].streams.len();
                 self.flows[f].app.start(now, &mut io);
                 self.after_app(now, f, io);
             }
@@ -507,14 +566,25 @@ impl World {
     /// note an error, note that it finished, arm its timer.
     #[inline]
     fn after_app(&mut self, now: Time, f: usize, mut io: AppIo) {
-        for (stream, bytes) in io.sends.drain(..) {
-            let c = self.flows[f].streams[stream][0];
+        for i in 0..io.opens.len() {
+            let o = io.opens[i];
+            self.open_stream(f, o.dir, Some(o.handshake), now);
+        }
+        io.opens.clear();
+        for i in 0..io.sends.len() {
+            let (stream, bytes) = io.sends[i];
+            let Some(first) = self.flows[f].streams.get(stream) else {
+                io.fail(format!("data for stream {stream}, which was never opened"));
+                continue;
+            };
+            let c = first[0];
             let mut out = std::mem::take(&mut self.data_out);
             self.conns[c].sender.add_app_data(now, bytes, &mut out);
             self.send_data(now, c, &mut out);
             self.data_out = out;
             self.after_sender(now, c);
         }
+        io.sends.clear();
         if !io.datagrams.is_empty() {
             self.send_datagrams(now, f, &mut io.datagrams);
         }
@@ -798,8 +868,10 @@ impl World {
                 let total = self.conns[c].ledger.delivered();
                 let io = &mut self.app_io;
                 let fl = &mut self.flows[fi];
+                io.streams = fl.streams.len();
                 fl.app.on_delivered(now, stream, bytes, total, io);
                 if io.sends.is_empty()
+                    && io.opens.is_empty()
                     && io.error.is_none()
                     && (fl.done_at.is_some() || !fl.app.done())
                     && fl.app.poll_at().is_none()
@@ -882,8 +954,8 @@ impl World {
             &self.conns[p.out_conn].sender,
         );
         self.flows[fi].proxies[pi].observe(now, occ);
-        if self.trace {
-            self.flows[fi].proxy_traces[pi].push(now, occ as f64);
+        if let Some(tr) = self.flows[fi].proxy_traces.get_mut(pi) {
+            tr.push(now, occ as f64);
         }
     }
 
@@ -1017,52 +1089,117 @@ impl World {
                 res.flows.insert(f.name.clone(), fr);
                 continue;
             }
-            let last = *f.streams[0].last().unwrap();
-            let delivered = conns[last].as_ref().unwrap().ledger.delivered();
+            // Delivered: in order at the far end of every forward stream.
+            let mut delivered = 0;
+            let mut bytes_sent = 0;
+            for (s, st) in f.streams.iter().enumerate() {
+                if f.stream_dirs[s] == StreamDir::Forward {
+                    delivered += conns[*st.last().unwrap()]
+                        .as_ref()
+                        .unwrap()
+                        .ledger
+                        .delivered();
+                    bytes_sent += conns[st[0]].as_ref().unwrap().sender.stats.bytes_sent;
+                }
+            }
             let end = f.done_at.unwrap_or(stop);
             let active = end.since(f.start).as_secs_f64();
             let mut fr = FlowResult {
                 completion_time_s: f.done_at.map(|t| t.since(f.start).as_secs_f64()),
                 bytes_delivered: delivered,
+                bytes_sent,
                 active_time_s: active,
                 ..Default::default()
             };
-            let mut deferred = Vec::with_capacity(f.conns.len());
-            for (li, &ci) in f.conns.iter().enumerate() {
-                let c = conns[ci].take().unwrap();
-                deferred.push(c.receiver.stats.deferred_acks);
-                let st = &c.sender.stats;
-                fr.retransmissions += st.retransmissions;
-                fr.timeouts += st.timeouts;
-                fr.fast_recoveries += st.fast_recoveries;
-                if li == 0 {
-                    fr.bytes_sent = st.bytes_sent;
-                }
-                res.legs_push(&mut fr, &f.leg_ends[li], &f.variant_names[li], &c);
-                if let Some(tr) = c.trace {
-                    for (k, s) in tr.into_series(&format!("{}.{}", f.name, li)) {
-                        res.traces.insert(k, s);
+            f.app.report(end, &mut fr);
+            // Legs and proxies: one entry per position along the path and
+            // direction, summed over the flow's streams (a file transfer
+            // has one stream, so one entry per leg).
+            let n = f.proto.legs.len();
+            let mut has_reverse = false;
+            let mut legs: Vec<Option<LegResult>> = vec![None; 2 * n];
+            let mut deferred = vec![0u64; 2 * n];
+            let mut proxies: Vec<Option<(ProxyResult, f64)>> = vec![None; 2 * n];
+            let mut pk = 0;
+            for (s, st) in f.streams.iter().enumerate() {
+                let rev = f.stream_dirs[s] == StreamDir::Reverse;
+                has_reverse |= rev;
+                for (pos, &ci) in st.iter().enumerate() {
+                    let c = conns[ci].take().unwrap();
+                    let g = if rev { n + pos } else { pos };
+                    let stats = &c.sender.stats;
+                    fr.retransmissions += stats.retransmissions;
+                    fr.timeouts += stats.timeouts;
+                    fr.fast_recoveries += stats.fast_recoveries;
+                    deferred[g] += c.receiver.stats.deferred_acks;
+                    let lp = &f.proto.legs[c.leg];
+                    let ends = if rev {
+                        (lp.ends.1.clone(), lp.ends.0.clone())
+                    } else {
+                        lp.ends.clone()
+                    };
+                    let lr = leg_result(ends, &lp.variant, &c);
+                    match &mut legs[g] {
+                        Some(sum) => sum.add(&lr),
+                        slot => *slot = Some(lr),
                     }
+                    if let Some(tr) = c.trace {
+                        for (k, s) in tr.into_series(&format!("{}.{}", f.name, pos)) {
+                            res.traces.insert(k, s);
+                        }
+                    }
+                }
+                for pos in 0..n.saturating_sub(1) {
+                    let p = &f.proxies[pk];
+                    pk += 1;
+                    let g = if rev { n + pos } else { pos };
+                    let area = p.occupancy_area(end);
+                    let pr = ProxyResult {
+                        flow: f.name.clone(),
+                        node: plan.nodes[p.node as usize].clone(),
+                        cache_bytes: p.cache_bytes,
+                        max_occupancy_bytes: p.max_occupancy,
+                        mean_occupancy_bytes: 0.0,
+                        window_updates: 0,
+                        drops: 0,
+                        ack_after_forward: p.ack_after_forward,
+                        acks_ahead_of_forwarding: p.acks_ahead,
+                        max_acked_unforwarded_bytes: p.max_acked_unforwarded,
+                        deferred_acks: 0,
+                    };
+                    match &mut proxies[g] {
+                        Some((sum, a)) => {
+                            sum.max_occupancy_bytes =
+                                sum.max_occupancy_bytes.max(pr.max_occupancy_bytes);
+                            sum.acks_ahead_of_forwarding += pr.acks_ahead_of_forwarding;
+                            sum.max_acked_unforwarded_bytes = sum
+                                .max_acked_unforwarded_bytes
+                                .max(pr.max_acked_unforwarded_bytes);
+                            *a += area;
+                        }
+                        slot => *slot = Some((pr, area)),
+                    }
+                }
+            }
+            let span = end.since(f.start).as_secs_f64();
+            for g in 0..2 * n {
+                if g >= n && !has_reverse {
+                    break;
+                }
+                let Some(lr) = legs[g].take() else { continue };
+                fr.legs.push(lr);
+                if let Some((mut pr, area)) = proxies[g].take() {
+                    // Mean over the flow's active time of the occupancy
+                    // summed over its connections (all on the same node).
+                    pr.mean_occupancy_bytes = if span > 0.0 { area / span } else { 0.0 };
+                    pr.window_updates = fr.legs.last().unwrap().window_updates_sent;
+                    pr.deferred_acks = deferred[g];
+                    res.proxies.push(pr);
                 }
             }
             if active > 0.0 {
                 fr.goodput_bps = delivered as f64 * 8.0 / active;
                 fr.throughput_bps = fr.bytes_sent as f64 * 8.0 / active;
-            }
-            for (pi, p) in f.proxies.iter().enumerate() {
-                res.proxies.push(ProxyResult {
-                    flow: f.name.clone(),
-                    node: plan.nodes[p.node as usize].clone(),
-                    cache_bytes: p.cache_bytes,
-                    max_occupancy_bytes: p.max_occupancy,
-                    mean_occupancy_bytes: p.mean_occupancy(end),
-                    window_updates: fr.legs[pi].window_updates_sent,
-                    drops: 0,
-                    ack_after_forward: p.ack_after_forward,
-                    acks_ahead_of_forwarding: p.acks_ahead,
-                    max_acked_unforwarded_bytes: p.max_acked_unforwarded,
-                    deferred_acks: deferred[pi],
-                });
             }
             for (pi, tr) in f.proxy_traces.into_iter().enumerate() {
                 let node = &plan.nodes[f.proxies[pi].node as usize];
@@ -1148,22 +1285,21 @@ fn two_mut<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
     }
 }
 
-impl RunResult {
-    fn legs_push(&mut self, fr: &mut FlowResult, ends: &(String, String), variant: &str, c: &Conn) {
-        let st = &c.sender.stats;
-        fr.legs.push(LegResult {
-            from: ends.0.clone(),
-            to: ends.1.clone(),
-            tcp: variant.to_string(),
-            bytes_sent: st.bytes_sent,
-            bytes_acked: c.sender.snd_una(),
-            retransmissions: st.retransmissions,
-            timeouts: st.timeouts,
-            fast_recoveries: st.fast_recoveries,
-            segments_sent: st.segments_sent,
-            acks_received: st.acks_received,
-            window_probes: st.window_probes,
-            window_updates_sent: c.receiver.stats.window_updates,
-        });
+/// A connection's leg entry in the results.
+fn leg_result(ends: (String, String), variant: &str, c: &Conn) -> LegResult {
+    let st = &c.sender.stats;
+    LegResult {
+        from: ends.0,
+        to: ends.1,
+        tcp: variant.to_string(),
+        bytes_sent: st.bytes_sent,
+        bytes_acked: c.sender.snd_una(),
+        retransmissions: st.retransmissions,
+        timeouts: st.timeouts,
+        fast_recoveries: st.fast_recoveries,
+        segments_sent: st.segments_sent,
+        acks_received: st.acks_received,
+        window_probes: st.window_probes,
+        window_updates_sent: c.receiver.stats.window_updates,
     }
 }

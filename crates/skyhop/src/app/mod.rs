@@ -17,12 +17,15 @@
 mod bulk;
 mod cbr;
 mod file;
+mod web;
 
 pub use bulk::Bulk;
 pub use cbr::Cbr;
 pub use file::FileTransfer;
+pub use web::{Http, WebSampler, WebSession, WebSpec};
 
 use crate::engine::time::Time;
+use crate::result::FlowResult;
 use std::sync::Arc;
 
 /// What an application asks of the engine during one call.
@@ -35,6 +38,33 @@ pub struct AppIo {
     pub error: Option<String>,
     /// Datagrams handed to the flow's datagram path: (stream, bytes on the wire).
     pub datagrams: Vec<(usize, u32)>,
+    /// Streams to open before the sends are handed over, in order; the
+    /// engine numbers them from `streams`.
+    pub opens: Vec<StreamOpen>,
+    /// Streams the flow has (set by the engine before each call).
+    pub streams: usize,
+}
+
+/// Which way a stream runs along the flow's path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamDir {
+    /// From the flow's `from` node to its `to` node (stream 0 of a file
+    /// transfer; the replies of a web session).
+    Forward,
+    /// From `to` back to `from` (the requests of a web session), over the
+    /// same legs and proxies in reverse order.
+    Reverse,
+}
+
+/// A stream an application asks the engine to open: one new TCP connection
+/// per leg (and one relay per proxy) along the path in direction `dir`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamOpen {
+    pub dir: StreamDir,
+    /// Open with a three-way handshake (SYN, SYN-ACK) before data flows;
+    /// false: the connection is already established (the reverse half of a
+    /// connection opened by the other stream).
+    pub handshake: bool,
 }
 
 impl AppIo {
@@ -49,6 +79,11 @@ impl AppIo {
     }
     pub fn fail(&mut self, msg: impl Into<String>) {
         self.error.get_or_insert(msg.into());
+    }
+    /// Open a new stream; returns its number (usable in `send` at once).
+    pub fn open(&mut self, dir: StreamDir, handshake: bool) -> usize {
+        self.opens.push(StreamOpen { dir, handshake });
+        self.streams + self.opens.len() - 1
     }
 }
 
@@ -67,6 +102,9 @@ pub trait Application: Send {
     }
     /// Finished: nothing more will be sent or awaited.
     fn done(&self) -> bool;
+    /// Add the application's own results to its flow's (at the end of the
+    /// run; `end` is when the flow finished or the run stopped).
+    fn report(&self, _end: Time, _result: &mut FlowResult) {}
 }
 
 /// An application built by user code (tests, extensions).
@@ -93,13 +131,24 @@ pub enum AppSpec {
         rate_bps: u64,
         packet_bytes: u32,
     },
+    /// Web browsing sessions (`app = "web"`).
+    Web(WebSpec),
     Custom(CustomApp),
 }
 
 impl AppSpec {
     /// Whether the application can finish (a run with only such apps stops early).
     pub fn finite(&self) -> bool {
-        !matches!(self, AppSpec::Bulk | AppSpec::Cbr { .. })
+        match self {
+            AppSpec::Bulk | AppSpec::Cbr { .. } => false,
+            AppSpec::Web(w) => w.pages.is_some(),
+            _ => true,
+        }
+    }
+    /// Whether the flow's stream 0 (forward) exists from the start; an
+    /// application without it opens its streams itself.
+    pub fn opens_stream_at_start(&self) -> bool {
+        !matches!(self, AppSpec::Cbr { .. } | AppSpec::Web(_))
     }
     /// Whether the flow carries datagrams rather than TCP streams.
     pub fn datagrams(&self) -> bool {
@@ -115,11 +164,13 @@ macro_rules! apps {
             Custom(Box<dyn Application>),
         }
         impl App {
-            pub fn build(spec: &AppSpec) -> App {
+            /// The application of `spec` for flow `name` in the run with `seed`
+            /// (random applications draw from streams derived from both).
+            pub fn build(spec: &AppSpec, seed: u64, name: &str) -> App {
                 match spec {
                     $(AppSpec::$v { .. } => {
-                        let make: fn(&AppSpec) -> $t = $make;
-                        App::$v(make(spec))
+                        let make: fn(&AppSpec, u64, &str) -> $t = $make;
+                        App::$v(make(spec, seed, name))
                     })*
                     AppSpec::Custom(f) => App::Custom((f.0)()),
                 }
@@ -160,18 +211,28 @@ macro_rules! apps {
                     App::Custom(a) => a.done(),
                 }
             }
+            pub fn report(&self, end: Time, result: &mut FlowResult) {
+                match self {
+                    $(App::$v(a) => a.report(end, result),)*
+                    App::Custom(a) => a.report(end, result),
+                }
+            }
         }
     };
 }
 
 apps! {
-    File(FileTransfer) => |s| match s {
+    File(FileTransfer) => |s, _, _| match s {
         AppSpec::File { size } => FileTransfer::new(*size),
         _ => unreachable!(),
     },
-    Bulk(Bulk) => |_| Bulk,
-    Cbr(Cbr) => |s| match s {
+    Bulk(Bulk) => |_, _, _| Bulk,
+    Cbr(Cbr) => |s, _, _| match s {
         AppSpec::Cbr { rate_bps, packet_bytes } => Cbr::new(*rate_bps, *packet_bytes),
+        _ => unreachable!(),
+    },
+    Web(Box<WebSession>) => |s, seed, name| match s {
+        AppSpec::Web(w) => Box::new(WebSession::new(w, seed, name)),
         _ => unreachable!(),
     },
 }

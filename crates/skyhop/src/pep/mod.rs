@@ -142,11 +142,17 @@ impl ProxyRt {
         }
     }
 
-    pub fn mean_occupancy(&self, end: Time) -> f64 {
+    /// Occupancy integrated over time up to `end` (byte-seconds).
+    pub fn occupancy_area(&self, end: Time) -> f64 {
         let mut area = self.area;
         if end > self.last_t {
             area += self.last_occ as f64 * (end - self.last_t).as_secs_f64();
         }
+        area
+    }
+
+    pub fn mean_occupancy(&self, end: Time) -> f64 {
+        let area = self.occupancy_area(end);
         let span = end.since(self.start).as_secs_f64();
         if span > 0.0 {
             area / span

@@ -3,13 +3,14 @@
 //! proxies. Every semantic check lives here, so a scenario that loads will build.
 
 use super::schema::*;
-use crate::app::AppSpec;
+use crate::app::{AppSpec, Http, WebSpec};
 use crate::channel::{ApplyTo, ChannelSpec, HopGeometry};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::net::LinkLayerSpec;
 use crate::tcp::cc::{FilterInput, WestwoodParams};
 use crate::tcp::{RecKind, TcpConfig, Variant};
+use crate::units::Size;
 use std::collections::{BTreeMap, VecDeque};
 
 pub struct PlanLinkDir {
@@ -57,6 +58,7 @@ pub enum ProxyPolicy {
     Buffers,
 }
 
+#[derive(Clone)]
 pub struct PlanProxy {
     pub node: u32,
     pub policy: ProxyPolicy,
@@ -88,6 +90,113 @@ pub struct Plan {
     pub duration: Dur,
     pub event_budget: u64,
     pub warnings: Vec<String>,
+}
+
+/// Resolve a web table: the spec and its warnings, or the offending key
+/// (within the table) and why.
+fn web_spec(sec: &WebSection) -> Result<(WebSpec, Vec<String>), (&'static str, String)> {
+    let d = WebSpec::default();
+    let mut warns = Vec::new();
+    let http = match sec.http.as_ref().map(|h| h.text()).as_deref() {
+        None | Some("1.1") => {
+            if sec.parallel.is_some() {
+                return Err((
+                    "parallel",
+                    "only HTTP/1.0 opens parallel connections (http = \"1.0\")".into(),
+                ));
+            }
+            Http::V11
+        }
+        Some("1.0") => match sec.parallel.unwrap_or(4) {
+            0 => return Err(("parallel", "must be at least 1".into())),
+            k => Http::V10 { parallel: k },
+        },
+        Some(o) => return Err(("http", format!("{o:?} is not one of \"1.0\", \"1.1\""))),
+    };
+    let positive = |k: &'static str, v: Option<f64>, dflt: f64| match v {
+        Some(x) if !(x.is_finite() && x > 0.0) => {
+            Err((k, format!("{x} must be a positive number")))
+        }
+        Some(x) => Ok(x),
+        None => Ok(dflt),
+    };
+    let bytes = |k: &'static str, v: Option<Size>| match v {
+        Some(Size(0)) => Err((k, "must be at least 1 B".to_string())),
+        v => Ok(v.map(|s| s.0)),
+    };
+    if sec.pages == Some(0) {
+        return Err(("pages", "must be at least 1".into()));
+    }
+    let reply_alpha = positive("reply_alpha", sec.reply_alpha, d.reply_alpha)?;
+    let think_alpha = positive("think_alpha", sec.think_alpha, d.think_alpha)?;
+    let think_k_s = match sec.think_k {
+        Some(t) if t.0 == Dur::ZERO => return Err(("think_k", "must be positive".into())),
+        Some(t) => t.0.as_secs_f64(),
+        None => d.think_k_s,
+    };
+    let request_p_large = match sec.request_p_large {
+        Some(p) if !(0.0..=1.0).contains(&p) => {
+            return Err((
+                "request_p_large",
+                format!("{p} is not a probability in [0, 1]"),
+            ))
+        }
+        Some(p) => p,
+        None => d.request_p_large,
+    };
+    let request_spread = match sec.request_spread {
+        Some(x) if !(x.is_finite() && x >= 0.0) => {
+            return Err(("request_spread", format!("{x} must be zero or positive")))
+        }
+        Some(x) => x,
+        None => d.request_spread,
+    };
+    let inline_mean = match sec.inline_mean {
+        Some(x) if !(x.is_finite() && x >= 0.0) => {
+            return Err(("inline_mean", format!("{x} must be zero or positive")))
+        }
+        Some(x) => x,
+        None => d.inline_mean,
+    };
+    let inline_sd = positive("inline_sd", sec.inline_sd, d.inline_sd)?;
+    let spec = WebSpec {
+        http,
+        pages: sec.pages,
+        object_size: bytes("object_size", sec.object_size)?,
+        request_size: bytes("request_size", sec.request_size)?,
+        request_small: bytes("request_small", sec.request_small)?
+            .map_or(d.request_small, |b| b as f64),
+        request_large: bytes("request_large", sec.request_large)?
+            .map_or(d.request_large, |b| b as f64),
+        request_p_large,
+        request_spread,
+        reply_alpha,
+        reply_k: bytes("reply_k", sec.reply_k)?.map_or(d.reply_k, |b| b as f64),
+        reply_max: bytes("reply_max", sec.reply_max)?,
+        inline_mean,
+        inline_sd,
+        think_alpha,
+        think_k_s,
+        handshake: sec.handshake.unwrap_or(d.handshake),
+    };
+    if let (Some(m), k) = (spec.reply_max, spec.reply_k) {
+        if (m as f64) < k {
+            return Err(("reply_max", format!("{m} B is below reply_k ({k} B)")));
+        }
+    }
+    if spec.object_size.is_none() && spec.reply_alpha <= 1.0 && spec.reply_max.is_none() {
+        warns.push(format!(
+            "reply_alpha = {} gives reply sizes of infinite mean; mean goodput and page times will not converge (set reply_max to cap them)",
+            spec.reply_alpha
+        ));
+    }
+    if spec.pages != Some(1) && spec.think_alpha <= 1.0 {
+        warns.push(format!(
+            "think_alpha = {} gives think times of infinite mean",
+            spec.think_alpha
+        ));
+    }
+    Ok((spec, warns))
 }
 
 const DEFAULT_QUEUE: u32 = 50;
@@ -859,9 +968,6 @@ impl Plan {
                     "must be positive (or \"unlimited\")",
                 ));
             }
-            if size == FlowSize::Unlimited {
-                any_bulk = true;
-            }
             // A known trap of satellite TCP: a receive window below the BDP caps
             // goodput. Checked on the last leg (the end host's buffer); a
             // proxy's incoming window is its cache policy's business.
@@ -927,10 +1033,34 @@ impl Plan {
                         packet_bytes: packet as u32,
                     }
                 }
+                Some("web") => {
+                    if f.size.is_some() {
+                        return Err(err(
+                            file,
+                            key("size"),
+                            "a web session's sizes come from its page model (the web table); leave size out",
+                        ));
+                    }
+                    let sec = f.web.clone().unwrap_or_default();
+                    let (spec, warns) = web_spec(&sec)
+                        .map_err(|(k, msg)| err(file, key(&format!("web.{k}")), msg))?;
+                    warnings.extend(warns.into_iter().map(|w| format!("{}: {w}", key("web"))));
+                    AppSpec::Web(spec)
+                }
                 Some(other) => {
-                    return Err(err(file, key("app"), format!("unknown application {other:?} (known: \"cbr\"; leave it out for a file transfer or bulk flow)")));
+                    return Err(err(file, key("app"), format!("unknown application {other:?} (known: \"cbr\", \"web\"; leave it out for a file transfer or bulk flow)")));
                 }
             };
+            if f.web.is_some() && f.app.as_deref() != Some("web") {
+                return Err(err(
+                    file,
+                    key("web"),
+                    "only a web session (app = \"web\") takes a web table",
+                ));
+            }
+            if !app.finite() {
+                any_bulk = true;
+            }
             if f.app.is_none() && (f.rate.is_some() || f.packet.is_some()) {
                 let k = if f.rate.is_some() { "rate" } else { "packet" };
                 return Err(err(

@@ -361,15 +361,99 @@ pub struct FlowSection {
     #[serde(default)]
     pub options: TcpOptions,
     /// Application: absent for a file transfer (`size`) or bulk flow;
-    /// "cbr" for a constant-rate datagram probe (`rate`, `packet`).
+    /// "cbr" for a constant-rate datagram probe (`rate`, `packet`); "web"
+    /// for web browsing sessions (`from` is the server, `to` the client;
+    /// the `web` table).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
+    /// web: the page model and HTTP version (defaults in docs/scenario.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<WebSection>,
     /// cbr: sending rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
     /// cbr: datagram size on the wire (headers included). Default 1500 B.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packet: Option<Size>,
+}
+
+/// An HTTP version, written as a string ("1.0") or a number (1.0).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum HttpVersion {
+    Text(String),
+    Number(f64),
+}
+
+impl HttpVersion {
+    /// The version as text ("1.0", "1.1", or what was written).
+    pub fn text(&self) -> String {
+        match self {
+            HttpVersion::Text(s) => s.clone(),
+            HttpVersion::Number(x) if *x == 1.0 => "1.0".into(),
+            HttpVersion::Number(x) if *x == 1.1 => "1.1".into(),
+            HttpVersion::Number(x) => x.to_string(),
+        }
+    }
+}
+
+/// A web browsing session (`app = "web"`): pages of a main object and
+/// inline objects, user think times between pages.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebSection {
+    /// "1.0" (a new connection per object, `parallel` at once) or "1.1"
+    /// (one persistent connection, one request at a time). Default "1.1".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpVersion>,
+    /// HTTP/1.0: connections at once for inline objects. Default 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<u32>,
+    /// Pages per session; absent: until the run stops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u64>,
+    /// Single-object mode: every page is one object of this size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_size: Option<Size>,
+    /// Every request this size (instead of the bimodal draw).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_size: Option<Size>,
+    /// Bimodal request sizes: the large peak's centre. Default 250 B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_small: Option<Size>,
+    /// The smaller peak's centre. Default 1 KB (1024 B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_large: Option<Size>,
+    /// Share of requests in the peak near `request_large`. Default 0.2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_p_large: Option<f64>,
+    /// Standard deviation of each peak as a fraction of its centre. Default 0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_spread: Option<f64>,
+    /// Pareto shape of reply (object) sizes. Default 1.1 (the studies: 1.04 to 1.14).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_alpha: Option<f64>,
+    /// Pareto scale (minimum) of reply sizes. Default 1 KB (1024 B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_k: Option<Size>,
+    /// Cap on a reply's size. Default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_max: Option<Size>,
+    /// Gamma mean of inline objects per page. Default 5.55.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline_mean: Option<f64>,
+    /// Gamma standard deviation of inline objects per page. Default 11.4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline_sd: Option<f64>,
+    /// Pareto shape of think times. Default 1.5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_alpha: Option<f64>,
+    /// Pareto scale (minimum) of think times. Default 1 s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_k: Option<Duration>,
+    /// Open each new connection with a three-way handshake. Default true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<bool>,
 }
 
 fn default_tcp() -> String {
