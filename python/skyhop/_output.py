@@ -222,8 +222,15 @@ def _fmt(stats: dict[str, Any], scale: float = 1.0, digits: int = 3) -> str:
     return text
 
 
-def print_run_table(file: str, seeds: list[int], summary: dict[str, Any]) -> None:
-    """Print the human-readable summary of ``skyhop run``."""
+def print_run_table(
+    file: str,
+    seeds: list[int],
+    summary: dict[str, Any],
+    jain: list[float | None] | None = None,
+) -> None:
+    """Print the human-readable summary of ``skyhop run``: per flow, and
+    for web sessions their object and page response times; under the table,
+    Jain's fairness index of the flows' goodputs (``jain``: one per run)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -238,6 +245,11 @@ def print_run_table(file: str, seeds: list[int], summary: dict[str, Any]) -> Non
     table.add_column("goodput (Mb/s)", justify="right")
     table.add_column("retransmissions", justify="right")
     table.add_column("timeouts", justify="right")
+    web = any("objects_completed" in m for m in summary.values())
+    if web:
+        table.add_column("objects", justify="right")
+        table.add_column("object response (s)", justify="right")
+        table.add_column("page response (s)", justify="right")
     for flow, m in summary.items():
         empty = {"mean": None}
         ct = m.get("completion_time_s", empty)
@@ -246,14 +258,31 @@ def print_run_table(file: str, seeds: list[int], summary: dict[str, Any]) -> Non
             ct_text += f" ({ct['n']}/{n} finished)"
         elif ct.get("mean") is None and "completion_time_s" in m:
             ct_text = "— (bulk or unfinished)"
-        table.add_row(
+        cells = [
             flow,
             ct_text,
             _fmt(m.get("goodput_bps", empty), 1e6, 4),
             _fmt(m.get("retransmissions", empty), 1, 1),
             _fmt(m.get("timeouts", empty), 1, 2),
-        )
-    Console().print(table)
+        ]
+        if web:
+            cells += [
+                _fmt(m.get("objects_completed", empty), 1, 1),
+                _fmt(m.get("object_response_mean_s", empty))
+                + f" (p95 {_fmt(m.get('object_response_p95_s', empty))})",
+                _fmt(m.get("page_response_mean_s", empty))
+                + f" (p95 {_fmt(m.get('page_response_p95_s', empty))})",
+            ]
+        table.add_row(*cells)
+    # a pipe or file gets the whole table, not one squeezed to 80 columns
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(table)
+    values = [j for j in (jain or []) if j is not None]
+    if len(summary) > 1 and values:
+        from .stats import summarize_values
+
+        st = summarize_values(values)
+        console.print(f"Jain's fairness index of the flows' goodputs: {_fmt(st, 1, 4)}")
 
 
 #: metrics of the sweep table: (metric, header, scale, digits)

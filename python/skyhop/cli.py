@@ -532,7 +532,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         doc = run_document(scn.resolved, runs, trace, network)
         sys.stdout.write(output.dump_json(doc) + "\n")
     else:
-        output.print_run_table(scn.file, seeds, results.summary())
+        output.print_run_table(
+            scn.file,
+            seeds,
+            results.summary(),
+            jain=[r.get("jain_fairness") for r in results.runs],
+        )
         if args.out:
             print(f"wrote {args.out}")
     return EXIT_OK

@@ -15,9 +15,12 @@ uniform BER 1e-9 … 1e-4 on the satellite link, data and ACKs.
   SACK; gateway buffers from the study's allocation table
   (:func:`gateway_buffers`, PR = 1 Mb/s, lossy link); aggregate throughput,
   per-connection response times, Jain's fairness.
-- (c) single objects of 1 … 32 KB at BER 1e-7: response time against object
-  size, AeroTCP against split SACK. The object is the server's reply; the
-  request's one-way trip is not modelled (see docs/VALIDATION.md).
+- (c) single web objects of 1 … 32 KB at BER 1e-7: response time against
+  object size, AeroTCP against split SACK. Each run is one web session
+  (``app = "web"``, HTTP/1.0, one page of one object): the client opens a
+  connection (three-way handshake through both gateways), sends its request
+  (bimodal size), and the object's reply comes back; the response time runs
+  from the request to the reply's last byte.
 """
 
 from __future__ import annotations
@@ -173,18 +176,25 @@ def run(ctx: Context, *, bers=BERS, files=FILES, objects=OBJECT_KB) -> dict[str,
             }
             summary["b_ten_clients"].setdefault(cfg, {})[f"{ber:g}"] = b[(cfg, ber)]
 
-    # (c) single objects at BER 1e-7.
+    # (c) single web objects at BER 1e-7.
     c: dict[tuple, Any] = {}
+    key = "flows.f0.web.object_size"
     for cfg in ("aerotcp", "split-sack"):
-        sets = {**one, "links.sat.ber": 1e-7, "run.duration": "120 s"}
+        sets = {
+            **one,
+            "links.sat.ber": 1e-7,
+            "run.duration": "120 s",
+            "flows.f0.size": "unlimited",
+            "flows.f0.app": "web",
+            "flows.f0.web.http": "1.0",
+            "flows.f0.web.pages": 1,
+        }
         for k, v in CONFIGS[cfg].items():
             sets.update(_conn(k, v))
-        df = ctx.sweep(
-            f"c_{cfg}", scn, {"flows.f0.size": [f"{k * 1024} B" for k in objects]}, sets=sets
-        )
-        for size, g in df.groupby("flows.f0.size", sort=False):
+        df = ctx.sweep(f"c_{cfg}", scn, {key: [f"{k * 1024} B" for k in objects]}, sets=sets)
+        for size, g in df.groupby(key, sort=False):
             kb = int(str(size).split()[0]) // 1024
-            c[(cfg, kb)] = stats(g["completion_time_s"].tolist())
+            c[(cfg, kb)] = stats(g["object_response_mean_s"].tolist())
             summary["c_web_objects"].setdefault(cfg, {})[f"{kb} KB"] = c[(cfg, kb)]
 
     summary["buffers"] = gateway_buffers(1e6, 0.48, 0.14, 0.0001, min_bytes=2 * 1460)

@@ -1034,7 +1034,7 @@ impl Plan {
                     }
                 }
                 Some("web") => {
-                    if f.size.is_some() {
+                    if f.size.is_some_and(|s| s != FlowSize::Unlimited) {
                         return Err(err(
                             file,
                             key("size"),
