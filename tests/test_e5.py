@@ -54,6 +54,49 @@ def test_bad_aero_inputs_are_one_line_errors_exit_2(cli, setting, key):
     assert_one_line_error(proc, "e5_aero.toml", key)
 
 
+WEB = ["--set", "flows.f0.size=unlimited", "--set", "flows.f0.app=web"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "key"),
+    [
+        ("flows.f0.web.reply_alpha=0", "flows.f0.web.reply_alpha"),
+        ("flows.f0.web.think_alpha=-1.5", "flows.f0.web.think_alpha"),
+        ("flows.f0.web.pages=0", "flows.f0.web.pages"),
+        ('flows.f0.web.http="2"', "flows.f0.web.http"),
+        ("flows.f0.web.inline_mean=-1", "flows.f0.web.inline_mean"),
+    ],
+)
+def test_bad_web_inputs_are_one_line_errors_exit_2(cli, setting, key):
+    proc = cli("run", E5, *WEB, "--set", setting)
+    assert_one_line_error(proc, "e5_aero.toml", key)
+
+
+def test_web_sessions_report_object_and_page_times(cli):
+    import json
+
+    proc = cli(
+        "run", E5, *WEB, "--set", "flows.f0.web.pages=3", "--set", "links.sat.ber=1e-7", "--json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    f0 = doc["runs"][0]["flows"]["f0"]
+    assert f0["pages_completed"] == 3
+    assert len(f0["pages"]) == 3
+    assert all(o["response_time_s"] > 0.5 for o in f0["objects"])  # a GEO round trip at least
+    assert f0["bytes_delivered"] == sum(o["reply_bytes"] for o in f0["objects"])
+    assert (
+        doc["summary"]["f0"]["page_response_p95_s"]["mean"]
+        >= (doc["summary"]["f0"]["page_response_p50_s"]["mean"])
+    )
+    # Flows without the web application carry none of its keys.
+    assert "objects" not in doc["runs"][0]["flows"]["f1"]
+    table = cli("run", E5, *WEB, "--set", "flows.f0.web.pages=2")
+    assert table.returncode == 0, table.stderr
+    assert "object response (s)" in table.stdout
+    assert "Jain's fairness index" in table.stdout
+
+
 @pytest.fixture(scope="module")
 def small(tmp_path_factory):
     out = tmp_path_factory.mktemp("e5")

@@ -161,3 +161,67 @@ def test_bad_observer_options_are_one_line_errors(cli, tmp_path):
         cli("run", GEO, "--packet-log", tmp_path / "l.csv", "--packet-log-window", "20s"),
         "--packet-log-window",
     )
+
+
+WEB_SCENARIO = """
+name = "web"
+[run]
+duration = "60 s"
+[nodes.S]
+[nodes.C]
+[links.l]
+between = ["S", "C"]
+rate = "10 Mbps"
+delay = "50 ms"
+queue = 200
+[flows.probe]
+from = "S"
+to = "C"
+app = "cbr"
+rate = "100 kbps"
+[flows.w]
+from = "S"
+to = "C"
+app = "web"
+web = { http = "1.0", parallel = 2, pages = 3, reply_max = "50 KB" }
+"""
+
+
+@pytest.mark.skipif(
+    shutil.which("tshark") is None, reason="tshark is not installed (CI installs it)"
+)
+def test_web_connections_and_a_probe_read_back_in_tshark(cli, tmp_path):
+    # A datagram flow before a web session: the web session's streams,
+    # opened at run time, are each a TCP conversation of their own, and the
+    # packet log names their flow.
+    scn = tmp_path / "web.toml"
+    scn.write_text(WEB_SCENARIO, encoding="utf-8")
+    out = tmp_path / "pcap"
+    log = tmp_path / "log.csv"
+    proc = cli("run", scn, "--json", "--pcap", out, "--packet-log", log)
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads(proc.stdout)["runs"][0]
+    w = run["flows"]["w"]
+    assert w["pages_completed"] == 3
+    res = subprocess.run(
+        ["tshark", "-n", "-r", str(out / "l.forward.pcap"), "-q", "-z", "conv,tcp"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "LC_ALL": "C"},
+    )
+    conversations = [ln for ln in res.stdout.splitlines() if "<->" in ln]
+    # Each connection: a reply stream and a request stream (its SYN-ACK and
+    # ACKs cross the forward direction too).
+    assert len(conversations) == 2 * w["connections_opened"]
+    import csv
+
+    rows = list(csv.DictReader(log.open(encoding="utf-8")))
+    flows = {r["flow"] for r in rows}
+    assert flows == {"probe", "w"}
+    data = [r for r in rows if r["flow"] == "w" and r["kind"] == "data" and r["event"] == "arrive"]
+    forward = sum(int(r["len"]) for r in data if r["dir"] == "forward")
+    assert forward == w["bytes_delivered"]
+    assert (
+        sum(1 for r in rows if r["flow"] == "w" and r["kind"] == "syn") >= w["connections_opened"]
+    )

@@ -382,7 +382,12 @@ def run_document(
         entry: dict[str, Any] = {
             "seed": r["seed"],
             "flows": {
-                name: {**flow_metrics(f), "legs": f.get("legs", [])}
+                name: {
+                    **flow_metrics(f),
+                    "legs": f.get("legs", []),
+                    # web sessions: every object and page
+                    **{k: f[k] for k in ("objects", "pages") if k in f},
+                }
                 for name, f in r["flows"].items()
             },
         }

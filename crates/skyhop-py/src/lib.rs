@@ -357,6 +357,7 @@ fn run_observed(
             }
             if obs.log {
                 let mut kept = skyhop::observe::PacketLog::default();
+                kept.conns = log.conns;
                 kept.events = log
                     .events
                     .into_iter()

@@ -30,7 +30,9 @@ use crate::engine::{EventQueue, Time};
 use crate::error::SimError;
 use crate::net::fifo::FifoSent;
 use crate::net::{AnyLinkLayer, Dir, LinkBuild, LinkIo, LinkPacket, Packet, Payload};
-use crate::observe::{PacketEventKind, PacketLog, PacketLogOptions, SenderTrace, ValueTrace};
+use crate::observe::{
+    ConnLabel, PacketEventKind, PacketLog, PacketLogOptions, SenderTrace, ValueTrace,
+};
 use crate::pep::{ProxyRt, RelayOut};
 use crate::result::{
     EngineStats, FlowResult, LegResult, LinkResult, ProxyResult, RunResult, Series,
@@ -443,6 +445,14 @@ impl World {
                 Some(make) => (make.0)(cfg.clone()),
                 None => tcp::new_sender(cfg.clone()),
             };
+            if let Some(log) = self.log.as_deref_mut() {
+                log.conns.push(ConnLabel {
+                    flow: f,
+                    leg: li,
+                    reverse: !forward,
+                    handshake: cfg.handshake,
+                });
+            }
             conn_ids.push(self.conns.len());
             self.conns.push(Conn {
                 flow: f,

@@ -79,7 +79,7 @@ fn per_link_counters_add_up_and_match_the_packet_log() {
             }
             match e.kind {
                 PacketEventKind::Enqueue if log.accepted(i) => {
-                    let flow = skyhop::observe::conn_index(&plan)[e.conn as usize].0 as u32;
+                    let flow = log.conns[e.conn as usize].flow as u32;
                     let s = per_flow.entry(flow).or_default();
                     s.0 += 1;
                     s.1 += e.size_bytes as u64;

@@ -7,7 +7,7 @@ pub mod pcap;
 use crate::engine::time::Time;
 use crate::result::Series;
 pub use packet_log::{
-    conn_index, link_dirs_by_name, PacketEvent, PacketEventKind, PacketLog, PacketLogOptions,
+    link_dirs_by_name, ConnLabel, PacketEvent, PacketEventKind, PacketLog, PacketLogOptions,
     PacketTable,
 };
 

@@ -87,6 +87,17 @@ pub fn link_dirs_by_name(plan: &Plan, names: &[String]) -> Result<Vec<u32>, Stri
     Ok(out)
 }
 
+/// What a connection is: its flow, the plan leg it runs on, and which way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConnLabel {
+    pub flow: usize,
+    pub leg: usize,
+    /// A reverse stream (the leg's `to` end sends; a web session's requests).
+    pub reverse: bool,
+    /// The connection opens with a SYN/SYN-ACK exchange.
+    pub handshake: bool,
+}
+
 /// The recorded events of one run, in the order they happened.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PacketLog {
@@ -94,6 +105,8 @@ pub struct PacketLog {
     from: Time,
     to: Time,
     pub events: Vec<PacketEvent>,
+    /// Every connection of the run, by index (as the engine opened them).
+    pub conns: Vec<ConnLabel>,
 }
 
 impl PacketLog {
@@ -109,6 +122,7 @@ impl PacketLog {
             from: opts.from,
             to: opts.to,
             events: Vec::with_capacity(4096),
+            conns: Vec::new(),
         }
     }
 
@@ -143,17 +157,19 @@ impl PacketLog {
 
     /// The log as columns (one row per event).
     pub fn table(&self, plan: &Plan) -> PacketTable {
-        let conns = conn_index(plan);
         let mut t = PacketTable::default();
         for e in &self.events {
             let ld = e.link_dir as usize;
             // A probe datagram's `conn` is its flow index.
-            let (f, l) = match e.payload {
-                Payload::Datagram { .. } => (e.conn as usize, 0),
-                _ => conns[e.conn as usize],
+            let label = match e.payload {
+                Payload::Datagram { .. } => ConnLabel {
+                    flow: e.conn as usize,
+                    ..Default::default()
+                },
+                _ => self.conns[e.conn as usize],
             };
-            let flow = &plan.flows[f];
-            let handshake = flow.legs[l].cfg.handshake;
+            let (l, handshake) = (label.leg, label.handshake);
+            let flow = &plan.flows[label.flow];
             t.t_s.push(e.t.as_secs_f64());
             t.link.push(plan.layers[ld / 2].name.clone());
             t.dir.push(if ld.is_multiple_of(2) {
@@ -224,15 +240,6 @@ impl PacketLog {
         }
         t
     }
-}
-
-/// Connection index -> (flow index, leg index), in the engine's order.
-pub fn conn_index(plan: &Plan) -> Vec<(usize, usize)> {
-    plan.flows
-        .iter()
-        .enumerate()
-        .flat_map(|(f, fl)| (0..fl.legs.len()).map(move |l| (f, l)))
-        .collect()
 }
 
 /// The packet log as columns. Sequence and acknowledgement numbers are

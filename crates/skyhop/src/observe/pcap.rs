@@ -25,7 +25,7 @@
 //! the command line). Data segments carry the ACK flag with the receiver's
 //! ISN + 1 and a window of 65535. Checksums: IPv4 correct, TCP zero.
 
-use super::packet_log::{conn_index, PacketLog};
+use super::packet_log::{ConnLabel, PacketLog};
 use crate::net::Payload;
 use crate::scenario::Plan;
 use std::fs::File;
@@ -51,18 +51,27 @@ pub fn node_ip(i: u32) -> [u8; 4] {
     [10, (i >> 8) as u8, (i & 0xff) as u8, 1]
 }
 
-/// Every leg's addresses, ports, ISNs and window shift, by connection index.
-pub fn pcap_conns(plan: &Plan) -> Vec<PcapConn> {
-    conn_index(plan)
-        .into_iter()
+/// Every connection's addresses, ports, ISNs and window shift, by
+/// connection index (`conns`: what each is, as the engine opened them).
+pub fn pcap_conns(plan: &Plan, conns: &[ConnLabel]) -> Vec<PcapConn> {
+    conns
+        .iter()
         .enumerate()
-        .map(|(c, (f, l))| {
-            let flow = &plan.flows[f];
+        .map(|(c, label)| {
+            let (l, flow) = (label.leg, &plan.flows[label.flow]);
             let leg = &flow.legs[l];
-            let window = if l + 1 < flow.legs.len() {
-                flow.proxies[l].cache_bytes
+            // The receiver's buffer: a proxy's cache where it feeds one.
+            let feeds = if label.reverse {
+                l.checked_sub(1)
             } else {
-                leg.cfg.rcv_buffer
+                (l + 1 < flow.legs.len()).then_some(l)
+            };
+            let window = feeds.map_or(leg.cfg.rcv_buffer, |p| flow.proxies[p].cache_bytes);
+            let (from, to) = (*leg.path.first().unwrap(), *leg.path.last().unwrap());
+            let (from, to) = if label.reverse {
+                (to, from)
+            } else {
+                (from, to)
             };
             let mut shift = 0u8;
             while shift < 14 && (window >> shift) > 65_535 {
@@ -71,15 +80,15 @@ pub fn pcap_conns(plan: &Plan) -> Vec<PcapConn> {
             // Deterministic, spread-out ISNs (Knuth's multiplicative hash).
             let isn = (c as u32).wrapping_add(1).wrapping_mul(2_654_435_761);
             PcapConn {
-                sender_ip: node_ip(*leg.path.first().unwrap()),
-                receiver_ip: node_ip(*leg.path.last().unwrap()),
+                sender_ip: node_ip(from),
+                receiver_ip: node_ip(to),
                 sender_port: 10_000 + (c % 10_000) as u16,
                 receiver_port: 20_000 + (c % 10_000) as u16,
                 sender_isn: isn,
                 receiver_isn: isn ^ 0x8000_0000,
                 window_shift: shift,
                 mss: leg.cfg.mss.min(65_535) as u16,
-                handshake: leg.cfg.handshake,
+                handshake: label.handshake,
             }
         })
         .collect()
@@ -247,7 +256,7 @@ pub fn write_pcaps(
     link_dirs: &[u32],
     suffix: &str,
 ) -> io::Result<Vec<(PathBuf, u64)>> {
-    let conns = pcap_conns(plan);
+    let conns = pcap_conns(plan, &log.conns);
     let mut files: Vec<Option<(BufWriter<File>, u64, u16)>> =
         (0..plan.links.len()).map(|_| None).collect();
     let mut paths = Vec::new();
