@@ -59,7 +59,7 @@ fn logged(opts: PacketLogOptions) -> (Plan, RunResult) {
 
 #[test]
 fn per_link_counters_add_up_and_match_the_packet_log() {
-    let (plan, res) = logged(PacketLogOptions::default());
+    let (_plan, res) = logged(PacketLogOptions::default());
     let log = res.packet_log.as_ref().unwrap();
     assert_eq!(res.links.len(), 6);
     // Drops per link add up to the run's totals.
