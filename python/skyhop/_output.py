@@ -291,6 +291,8 @@ SWEEP_TABLE_METRICS = [
     ("goodput_bps", "goodput (Mb/s)", 1e6, 4),
     ("retransmissions", "retransmissions", 1.0, 1),
     ("timeouts", "timeouts", 1.0, 2),
+    ("object_response_mean_s", "object response (s)", 1.0, 3),
+    ("page_response_mean_s", "page response (s)", 1.0, 3),
 ]
 
 
@@ -399,7 +401,9 @@ def print_description(file: str, d: dict[str, Any]) -> None:
         )
     out.append("flows:")
     for f in d["flows"]:
-        size = "bulk" if f["size_bytes"] is None else _bytes(f["size_bytes"])
+        size = f.get("app") or ("bulk" if f["size_bytes"] is None else _bytes(f["size_bytes"]))
+        if f.get("app", "").startswith("file"):
+            size = _bytes(f["size_bytes"])
         out.append(
             f"  {f['flow']}: {' - '.join(f['path'])}, {size}, start {f['start_s']:g} s, "
             f"{len(f['legs'])} leg{'s' if len(f['legs']) != 1 else ''}"

@@ -278,6 +278,58 @@ fn impossible_page_models_are_one_line_errors_naming_the_key() {
         &["flows.w.web.http=1.0", "flows.w.web.parallel=0"],
     );
     assert!(e.contains("flows.w.web.parallel"), "{e}");
-    let e = plan_error(ONE_LINK, &["flows.w.web.parallel=2"]);
-    assert!(e.contains("HTTP/1.0"), "{e}");
+    // `parallel` under HTTP/1.1 is ignored with a warning (a sweep over
+    // `http` keeps one table); zero is still an error.
+    let sets = vec!["flows.w.web.parallel=2".to_string()];
+    let scn = load_str(ONE_LINK, "web.toml", &sets).unwrap();
+    let plan = Plan::build(&scn, "web.toml").unwrap();
+    assert!(plan
+        .warnings
+        .iter()
+        .any(|w| w.contains("flows.w.web") && w.contains("HTTP/1.0 only")));
+}
+
+#[test]
+fn http_1_1_restarts_its_window_after_think_times_only_with_idle_restart() {
+    // Twenty pages of one 100 kB object over the 100 ms round trip: without
+    // the restart, every page after the first finds the window the previous
+    // one grew; with RFC 5681 (4.1) each page (think time ≥ 1 s > RTO)
+    // starts again from the initial window.
+    let base = [
+        "flows.w.web.object_size=100000 B",
+        "flows.w.web.pages=20",
+        "flows.w.web.request_size=250 B",
+    ];
+    let kept = run(ONE_LINK, &base, 1);
+    let with: Vec<&str> = base
+        .iter()
+        .copied()
+        .chain(["tcp.idle_restart=true"])
+        .collect();
+    let restarted = run(ONE_LINK, &with, 1);
+    let times = |r: &RunResult| -> Vec<f64> {
+        r.flows["w"]
+            .objects
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|o| o.response_time_s.unwrap())
+            .collect()
+    };
+    let (k, r) = (times(&kept), times(&restarted));
+    // The first page is the same (nothing to restart).
+    assert!((k[0] - r[0]).abs() < 1e-12);
+    // Later pages: restarted ones need the slow-start rounds again.
+    for i in 1..20 {
+        assert!(r[i] > k[i] + 0.2, "page {i}: {} vs {}", r[i], k[i]);
+        assert!((r[i] - r[1]).abs() < 0.01, "every restarted page alike");
+    }
+    // The default warns that it keeps the window; the switch silences it.
+    let warns = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let scn = load_str(ONE_LINK, "web.toml", &sets).unwrap();
+        Plan::build(&scn, "web.toml").unwrap().warnings
+    };
+    assert!(warns(&base).iter().any(|w| w.contains("tcp.idle_restart")));
+    assert!(!warns(&with).iter().any(|w| w.contains("tcp.idle_restart")));
 }

@@ -145,6 +145,31 @@ impl AppSpec {
             _ => true,
         }
     }
+    /// The application in words, for `skyhop describe`.
+    pub fn describe(&self) -> String {
+        match self {
+            AppSpec::File { size } => format!("file of {size} B"),
+            AppSpec::Bulk => "bulk".into(),
+            AppSpec::Cbr {
+                rate_bps,
+                packet_bytes,
+            } => format!("cbr probe, {rate_bps} bit/s in {packet_bytes} B datagrams"),
+            AppSpec::Web(w) => {
+                let http = match w.http {
+                    Http::V10 { parallel } => format!("HTTP/1.0, {parallel} parallel"),
+                    Http::V11 => "HTTP/1.1 persistent".into(),
+                };
+                let pages = w
+                    .pages
+                    .map_or("pages until the run stops".into(), |n| format!("{n} pages"));
+                let objects = w
+                    .object_size
+                    .map_or(String::new(), |b| format!(", one {b} B object per page"));
+                format!("web sessions ({http}, {pages}{objects})")
+            }
+            AppSpec::Custom(_) => "custom application".into(),
+        }
+    }
     /// Whether the flow's stream 0 (forward) exists from the start; an
     /// application without it opens its streams itself.
     pub fn opens_stream_at_start(&self) -> bool {

@@ -67,6 +67,8 @@ pub struct FlowDesc {
     pub path: Vec<String>,
     /// `None`: bulk (for the run's duration).
     pub size_bytes: Option<u64>,
+    /// The application, in words ("file", "bulk", "cbr probe …", "web sessions …").
+    pub app: String,
     pub start_s: f64,
     pub legs: Vec<LegDesc>,
 }
@@ -328,6 +330,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                 FlowSize::Bytes(b) => Some(b),
                 FlowSize::Unlimited => None,
             },
+            app: f.app.describe(),
             start_s: f.start.as_secs_f64(),
             legs,
         });

@@ -99,10 +99,10 @@ fn web_spec(sec: &WebSection) -> Result<(WebSpec, Vec<String>), (&'static str, S
     let mut warns = Vec::new();
     let http = match sec.http.as_ref().map(|h| h.text()).as_deref() {
         None | Some("1.1") => {
-            if sec.parallel.is_some() {
-                return Err((
-                    "parallel",
-                    "only HTTP/1.0 opens parallel connections (http = \"1.0\")".into(),
+            if let Some(k) = sec.parallel {
+                // Not an error: a sweep over `http` keeps one table.
+                warns.push(format!(
+                    "parallel = {k} applies to HTTP/1.0 only; HTTP/1.1 uses one persistent connection"
                 ));
             }
             Http::V11
@@ -255,6 +255,7 @@ fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
     TcpConfig {
         variant,
         limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),
+        idle_restart: pick!(idle_restart).unwrap_or(d.idle_restart),
         hybla_rtt0: pick!(hybla_rtt0).map_or(d.hybla_rtt0, |x| x.0),
         // Resolved per leg (it needs the leg's rate and round trip): resolve_aero.
         aero: d.aero.clone(),
@@ -1045,6 +1046,13 @@ impl Plan {
                     let (spec, warns) = web_spec(&sec)
                         .map_err(|(k, msg)| err(file, key(&format!("web.{k}")), msg))?;
                     warnings.extend(warns.into_iter().map(|w| format!("{}: {w}", key("web"))));
+                    if spec.http == Http::V11 && legs.iter().any(|l| !l.cfg.idle_restart) {
+                        // A default that shapes what HTTP/1.1 measures: say so.
+                        warnings.push(format!(
+                            "{}: HTTP/1.1 keeps its connection across think times and tcp.idle_restart is off, so each page starts with the window the previous one ended with; RFC 5681 (4.1) restarts it from the initial window (tcp.idle_restart = true, or tcp.profile = \"linux\")",
+                            key("web")
+                        ));
+                    }
                     AppSpec::Web(spec)
                 }
                 Some(other) => {

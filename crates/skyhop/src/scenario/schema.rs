@@ -135,6 +135,11 @@ pub struct TcpOptions {
     /// RFC 3042 Limited Transmit. Default false (true with profile "linux").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
+    /// RFC 5681 (4.1) restart after idle: cwnd back to at most the initial
+    /// window after more than one RTO without sending. Default false (true
+    /// with profile "linux").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_restart: Option<bool>,
     /// Hybla's reference RTT0. Default 25 ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hybla_rtt0: Option<Duration>,

@@ -71,6 +71,11 @@ pub struct TcpConfig {
     /// RFC 3042 Limited Transmit: a new segment on each of the first two
     /// duplicate ACKs. Default off (the studies' era).
     pub limited_transmit: bool,
+    /// RFC 5681 (4.1) restart after idle: before sending after more than one
+    /// RTO without sending, cwnd = min(IW, cwnd). Default off (the studies'
+    /// era; a file transfer or bulk source never idles); on in the "linux"
+    /// profile (Linux's tcp_slow_start_after_idle).
+    pub idle_restart: bool,
     /// Hybla's reference round-trip time RTT0 (Caini & Firrincieli 2004: 25 ms).
     pub hybla_rtt0: Dur,
     /// AeroTCP's window allocation (used only by the `aerotcp` controller).
@@ -148,6 +153,7 @@ impl Default for TcpConfig {
             westwood: WestwoodParams::default(),
             handshake: false,
             limited_transmit: false,
+            idle_restart: false,
             hybla_rtt0: Dur::from_millis(25),
             aero: AeroAllocation::default(),
         }
@@ -171,6 +177,7 @@ impl TcpConfig {
             delayed_ack: true,
             delayed_ack_timeout: Dur::from_millis(40),
             limited_transmit: true,
+            idle_restart: true,
             ..TcpConfig::default()
         }
     }

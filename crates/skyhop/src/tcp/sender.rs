@@ -79,6 +79,8 @@ pub struct TcpSender {
     pub(super) syn_sent_at: Option<Time>,
     /// Handshake: the SYN was retransmitted (no RTT sample; RFC 6298 (5.7)).
     pub(super) syn_retx: bool,
+    /// When data was last sent (for the restart after idle).
+    pub(super) last_send: Option<Time>,
     pub stats: SenderStats,
 }
 
@@ -108,6 +110,7 @@ impl TcpSender {
             established: !cfg.handshake,
             syn_sent_at: None,
             syn_retx: false,
+            last_send: None,
             cfg,
             cc,
             st,
@@ -222,7 +225,25 @@ impl TcpSender {
             self.connect(now, out);
             return;
         }
+        if self.cfg.idle_restart {
+            self.restart_after_idle(now);
+        }
         self.try_send(now, out);
+    }
+
+    /// RFC 5681 (4.1): "TCP SHOULD set cwnd to no more than RW before
+    /// beginning transmission if the TCP has not sent data in an interval
+    /// exceeding the retransmission timeout", RW = min(IW, cwnd). Only with
+    /// nothing outstanding (an idle connection; a stalled one has its
+    /// retransmission timer). ssthresh is left as it is.
+    fn restart_after_idle(&mut self, now: Time) {
+        let idle = self.snd_una == self.snd_max && self.snd_nxt == self.snd_max;
+        if let (true, Some(last)) = (idle, self.last_send) {
+            if now.since(last) > self.rtt.rto() {
+                let iw = self.cfg.initial_window as u64 * self.st.mss;
+                self.st.cwnd = self.st.cwnd.min(iw);
+            }
+        }
     }
 
     /// Open the connection: with the handshake on, send the SYN (once; a
@@ -512,6 +533,7 @@ impl TcpSender {
         if end > self.snd_max {
             self.snd_max = end;
         }
+        self.last_send = Some(now);
         let sample = SendSample {
             now,
             seq,

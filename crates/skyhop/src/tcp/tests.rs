@@ -16,6 +16,7 @@ mod aero;
 mod bbr;
 mod cubic_hybla;
 mod handshake;
+mod idle_restart;
 mod limited_transmit;
 mod newreno;
 mod persist;
