@@ -256,6 +256,7 @@ fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
         variant,
         limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),
         idle_restart: pick!(idle_restart).unwrap_or(d.idle_restart),
+        rttvar_floor: pick!(rttvar_floor).unwrap_or(d.rttvar_floor),
         hybla_rtt0: pick!(hybla_rtt0).map_or(d.hybla_rtt0, |x| x.0),
         // Resolved per leg (it needs the leg's rate and round trip): resolve_aero.
         aero: d.aero.clone(),

@@ -140,6 +140,11 @@ pub struct TcpOptions {
     /// with profile "linux").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_restart: Option<bool>,
+    /// The RTO as Linux computes it: SRTT + max(4·RTTVAR, rto_min) (RFC
+    /// 6298: max(SRTT + 4·RTTVAR, rto_min)). Default false (true with
+    /// profile "linux").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rttvar_floor: Option<bool>,
     /// Hybla's reference RTT0. Default 25 ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hybla_rtt0: Option<Duration>,

@@ -76,6 +76,9 @@ pub struct TcpConfig {
     /// era; a file transfer or bulk source never idles); on in the "linux"
     /// profile (Linux's tcp_slow_start_after_idle).
     pub idle_restart: bool,
+    /// Linux's RTO: SRTT + max(4·RTTVAR, rto_min) instead of RFC 6298's
+    /// max(SRTT + 4·RTTVAR, rto_min). Default off; on in the "linux" profile.
+    pub rttvar_floor: bool,
     /// Hybla's reference round-trip time RTT0 (Caini & Firrincieli 2004: 25 ms).
     pub hybla_rtt0: Dur,
     /// AeroTCP's window allocation (used only by the `aerotcp` controller).
@@ -154,6 +157,7 @@ impl Default for TcpConfig {
             handshake: false,
             limited_transmit: false,
             idle_restart: false,
+            rttvar_floor: false,
             hybla_rtt0: Dur::from_millis(25),
             aero: AeroAllocation::default(),
         }
@@ -178,6 +182,7 @@ impl TcpConfig {
             delayed_ack_timeout: Dur::from_millis(40),
             limited_transmit: true,
             idle_restart: true,
+            rttvar_floor: true,
             ..TcpConfig::default()
         }
     }

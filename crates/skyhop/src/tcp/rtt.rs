@@ -15,6 +15,8 @@ pub struct RttEstimator {
     rto_min: Dur,
     rto_max: Dur,
     granularity: Dur,
+    /// Floor of the variation term (Linux: `rto_min`; RFC 6298: none).
+    var_floor: Dur,
 }
 
 impl RttEstimator {
@@ -30,7 +32,19 @@ impl RttEstimator {
             rto_min,
             rto_max,
             granularity,
+            var_floor: Dur::ZERO,
         }
+    }
+
+    /// Linux's timeout: RTO = SRTT + max(4·RTTVAR, `floor`) (its RTTVAR is
+    /// never below `rto_min`, tcp_rtt_estimator), where RFC 6298 gives
+    /// max(SRTT + 4·RTTVAR, RTO_min). On a long path with a steady RTT the
+    /// RFC's timeout shrinks to about SRTT and fires spuriously when one ACK
+    /// is delayed (a lone segment waiting for the delayed-ACK timer); Linux's
+    /// keeps `rto_min` of slack above SRTT.
+    pub fn with_var_floor(mut self, floor: Dur) -> Self {
+        self.var_floor = floor;
+        self
     }
 
     /// Take a valid sample (Karn's rule is the caller's duty: never a
@@ -53,7 +67,13 @@ impl RttEstimator {
         self.latest = Some(r);
         let srtt = self.srtt.unwrap();
         // RFC 6298 (2.2)/(2.3): RTO <- SRTT + max(G, K*RTTVAR), K = 4.
-        let rto = srtt + Dur(self.granularity.0.max(4 * self.rttvar.0));
+        // (With a variation floor: Linux's SRTT + max(4·RTTVAR, rto_min).)
+        let var = self
+            .granularity
+            .0
+            .max(4 * self.rttvar.0)
+            .max(self.var_floor.0);
+        let rto = srtt + Dur(var);
         // RFC 6298 (2.4) minimum, (2.5) maximum.
         self.rto = rto.max(self.rto_min).min(self.rto_max);
         // Karn: a fresh sample from new data ends the back-off.
@@ -131,6 +151,34 @@ mod tests {
             e.sample(Dur::from_millis(20));
         }
         assert_eq!(e.rto(), Dur::from_secs(1));
+    }
+
+    #[test]
+    fn with_linux_variation_floor_the_rto_keeps_rto_min_above_srtt() {
+        // 200 ms minimum, a steady 540 ms round trip: RTTVAR decays towards
+        // 0, so RFC 6298 gives RTO -> SRTT (+ G), where Linux keeps
+        // SRTT + 200 ms.
+        let mk = || {
+            RttEstimator::new(
+                Dur::from_secs(1),
+                Dur::from_millis(200),
+                Dur::from_secs(120),
+                Dur::from_millis(1),
+            )
+        };
+        let (mut rfc, mut linux) = (mk(), mk().with_var_floor(Dur::from_millis(200)));
+        for _ in 0..100 {
+            rfc.sample(Dur::from_millis(540));
+            linux.sample(Dur::from_millis(540));
+        }
+        assert_eq!(rfc.rttvar(), Dur::ZERO);
+        assert_eq!(rfc.rto(), Dur::from_millis(541));
+        assert_eq!(linux.rto(), Dur::from_millis(740));
+        // A larger variation wins over the floor: first sample 500 ms gives
+        // RTTVAR 250 ms, 4·RTTVAR = 1 s > 200 ms.
+        let mut l = mk().with_var_floor(Dur::from_millis(200));
+        l.sample(Dur::from_millis(500));
+        assert_eq!(l.rto(), Dur::from_millis(1500));
     }
 
     #[test]

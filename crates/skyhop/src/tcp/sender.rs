@@ -100,7 +100,12 @@ impl TcpSender {
             cfg.rto_min,
             cfg.rto_max,
             cfg.clock_granularity,
-        );
+        )
+        .with_var_floor(if cfg.rttvar_floor {
+            cfg.rto_min
+        } else {
+            Dur::ZERO
+        });
         let rs = cc
             .wants_rate_samples()
             .then(|| Box::new(RateSampler::new()));
