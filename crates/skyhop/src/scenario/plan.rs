@@ -143,8 +143,13 @@ fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
         variant.recovery = RecKind::parse(r).expect("checked recovery name");
         variant.sack = matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
     }
+    // RACK works over the RFC 6675 scoreboard: other recoveries ignore it.
+    let rack = pick!(rack).unwrap_or(d.rack)
+        && variant.sack
+        && matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
     TcpConfig {
         variant,
+        rack,
         limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),
         hybla_rtt0: pick!(hybla_rtt0).map_or(d.hybla_rtt0, |x| x.0),
         // Resolved per leg (it needs the leg's rate and round trip): resolve_aero.
