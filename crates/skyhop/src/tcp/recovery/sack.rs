@@ -299,6 +299,13 @@ impl RecoveryOps for SackRecovery {
             let end = seq + len as u64;
             let below_high_data = seq < s.snd_max;
             s.emit(now, seq, len, false, out);
+            if seq == s.snd_una && s.rack.is_some() {
+                // With RACK, resending the first unacknowledged segment (a
+                // lost retransmission of it, found by RACK) restarts the
+                // retransmission timer, as Linux's tcp_xmit_retransmit_queue
+                // does: the RTO stays the last resort behind RACK.
+                s.rto_at = Some(now + s.rtt.rto());
+            }
             // (C.2) HighRxt, unless rule (4) chose the segment.
             if below_high_data {
                 if rule == NextRule::Rescue {
