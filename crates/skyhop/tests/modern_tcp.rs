@@ -156,7 +156,11 @@ fn bbr_under_the_linux_profile_keeps_more_than_half_of_a_lossy_geo_path() {
     // Half the payload capacity is 10 × 1460 / 1500 / 2 = 4.87 Mb/s.
     for seed in 1..=3 {
         let (g, rtos) = geo10(
-            &["tcp.profile=linux", "flows.bulk.tcp=bbr", "links.up.per=0.01"],
+            &[
+                "tcp.profile=linux",
+                "flows.bulk.tcp=bbr",
+                "links.up.per=0.01",
+            ],
             seed,
         );
         assert!(g > 5.0, "seed {seed}: {g:.2} Mb/s, {rtos} timeouts");

@@ -145,7 +145,13 @@ impl RecoveryOps for PrrRecovery {
         self.begin(s, a, out, |sack, s, out| sack.on_dupack(s, now, a, out));
     }
 
-    fn on_rack_loss(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_rack_loss(
+        &mut self,
+        s: &mut TcpSender,
+        now: Time,
+        a: &AckSample,
+        out: &mut Vec<DataSeg>,
+    ) {
         if !self.sack.in_recovery() {
             self.begin(s, a, out, |sack, s, out| sack.on_rack_loss(s, now, a, out));
         }

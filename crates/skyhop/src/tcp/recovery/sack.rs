@@ -248,7 +248,13 @@ impl RecoveryOps for SackRecovery {
         self.enter(s, now, a, out);
     }
 
-    fn on_rack_loss(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_rack_loss(
+        &mut self,
+        s: &mut TcpSender,
+        now: Time,
+        a: &AckSample,
+        out: &mut Vec<DataSeg>,
+    ) {
         if !self.in_recovery {
             self.enter(s, now, a, out);
         }

@@ -151,7 +151,10 @@ fn reordering_within_the_window_sends_nothing_and_a_loss_beyond_it_is_resent_at_
     // RACK.rtt = 116 ms (9, sent at 0, SACKed at 116): 5 is lost at
     // 0 + 116 + 25 = 141 ms, when the reordering timer fires (section
     // 6.3): recovery, ssthresh = cwnd = 10000 / 2, R5.
-    assert_eq!(h.s.rack().unwrap().reo_wnd(), crate::engine::time::Dur::from_millis(25));
+    assert_eq!(
+        h.s.rack().unwrap().reo_wnd(),
+        crate::engine::time::Dur::from_millis(25)
+    );
     assert_eq!(h.poll_ms(), Some(141));
     assert_eq!(h.at(141).timer(), "R5");
     assert!(h.s.in_recovery());
