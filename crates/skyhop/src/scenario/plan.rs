@@ -252,8 +252,13 @@ fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
         variant.recovery = RecKind::parse(r).expect("checked recovery name");
         variant.sack = matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
     }
+    // RACK works over the RFC 6675 scoreboard: other recoveries ignore it.
+    let rack = pick!(rack).unwrap_or(d.rack)
+        && variant.sack
+        && matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
     TcpConfig {
         variant,
+        rack,
         limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),
         idle_restart: pick!(idle_restart).unwrap_or(d.idle_restart),
         rttvar_floor: pick!(rttvar_floor).unwrap_or(d.rttvar_floor),

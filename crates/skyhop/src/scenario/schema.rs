@@ -145,6 +145,11 @@ pub struct TcpOptions {
     /// profile "linux").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rttvar_floor: Option<bool>,
+    /// RACK-TLP loss detection (RFC 8985), with the SACK scoreboard kept
+    /// across a timeout; legs with recovery "sack" or "prr" only. Default
+    /// false (true with profile "linux").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<bool>,
     /// Hybla's reference RTT0. Default 25 ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hybla_rtt0: Option<Duration>,

@@ -79,6 +79,10 @@ pub struct TcpConfig {
     /// Linux's RTO: SRTT + max(4·RTTVAR, rto_min) instead of RFC 6298's
     /// max(SRTT + 4·RTTVAR, rto_min). Default off; on in the "linux" profile.
     pub rttvar_floor: bool,
+    /// RACK-TLP loss detection (RFC 8985) with the SACK scoreboard kept
+    /// across a timeout; used by legs with RFC 6675 recovery (`sack`,
+    /// `prr`) only. Default off (the studies' era); on in the Linux profile.
+    pub rack: bool,
     /// Hybla's reference round-trip time RTT0 (Caini & Firrincieli 2004: 25 ms).
     pub hybla_rtt0: Dur,
     /// AeroTCP's window allocation (used only by the `aerotcp` controller).
@@ -158,6 +162,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             idle_restart: false,
             rttvar_floor: false,
+            rack: false,
             hybla_rtt0: Dur::from_millis(25),
             aero: AeroAllocation::default(),
         }
@@ -169,9 +174,11 @@ impl TcpConfig {
     /// defaults that scenario options then override: IW 10 (RFC 6928),
     /// minimum RTO 200 ms (TCP_RTO_MIN) and maximum 120 s (TCP_RTO_MAX),
     /// delayed ACKs with the 40 ms minimum delayed-ACK timeout
-    /// (TCP_DELACK_MIN), Limited Transmit (RFC 3042), and SACK with PRR
-    /// recovery (RFC 6675, RFC 6937) for window-based controllers. The
-    /// controller (CUBIC by default) is chosen by the variant.
+    /// (TCP_DELACK_MIN), Limited Transmit (RFC 3042), SACK with PRR
+    /// recovery (RFC 6675, RFC 6937) for window-based controllers, and
+    /// RACK-TLP loss detection (RFC 8985, Linux's default since 4.18) with
+    /// the scoreboard kept across timeouts. The controller (CUBIC by
+    /// default) is chosen by the variant.
     pub fn linux() -> TcpConfig {
         TcpConfig {
             variant: Variant::parse("cubic").unwrap(),
@@ -183,6 +190,7 @@ impl TcpConfig {
             limited_transmit: true,
             idle_restart: true,
             rttvar_floor: true,
+            rack: true,
             ..TcpConfig::default()
         }
     }

@@ -1,6 +1,7 @@
 //! TCP endpoints as sans-IO state machines.
 pub mod cc;
 pub mod config;
+pub mod rack;
 pub mod rangeset;
 pub mod rate_sample;
 pub mod receiver;

@@ -19,6 +19,7 @@
 
 use super::cc::{AckSample, Cc, CcState, CongestionOps, SendSample};
 use super::config::TcpConfig;
+use super::rack::{LossTimer, Rack};
 use super::rangeset::RangeSet;
 use super::rate_sample::RateSampler;
 use super::recovery::{Rec, RecoveryOps};
@@ -73,6 +74,9 @@ pub struct TcpSender {
     /// Delivery-rate sampler, kept only for a controller that asks for rate
     /// samples (`CongestionOps::wants_rate_samples`); `None` costs others nothing.
     pub(super) rs: Option<Box<RateSampler>>,
+    /// RACK-TLP loss detection (RFC 8985), kept only with `TcpConfig::rack`
+    /// and an RFC 6675 recovery; `None` costs others nothing.
+    pub(super) rack: Option<Box<Rack>>,
     /// Handshake state: data may flow (always true without a handshake).
     pub(super) established: bool,
     /// Handshake: when the first SYN went out (`None`: not yet sent).
@@ -109,8 +113,11 @@ impl TcpSender {
         let rs = cc
             .wants_rate_samples()
             .then(|| Box::new(RateSampler::new()));
+        let rack = (cfg.rack && cfg.variant.sack && matches!(rec, Rec::Sack(_) | Rec::Prr(_)))
+            .then(|| Box::new(Rack::new(cfg.dupthresh)));
         TcpSender {
             rs,
+            rack,
             rwnd: cfg.rcv_buffer,
             established: !cfg.handshake,
             syn_sent_at: None,
@@ -213,10 +220,19 @@ impl TcpSender {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        match (t, self.pace_at) {
+        let t = match (t, self.pace_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        };
+        match self.rack.as_deref().and_then(Rack::timer_at) {
+            Some(b) => Some(t.map_or(b, |a| a.min(b))),
+            None => t,
         }
+    }
+
+    /// RACK-TLP's state (RFC 8985), when the sender runs it.
+    pub fn rack(&self) -> Option<&Rack> {
+        self.rack.as_deref()
     }
 
     // ---- inputs ----------------------------------------------------------
@@ -233,7 +249,11 @@ impl TcpSender {
         if self.cfg.idle_restart {
             self.restart_after_idle(now);
         }
+        let max_before = self.snd_max;
         self.try_send(now, out);
+        if self.rack.is_some() {
+            self.arm_loss_probe(now, self.snd_max > max_before);
+        }
     }
 
     /// RFC 5681 (4.1): "TCP SHOULD set cwnd to no more than RW before
@@ -326,6 +346,9 @@ impl TcpSender {
                 let e = e.min(self.snd_max);
                 let s = s.max(a);
                 if s < e {
+                    if let Some(r) = self.rack.as_deref_mut() {
+                        r.note_sack_block(&self.sb, s, e);
+                    }
                     sacked_bytes += self.sb.insert(s, e);
                 }
             }
@@ -333,6 +356,19 @@ impl TcpSender {
         let acked = a - self.snd_una;
         if acked > 0 {
             self.sb.remove_below(a);
+        }
+        // RFC 8985 section 6.2: RACK's view of this ACK (steps 1-5).
+        let mut rack_lost = 0;
+        let max_before = self.snd_max;
+        if let Some(r) = self.rack.as_deref_mut() {
+            rack_lost = r.on_ack(
+                now,
+                a,
+                &self.sb,
+                self.rec.in_recovery(),
+                self.rtt.srtt(),
+                self.rtt.min_rtt(),
+            );
         }
 
         // RTT sample from the timed segment (Karn: cleared on any retransmission).
@@ -364,6 +400,15 @@ impl TcpSender {
             flight_bytes: flight_before,
         };
         self.cc.observe_ack(&self.st, &sample);
+        if let Some(r) = self.rack.as_deref_mut() {
+            // RFC 8985 section 7.4: the ACK of a loss probe that repaired a
+            // loss: the window is reduced as after a fast recovery (Linux's
+            // CWR episode: the controller's reduction, no recovery phase).
+            if r.tlp_on_ack(a, is_dupack, !ack.sack.is_empty()) {
+                self.cc.on_loss(&mut self.st, now, flight_before);
+                self.cc.on_exit_recovery(&mut self.st, now);
+            }
+        }
         if let Some(r) = self.rs.as_deref_mut() {
             // Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation)
             // for a controller that asked for one (BBR).
@@ -400,7 +445,15 @@ impl TcpSender {
                 self.limited_transmit(now, out);
             }
         }
+        if rack_lost > 0 && !self.rec.in_recovery() {
+            // RFC 8985 section 6.2: RACK found lost segments; start a
+            // recovery (RFC 6675 section 5, with RACK's "lost" for IsLost()).
+            self.lend_recovery(|rec, s| rec.on_rack_loss(s, now, &sample, out));
+        }
         self.try_send(now, out);
+        if self.rack.is_some() {
+            self.arm_loss_probe(now, acked > 0 || self.snd_max > max_before);
+        }
         if self.rs.is_some() && self.snd_nxt >= self.app_end && self.flight() < self.st.cwnd {
             // The application has nothing more to send: rate samples until
             // this data is delivered are application-limited.
@@ -443,12 +496,21 @@ impl TcpSender {
         if let Some(t) = self.pace_at {
             if now >= t {
                 self.pace_at = None;
+                let max_before = self.snd_max;
                 self.try_send(now, out);
+                if self.rack.is_some() && self.snd_max > max_before {
+                    self.arm_loss_probe(now, true);
+                }
             }
         }
         if let Some(t) = self.persist_at {
             if now >= t {
                 self.persist_fire(now, out);
+            }
+        }
+        if let Some((t, kind)) = self.rack.as_deref().and_then(Rack::timer) {
+            if now >= t {
+                self.loss_timer_fire(now, kind, out);
             }
         }
         if let Some(t) = self.rto_at {
@@ -465,6 +527,9 @@ impl TcpSender {
     /// going back N, what was resent since (the rest is presumed lost, as
     /// Linux marks it on an RTO); otherwise what is outstanding and not SACKed.
     fn pipe(&self) -> u64 {
+        if let Some(r) = self.rack.as_deref() {
+            return r.pipe(self.snd_una, self.snd_max, self.sb.bytes());
+        }
         match &self.rec {
             Rec::Sack(r) if r.in_recovery() => r.set_pipe(self),
             Rec::Prr(r) if r.in_recovery() => r.set_pipe(self),
@@ -507,6 +572,10 @@ impl TcpSender {
         let retx = seq < self.snd_max;
         if let Some(r) = self.rs.as_deref_mut() {
             r.on_send(now, seq, len, retx, self.snd_max - self.snd_una);
+        }
+        if let Some(r) = self.rack.as_deref_mut() {
+            // RFC 8985 section 6.1: Segment.xmit_ts = Now.
+            r.on_send(now, seq, len);
         }
         if let Some(rate) = self.cc.pacing_rate_bps(&self.st) {
             // The next departure is one wire-size transmission time later.
@@ -655,6 +724,10 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         let flight = self.flight();
+        if self.rack.is_some() {
+            self.rto_fire_keeping_sack(now, flight, out);
+            return;
+        }
         // RFC 5681 (5) via the controller: ssthresh and cwnd = loss window.
         self.cc.on_rto(&mut self.st, now, flight);
         // RFC 6298 (5.5): back off the timer.
@@ -677,6 +750,150 @@ impl TcpSender {
         self.snd_nxt = seq + len as u64;
         self.rto_at = Some(now + self.rtt.rto());
         self.try_send(now, out);
+    }
+
+    /// A timeout with RACK: as Linux (`tcp_enter_loss`) and ns-3 do, and
+    /// RFC 6675 section 5.1 allows, the SACK scoreboard is kept: SACKed
+    /// segments are not resent, the unSACKed ones are marked lost (RACK
+    /// judges the recently sent later) and retransmitted, first the
+    /// earliest (RFC 6298 (5.4)), then by RFC 6675 step (C) as the loss
+    /// window opens (RTO recovery, until RecoveryPoint = HighData now is
+    /// acknowledged). A timeout during a recovery keeps that recovery's
+    /// ssthresh (Linux reduces it once per window of data).
+    fn rto_fire_keeping_sack(&mut self, now: Time, flight: u64, out: &mut Vec<DataSeg>) {
+        let in_recovery = self.rec.in_recovery();
+        let ssthresh = self.st.ssthresh;
+        // RFC 5681 (5) via the controller: ssthresh and cwnd = loss window.
+        self.cc.on_rto(&mut self.st, now, flight);
+        if in_recovery {
+            self.st.ssthresh = ssthresh;
+        }
+        // RFC 6298 (5.5): back off the timer.
+        self.rtt.back_off();
+        self.rec.get_mut().on_rto(self.snd_una);
+        self.dupacks = 0;
+        self.recover = Some(self.snd_max);
+        self.timed = None;
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_rto(now);
+        }
+        let first = self.rack.as_deref().and_then(Rack::first_lost);
+        if !self.lend_recovery(|rec, s| rec.on_rto_keep_sack(s, now)) {
+            // The recovery cannot run from the scoreboard: go back N.
+            self.sb.clear();
+            self.snd_nxt = self.snd_una;
+        }
+        // RFC 6298 (5.4): retransmit the earliest unacknowledged segment.
+        let (seq, len) = match first {
+            Some((s, e)) if self.snd_nxt == self.snd_max => (s, (e - s) as u32),
+            _ => (self.snd_una, self.seg_len_at(self.snd_una).max(1)),
+        };
+        self.emit(now, seq, len, false, out);
+        self.snd_nxt = self.snd_nxt.max(seq + len as u64);
+        self.rto_at = Some(now + self.rtt.rto());
+        self.try_send(now, out);
+    }
+
+    /// RFC 8985 section 7.2: (re)arm the loss probe timer after new data
+    /// went out or new data was acknowledged (`trigger`), unless in
+    /// recovery, with SACKed segments (RACK.segs_sacked > 0), nothing
+    /// outstanding, or a probe still unanswered; a pending reordering
+    /// timer keeps the slot (section 8: one loss timer at a time).
+    fn arm_loss_probe(&mut self, now: Time, trigger: bool) {
+        let allowed = self.established
+            && self.snd_max > self.snd_una
+            && self.sb.is_empty()
+            && !self.rec.in_recovery();
+        let one_segment = self.snd_max - self.snd_una <= self.st.mss;
+        let (srtt, rto_at) = (self.rtt.srtt(), self.rto_at);
+        let Some(r) = self.rack.as_deref_mut() else {
+            return;
+        };
+        match r.timer {
+            Some((_, LossTimer::Reorder)) => {}
+            _ if !allowed || r.tlp_end_seq.is_some() => r.timer = None,
+            Some((_, LossTimer::Probe)) if !trigger => {}
+            _ if trigger => {
+                let at = Rack::pto_deadline(now, srtt, one_segment, rto_at);
+                r.timer = Some((at, LossTimer::Probe));
+            }
+            _ => {}
+        }
+    }
+
+    /// RACK-TLP's timer expired: the reordering timer (RFC 8985 section
+    /// 6.3) or the probe timeout (section 7.3).
+    fn loss_timer_fire(&mut self, now: Time, kind: LossTimer, out: &mut Vec<DataSeg>) {
+        match kind {
+            LossTimer::Reorder => {
+                let in_recovery = self.rec.in_recovery();
+                let srtt = self.rtt.srtt();
+                let lost = match self.rack.as_deref_mut() {
+                    Some(r) => r.on_reorder_timer(now, in_recovery, srtt),
+                    None => 0,
+                };
+                if lost > 0 && !in_recovery {
+                    let sample = AckSample {
+                        now,
+                        acked_bytes: 0,
+                        is_dupack: false,
+                        sacked_bytes: 0,
+                        rtt_sample: None,
+                        srtt,
+                        min_rtt: self.rtt.min_rtt(),
+                        flight_bytes: self.flight(),
+                    };
+                    self.lend_recovery(|rec, s| rec.on_rack_loss(s, now, &sample, out));
+                }
+                self.try_send(now, out);
+                self.arm_loss_probe(now, false);
+            }
+            LossTimer::Probe => self.send_loss_probe(now, out),
+        }
+    }
+
+    /// RFC 8985 section 7.3, TLP_send_probe: one new segment if the
+    /// receive window allows, else the highest-sequence segment sent again;
+    /// then the retransmission timer is re-armed (not the probe timer).
+    fn send_loss_probe(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        let allowed = self.established
+            && self.snd_max > self.snd_una
+            && self.sb.is_empty()
+            && !self.rec.in_recovery();
+        let Some(r) = self.rack.as_deref_mut() else {
+            return;
+        };
+        r.timer = None;
+        if !allowed || r.tlp_end_seq.is_some() {
+            return;
+        }
+        let last = r.last_seg();
+        let wnd = match self.cfg.max_unacked {
+            Some(cap) => self.rwnd.min(cap),
+            None => self.rwnd,
+        };
+        let mut is_retrans = true;
+        if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_end {
+            let len = self.seg_len_at(self.snd_nxt);
+            if self.snd_nxt + len as u64 <= self.snd_una.saturating_add(wnd) {
+                let seq = self.snd_nxt;
+                self.emit(now, seq, len, false, out);
+                self.snd_nxt += len as u64;
+                is_retrans = false;
+            }
+        }
+        if is_retrans {
+            let Some((seq, end)) = last else {
+                return;
+            };
+            self.emit(now, seq, (end - seq) as u32, false, out);
+        }
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.tlp_end_seq = Some(self.snd_max);
+            r.tlp_is_retrans = is_retrans;
+            r.stats.probes += 1;
+        }
+        self.rto_at = Some(now + self.rtt.rto());
     }
 
     /// Whether duplicate ACKs may start a new recovery: only once the

@@ -21,6 +21,7 @@ mod limited_transmit;
 mod newreno;
 mod persist;
 mod prr;
+mod rack;
 mod receiver;
 mod reno_tahoe;
 mod rto;

@@ -79,6 +79,26 @@ pub trait RecoveryOps: Send {
     /// A retransmission timeout: leave recovery and forget its state.
     /// `snd_una` is the first unacknowledged byte.
     fn on_rto(&mut self, snd_una: u64);
+
+    /// RACK (RFC 8985, `tcp::rack`) marked segments lost while not in
+    /// recovery (on an ACK or at its reordering timer): start a recovery.
+    /// Only called on senders that run RACK (default: nothing).
+    fn on_rack_loss(
+        &mut self,
+        _s: &mut TcpSender,
+        _now: Time,
+        _a: &AckSample,
+        _out: &mut Vec<DataSeg>,
+    ) {
+    }
+
+    /// A timeout on a sender that keeps its SACK scoreboard across it
+    /// (with RACK), after `on_rto`: return `true` to retransmit from the
+    /// scoreboard as an RTO recovery until the cumulative ACK reaches
+    /// `s.recover()`; `false` (the default) makes the sender go back N.
+    fn on_rto_keep_sack(&mut self, _s: &mut TcpSender, _now: Time) -> bool {
+        false
+    }
 }
 
 /// Generates the recovery enum the sender holds (static dispatch), its kind

@@ -97,24 +97,21 @@ impl PrrRecovery {
         self.prr_out += sent;
         sent
     }
-}
 
-impl RecoveryOps for PrrRecovery {
-    fn in_recovery(&self) -> bool {
-        self.sack.in_recovery()
-    }
-
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
-        if self.sack.in_recovery() {
-            self.on_ack_in_recovery(s, a, 0);
-            return;
-        }
+    /// Recovery begins (the fast retransmission is sent by `start`).
+    fn begin(
+        &mut self,
+        s: &mut TcpSender,
+        a: &AckSample,
+        out: &mut Vec<DataSeg>,
+        start: impl FnOnce(&mut SackRecovery, &mut TcpSender, &mut Vec<DataSeg>),
+    ) {
         // RecoverFS = snd.nxt - snd.una before the fast retransmission.
         let recover_fs = s.snd_max() - s.snd_una();
         // SACKed bytes before this ACK: the ACK's own count as delivered.
         let sacked_before = s.sb.bytes().saturating_sub(a.sacked_bytes);
         let before = out.len();
-        self.sack.on_dupack(s, now, a, out);
+        start(&mut self.sack, s, out);
         if !self.sack.in_recovery() {
             return;
         }
@@ -129,6 +126,41 @@ impl RecoveryOps for PrrRecovery {
         self.prr_out += sent;
         self.sndcnt = self.sndcnt.saturating_sub(sent);
     }
+}
+
+impl RecoveryOps for PrrRecovery {
+    fn in_recovery(&self) -> bool {
+        self.sack.in_recovery()
+    }
+
+    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+        if self.sack.in_rto_recovery() {
+            // A timeout's recovery is RFC 6675's alone (PRR is for fast recovery).
+            return;
+        }
+        if self.sack.in_recovery() {
+            self.on_ack_in_recovery(s, a, 0);
+            return;
+        }
+        self.begin(s, a, out, |sack, s, out| sack.on_dupack(s, now, a, out));
+    }
+
+    fn on_rack_loss(
+        &mut self,
+        s: &mut TcpSender,
+        now: Time,
+        a: &AckSample,
+        out: &mut Vec<DataSeg>,
+    ) {
+        if !self.sack.in_recovery() {
+            self.begin(s, a, out, |sack, s, out| sack.on_rack_loss(s, now, a, out));
+        }
+    }
+
+    fn on_rto_keep_sack(&mut self, s: &mut TcpSender, now: Time) -> bool {
+        self.sndcnt = 0;
+        self.sack.on_rto_keep_sack(s, now)
+    }
 
     fn on_new_ack(
         &mut self,
@@ -137,6 +169,9 @@ impl RecoveryOps for PrrRecovery {
         a: &AckSample,
         out: &mut Vec<DataSeg>,
     ) -> bool {
+        if self.sack.in_rto_recovery() {
+            return self.sack.on_new_ack(s, now, a, out);
+        }
         if s.recover().is_some_and(|r| s.snd_una() >= r) {
             // RFC 6937 section 3.1: at the end of recovery cwnd = ssthresh.
             s.st.cwnd = s.st.ssthresh;
@@ -150,6 +185,9 @@ impl RecoveryOps for PrrRecovery {
     /// Send up to sndcnt bytes, chosen by NextSeg(): cwnd = pipe + sndcnt
     /// for RFC 6675 step (C).
     fn transmit(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<DataSeg>) -> bool {
+        if self.sack.in_rto_recovery() {
+            return self.sack.transmit(s, now, out);
+        }
         let pipe = self.sack.set_pipe(s);
         s.st.cwnd = pipe + self.sndcnt;
         let before = out.len();

@@ -1,9 +1,20 @@
 //! SACK-based loss recovery, RFC 6675: IsLost(), SetPipe(), NextSeg() and
 //! transmission step (C) over the sender's scoreboard.
+//!
+//! With RACK (RFC 8985, `tcp::rack`) the sender's RACK state says which
+//! segments are lost instead of IsLost()'s DupThresh rule: recovery starts
+//! when RACK marks a loss (RFC 8985 section 6.2 step 4 keeps DupThresh's
+//! speed when no reordering is seen), NextSeg() rule (1) resends the first
+//! segment RACK marked lost and not resent since (so a lost
+//! retransmission is resent), SetPipe() counts RACK's lost and resent
+//! segments, and rules (3) and (4) give way to the tail loss probe
+//! (RFC 8985 section 7), as in Linux. A timeout keeps the scoreboard and
+//! runs an RTO recovery: step (C) from the loss window, which grows by
+//! slow start (RFC 5681) on every new cumulative ACK.
 
 use super::RecoveryOps;
 use crate::engine::time::Time;
-use crate::tcp::cc::AckSample;
+use crate::tcp::cc::{AckSample, CongestionOps};
 use crate::tcp::seg::DataSeg;
 use crate::tcp::sender::TcpSender;
 
@@ -23,12 +34,17 @@ pub struct SackRecovery {
     high_rxt: u64,
     /// RFC 6675 RescueRxt.
     rescue_rxt: Option<u64>,
+    /// The recovery is a timeout's (RTO recovery with the scoreboard kept).
+    rto_recovery: bool,
 }
 
 impl SackRecovery {
     /// RFC 6675 IsLost(seq): DupThresh discontiguous SACKed ranges above
     /// `seq`, or more than (DupThresh - 1) * SMSS bytes SACKed above it.
     pub fn is_lost(s: &TcpSender, seq: u64) -> bool {
+        if let Some(r) = s.rack.as_deref() {
+            return r.is_lost(seq);
+        }
         let dupthresh = s.config().dupthresh;
         let blocks_above = s.sb.count_ranges_above(seq) as u32;
         blocks_above >= dupthresh || s.sb.bytes_above(seq + 1) > (dupthresh as u64 - 1) * s.st.mss
@@ -44,6 +60,9 @@ impl SackRecovery {
     /// the unSACKed span below HighRxt. O(DupThresh · log n) per call, for
     /// scoreboards of thousands of holes.
     pub fn set_pipe(&self, s: &TcpSender) -> u64 {
+        if let Some(r) = s.rack.as_deref() {
+            return r.pipe(s.snd_una, s.snd_max, s.sb.bytes());
+        }
         let (una, max) = (s.snd_una, s.snd_max);
         if max <= una {
             return 0;
@@ -112,6 +131,14 @@ impl SackRecovery {
     /// RFC 6675 NextSeg(): the next segment to send during recovery.
     pub fn next_seg(&self, s: &TcpSender) -> Option<(u64, u32, NextRule)> {
         let mss = s.st.mss;
+        if let Some(r) = s.rack.as_deref() {
+            // Rule (1) with RACK: the first segment marked lost and not
+            // retransmitted since, below HighRxt or not.
+            if let Some((x, e)) = r.first_lost() {
+                return Some((x, (e - x).min(mss) as u32, NextRule::Lost));
+            }
+            return Self::new_data(s);
+        }
         let from = self.high_rxt.max(s.snd_una);
         let hole = s.sb.first_gap_from(from);
         // Rule (1): the first unSACKed byte above HighRxt that IsLost().
@@ -120,15 +147,8 @@ impl SackRecovery {
                 return Some((g0, (g1 - g0).min(mss) as u32, NextRule::Lost));
             }
         }
-        // Rule (2): new data, if the receive window allows. A split proxy's
-        // cap on unacknowledged bytes (`max_unacked`) binds like the window,
-        // as it does outside recovery (`window()`); cwnd is governed by pipe.
-        if s.snd_max < s.app_end {
-            let len = s.seg_len_at(s.snd_max) as u64;
-            let wnd = s.config().max_unacked.map_or(s.rwnd, |cap| cap.min(s.rwnd));
-            if s.snd_max + len <= s.snd_una.saturating_add(wnd) {
-                return Some((s.snd_max, len as u32, NextRule::NewData));
-            }
+        if let Some(n) = Self::new_data(s) {
+            return Some(n);
         }
         // Rule (3): an unSACKed byte above HighRxt below the highest SACK, not yet lost.
         if let Some((g0, g1)) = hole {
@@ -157,6 +177,54 @@ impl SackRecovery {
         }
         None
     }
+
+    /// NextSeg() rule (2): new data, if the receive window allows. A split
+    /// proxy's cap on unacknowledged bytes (`max_unacked`) binds like the
+    /// window, as it does outside recovery (`window()`); cwnd is governed by pipe.
+    fn new_data(s: &TcpSender) -> Option<(u64, u32, NextRule)> {
+        if s.snd_max < s.app_end {
+            let len = s.seg_len_at(s.snd_max) as u64;
+            let wnd = s.config().max_unacked.map_or(s.rwnd, |cap| cap.min(s.rwnd));
+            if s.snd_max + len <= s.snd_una.saturating_add(wnd) {
+                return Some((s.snd_max, len as u32, NextRule::NewData));
+            }
+        }
+        None
+    }
+
+    /// The recovery is a timeout's (the scoreboard kept, with RACK).
+    pub fn in_rto_recovery(&self) -> bool {
+        self.in_recovery && self.rto_recovery
+    }
+
+    /// RFC 6675 section 5 steps (4.1)-(4.3): enter recovery and retransmit
+    /// the first segment presumed lost.
+    fn enter(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+        // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = FlightSize / 2 (controller).
+        s.enter_loss(now, a);
+        self.in_recovery = true;
+        self.rto_recovery = false;
+        self.rescue_rxt = None;
+        // (4.3) Retransmit the first segment presumed dropped; HighRxt to its end.
+        let (seq, len) = match s.rack.as_deref().and_then(|r| r.first_lost()) {
+            Some((x, e)) => (x, (e - x).min(s.st.mss) as u32),
+            None => {
+                let seq = s.snd_una;
+                let first_sacked = s.sb.first().map_or(u64::MAX, |r| r.0);
+                let len = (s.seg_len_at(seq) as u64)
+                    .min(first_sacked.saturating_sub(seq))
+                    .max(1) as u32;
+                (seq, len)
+            }
+        };
+        s.emit(now, seq, len, false, out);
+        self.high_rxt = self.high_rxt.max(seq + len as u64);
+        if s.snd_nxt < self.high_rxt {
+            s.snd_nxt = self.high_rxt;
+        }
+        s.rto_at = Some(now + s.rtt.rto());
+        // (4.4)-(4.5) SetPipe and step (C) run from try_send.
+    }
 }
 
 impl RecoveryOps for SackRecovery {
@@ -167,31 +235,37 @@ impl RecoveryOps for SackRecovery {
     /// A duplicate ACK with SACK: enter recovery on the DupThresh-th one or
     /// when IsLost(HighACK + 1) (RFC 6675 section 5, steps 3-4).
     fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
-        if self.in_recovery {
-            // Step (C) runs from try_send.
+        if self.in_recovery || s.rack.is_some() {
+            // Step (C) runs from try_send; with RACK, its loss marks start
+            // the recovery (on_rack_loss), not the duplicate-ACK count.
             return;
         }
         let trigger = s.dupacks() >= s.config().dupthresh || Self::is_lost(s, s.snd_una);
         if !trigger || !s.may_enter_recovery() {
             return;
         }
-        // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = FlightSize / 2 (controller).
-        s.enter_loss(now, a);
-        self.in_recovery = true;
-        self.rescue_rxt = None;
-        // (4.3) Retransmit the first segment presumed dropped; HighRxt to its end.
-        let seq = s.snd_una;
-        let first_sacked = s.sb.first().map_or(u64::MAX, |r| r.0);
-        let len = (s.seg_len_at(seq) as u64)
-            .min(first_sacked.saturating_sub(seq))
-            .max(1) as u32;
-        s.emit(now, seq, len, false, out);
-        self.high_rxt = seq + len as u64;
-        if s.snd_nxt < self.high_rxt {
-            s.snd_nxt = self.high_rxt;
+        self.high_rxt = s.snd_una;
+        self.enter(s, now, a, out);
+    }
+
+    fn on_rack_loss(
+        &mut self,
+        s: &mut TcpSender,
+        now: Time,
+        a: &AckSample,
+        out: &mut Vec<DataSeg>,
+    ) {
+        if !self.in_recovery {
+            self.enter(s, now, a, out);
         }
-        s.rto_at = Some(now + s.rtt.rto());
-        // (4.4)-(4.5) SetPipe and step (C) run from try_send.
+    }
+
+    fn on_rto_keep_sack(&mut self, s: &mut TcpSender, _now: Time) -> bool {
+        self.in_recovery = true;
+        self.rto_recovery = true;
+        self.high_rxt = s.snd_una;
+        self.rescue_rxt = None;
+        true
     }
 
     /// A cumulative ACK during SACK recovery: leave at RecoveryPoint.
@@ -199,12 +273,17 @@ impl RecoveryOps for SackRecovery {
         &mut self,
         s: &mut TcpSender,
         now: Time,
-        _a: &AckSample,
+        a: &AckSample,
         _out: &mut Vec<DataSeg>,
     ) -> bool {
+        if self.rto_recovery {
+            // RTO recovery: the loss window grows by slow start (RFC 5681 (3.1)).
+            s.cc.on_ack(&mut s.st, a);
+        }
         if let Some(r) = s.recover() {
             if s.snd_una >= r {
                 self.in_recovery = false;
+                self.rto_recovery = false;
                 s.exit_recovery(now);
             }
         }
@@ -226,6 +305,13 @@ impl RecoveryOps for SackRecovery {
             let end = seq + len as u64;
             let below_high_data = seq < s.snd_max;
             s.emit(now, seq, len, false, out);
+            if seq == s.snd_una && s.rack.is_some() {
+                // With RACK, resending the first unacknowledged segment (a
+                // lost retransmission of it, found by RACK) restarts the
+                // retransmission timer, as Linux's tcp_xmit_retransmit_queue
+                // does: the RTO stays the last resort behind RACK.
+                s.rto_at = Some(now + s.rtt.rto());
+            }
             // (C.2) HighRxt, unless rule (4) chose the segment.
             if below_high_data {
                 if rule == NextRule::Rescue {
@@ -256,6 +342,7 @@ impl RecoveryOps for SackRecovery {
 
     fn on_rto(&mut self, snd_una: u64) {
         self.in_recovery = false;
+        self.rto_recovery = false;
         self.high_rxt = snd_una;
         self.rescue_rxt = None;
     }
@@ -292,6 +379,7 @@ mod tests {
                 in_recovery: true,
                 high_rxt: una + (rng.uniform() * (span + 2000) as f64) as u64,
                 rescue_rxt: None,
+                rto_recovery: false,
             };
             assert_eq!(
                 r.set_pipe(&s),
