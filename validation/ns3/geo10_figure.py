@@ -7,6 +7,7 @@ Cases: the scenario as it is (IW 10, min RTO 200 ms, otherwise the studies'
 defaults: RFC 6675 SACK recovery for CUBIC and BBR, NewReno without SACK);
 CUBIC and BBR with RACK-TLP alone (`tcp.rack = true`); and CUBIC and BBR
 under `tcp.profile = "linux"` (RACK-TLP, delayed ACKs, Limited Transmit,
+Linux's RTTVAR floor, restart after idle,
 PRR for CUBIC).
 
 Run from the repository root after `cargo build --release --example run`.
