@@ -145,3 +145,26 @@ def test_ci95_matches_scipy():
 def test_summary_leaves_out_nulls():
     assert summarize_values([1.0, None, 3.0]) == {"mean": 2.0, "ci95": ci95([1.0, 3.0]), "n": 2}
     assert summarize_values([None, None]) == {"mean": None, "ci95": None, "n": 0}
+
+
+def test_objects_and_pages_frames_give_web_distributions():
+    from skyhop.experiments.common import scenario_path
+
+    res = skyhop.run(
+        scenario_path("web_geo.toml"), runs=2, set={"flows.web.web.pages": 4, "run.runs": 2}
+    )
+    objs = res.objects_frame()
+    pages = res.pages_frame()
+    assert set(objs["seed"]) == set(res.seeds)
+    assert list(objs.columns[:3]) == ["seed", "flow", "page"]
+    assert (objs["response_time_s"] > 0.5).all()  # a GEO round trip at least
+    assert len(pages) == 8 and list(pages.groupby("seed")["page"].max()) == [3, 3]
+    # The frames agree with the flow summaries.
+    for seed, g in objs.groupby("seed"):
+        run = next(r for r in res.runs if r["seed"] == seed)
+        flow = run["flows"]["web"]
+        assert len(g) == flow["objects_completed"]
+        assert g["response_time_s"].mean() == pytest.approx(flow["object_response_mean_s"])
+        assert g["reply_bytes"].sum() == flow["bytes_delivered"]
+    with pytest.raises(KeyError, match="no web session"):
+        skyhop.run(TINY).objects_frame()

@@ -434,6 +434,36 @@ class Results:
         rows = [{"seed": r["seed"], **link} for r in self.runs for link in r.get("links", [])]
         return pd.DataFrame(rows)
 
+    def objects_frame(self) -> pd.DataFrame:
+        """Every object of the web sessions (``app = "web"``): one row per
+        run, flow and object, in request order: ``seed``, ``flow``, ``page``,
+        ``request_bytes``, ``reply_bytes``, ``requested_at_s``,
+        ``response_time_s`` (NaN if not complete), ``connection``. For
+        response-time distributions (quantiles, CDFs) across runs."""
+        return self._web_frame("objects")
+
+    def pages_frame(self) -> pd.DataFrame:
+        """Every page of the web sessions: one row per run, flow and page:
+        ``seed``, ``flow``, ``page``, ``objects``, ``bytes``,
+        ``started_at_s``, ``response_time_s`` (NaN if not complete)."""
+        return self._web_frame("pages")
+
+    def _web_frame(self, key: str) -> pd.DataFrame:
+        import pandas as pd
+
+        rows = []
+        for r in self.runs:
+            for name, flow in r["flows"].items():
+                for i, item in enumerate(flow.get(key) or []):
+                    extra = {"page": i} if key == "pages" else {}
+                    rows.append({"seed": r["seed"], "flow": name, **extra, **item})
+        if not rows and not any(key in f for r in self.runs for f in r["flows"].values()):
+            raise KeyError(f'no web session in these runs (no flow has {key!r}; app = "web")')
+        df = pd.DataFrame(rows)
+        if "response_time_s" in df:
+            df["response_time_s"] = df["response_time_s"].astype("float64")
+        return df
+
     def packet_log_frame(self) -> pd.DataFrame:
         """The per-packet log of runs made with a packet log (``skyhop run
         --packet-log``): ``run``, ``seed`` and the log's columns (``t_s``,
