@@ -155,8 +155,15 @@ struct FlowRt {
     /// A datagram flow's path and counters (`None` for TCP flows).
     dgram: Option<Box<DgramRt>>,
     /// AeroTCP adaptive allocation: the open-connection counters of the
-    /// satellite legs this flow uses (+1 at start, -1 when done).
+    /// satellite legs this flow uses. An application that starts with
+    /// stream 0 counts as one connection from its start until it is done;
+    /// one that opens its own streams counts each forward stream from its
+    /// opening until it is closed (or the application is done).
     aero_open: Vec<Arc<std::sync::atomic::AtomicU32>>,
+    /// Forward streams counted open (for an application opening its own).
+    aero_streams: Vec<usize>,
+    /// Whether the application opens its own streams.
+    opens_own: bool,
 }
 
 /// The legs and proxies every stream of a flow is built from.
@@ -356,6 +363,8 @@ impl World {
                 dgram,
                 conns: Vec::new(),
                 aero_open,
+                aero_streams: Vec::new(),
+                opens_own: !f.app.opens_stream_at_start() && !f.app.datagrams(),
                 done_at: None,
                 proto: StreamProto {
                     legs,
@@ -493,6 +502,12 @@ impl World {
                 fl.proxy_traces.push(ValueTrace::default());
             }
         }
+        if fl.opens_own && forward {
+            for c in &fl.aero_open {
+                c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            fl.aero_streams.push(stream);
+        }
         fl.conns.extend_from_slice(&conn_ids);
         fl.streams.push(conn_ids);
         fl.stream_dirs.push(dir);
@@ -561,8 +576,10 @@ impl World {
             }
             Ev::Start(f) => {
                 let f = f as usize;
-                for c in &self.flows[f].aero_open {
-                    c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if !self.flows[f].opens_own {
+                    for c in &self.flows[f].aero_open {
+                        c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
                 }
                 let mut io = std::mem::take(&mut self.app_io);
                 io.streams = self.flows[f].streams.len();
@@ -581,6 +598,17 @@ impl World {
             self.open_stream(f, o.dir, Some(o.handshake), now);
         }
         io.opens.clear();
+        for i in 0..io.closes.len() {
+            let s = io.closes[i];
+            let fl = &mut self.flows[f];
+            if let Some(k) = fl.aero_streams.iter().position(|&x| x == s) {
+                fl.aero_streams.swap_remove(k);
+                for c in &fl.aero_open {
+                    c.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
+        io.closes.clear();
         for i in 0..io.sends.len() {
             let (stream, bytes) = io.sends[i];
             let Some(first) = self.flows[f].streams.get(stream) else {
@@ -608,8 +636,14 @@ impl World {
         let fl = &mut self.flows[f];
         if fl.done_at.is_none() && fl.app.done() {
             fl.done_at = Some(now);
+            // Done: the flow (or each of its streams still open) closes.
+            let open = if fl.opens_own {
+                std::mem::take(&mut fl.aero_streams).len() as u32
+            } else {
+                1
+            };
             for c in &fl.aero_open {
-                c.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                c.fetch_sub(open, std::sync::atomic::Ordering::Relaxed);
             }
             self.apps_pending -= 1;
         }
@@ -882,6 +916,7 @@ impl World {
                 fl.app.on_delivered(now, stream, bytes, total, io);
                 if io.sends.is_empty()
                     && io.opens.is_empty()
+                    && io.closes.is_empty()
                     && io.error.is_none()
                     && (fl.done_at.is_some() || !fl.app.done())
                     && fl.app.poll_at().is_none()

@@ -44,6 +44,11 @@ fn adaptive_and_table_windows_by_hand() {
 /// at 0 s and moves 30 MB, f1 starts at 20 s and moves 8 MB. Returns the
 /// run (traced).
 fn two(alloc: &str) -> RunResult {
+    two_with(alloc, &[])
+}
+
+/// [`two`] with more settings.
+fn two_with(alloc: &str, more: &[&str]) -> RunResult {
     let sets: Vec<String> = [
         "templates.conn.count=2",
         "templates.conn.flows.f{i}.size=8 MB",
@@ -57,6 +62,7 @@ fn two(alloc: &str) -> RunResult {
         alloc,
     ]
     .iter()
+    .chain(more)
     .map(|s| s.to_string())
     .collect();
     let scn = load_path(E5, &sets).expect("E5 loads");
@@ -100,4 +106,44 @@ fn a_table_window_follows_the_rate_for_the_connections_open() {
     assert_eq!(cwnd_at(&r, 25.0), 40.0);
     let f1_end = 20.0 + r.flows["f1"].completion_time_s.expect("f1 finishes");
     assert_eq!(cwnd_at(&r, f1_end + 1.5), 160.0);
+}
+
+#[test]
+fn web_connections_count_while_open_not_for_the_whole_session() {
+    // f0 downloads 30 MB from 0 s; f1 is a web session from 5 s, HTTP/1.0,
+    // pages of one 1 MB object, think times of 4 s or more. An HTTP/1.0 connection counts from its
+    // opening to its reply's end: f0's window is 100 packets while one of
+    // f1's objects is on its way and 200 in f1's think times.
+    let r = two_with(
+        r#"tcp.aero_allocation={ mode = "adaptive", sat_bw = "5 Mbps", n = 2 }"#,
+        &[
+            "flows.f1.size=unlimited",
+            "flows.f1.app=web",
+            "flows.f1.start=5 s",
+            "flows.f1.web.http=1.0",
+            "flows.f1.web.object_size=1000000 B",
+            "flows.f1.web.pages=3",
+            "flows.f1.web.think_k=4 s",
+        ],
+    );
+    let f1 = &r.flows["f1"];
+    let objs = f1.objects.as_ref().unwrap();
+    assert_eq!(objs.len(), 3);
+    let mut busy = 0;
+    let mut idle = 0;
+    for w in objs.windows(2) {
+        let end = w[0].requested_at_s + w[0].response_time_s.unwrap();
+        // One second into an object's transfer, and half-way through the
+        // think time that follows it (when it is longer than 2 s).
+        let during = w[0].requested_at_s + 1.5;
+        if during < end {
+            assert_eq!(cwnd_at(&r, during), 100.0, "object at {during}");
+            busy += 1;
+        }
+        if w[1].requested_at_s - end > 2.0 {
+            assert_eq!(cwnd_at(&r, (end + w[1].requested_at_s) / 2.0), 200.0);
+            idle += 1;
+        }
+    }
+    assert!(busy > 0 && idle > 0, "busy {busy}, idle {idle}");
 }

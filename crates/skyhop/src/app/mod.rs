@@ -43,6 +43,10 @@ pub struct AppIo {
     pub opens: Vec<StreamOpen>,
     /// Streams the flow has (set by the engine before each call).
     pub streams: usize,
+    /// Forward streams whose connection is finished (nothing more will be
+    /// sent on it): it no longer counts as open (AeroTCP's adaptive
+    /// allocation).
+    pub closes: Vec<usize>,
 }
 
 /// Which way a stream runs along the flow's path.
@@ -79,6 +83,10 @@ impl AppIo {
     }
     pub fn fail(&mut self, msg: impl Into<String>) {
         self.error.get_or_insert(msg.into());
+    }
+    /// The connection of forward stream `stream` is finished.
+    pub fn close(&mut self, stream: usize) {
+        self.closes.push(stream);
     }
     /// Open a new stream; returns its number (usable in `send` at once).
     pub fn open(&mut self, dir: StreamDir, handshake: bool) -> usize {

@@ -349,6 +349,10 @@ impl WebSession {
         self.objects[obj].completed = Some(now);
         let k = self.objects[obj].conn;
         self.conns[k].busy = None;
+        if let Http::V10 { .. } = self.spec.http {
+            // HTTP/1.0: the server closes the connection after the reply.
+            io.close(self.conns[k].rep);
+        }
         let p = self.objects[obj].page as usize;
         self.pages[p].done += 1;
         if self.pages[p].done < self.pages[p].count {

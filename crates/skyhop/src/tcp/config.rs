@@ -115,8 +115,9 @@ pub struct AeroAdaptive {
     /// `table[n - 1]`, the last entry beyond the end.
     pub table: Vec<u64>,
     /// Connections open on the leg; one counter per satellite leg and run,
-    /// kept by the world (incremented when a flow starts, decremented when
-    /// its application is done).
+    /// kept by the world (a flow counts from its start until its
+    /// application is done; an application opening its own streams, each
+    /// forward stream until it closes it).
     pub open: std::sync::Arc<std::sync::atomic::AtomicU32>,
 }
 
