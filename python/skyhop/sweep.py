@@ -63,6 +63,8 @@ __all__ = ["SweepInterrupted", "parse_grid", "run_sweep", "sweep"]
 MANIFEST = "sweep.json"
 PARTS = "parts"
 TRACES = "traces.parquet"
+#: web sessions: every object and every page, per point, seed and flow
+WEB_TABLES = ("objects", "pages")
 
 GridSpec = Mapping[str, Sequence[Any]] | Sequence[str]
 
@@ -231,7 +233,11 @@ def _rows_sha256(rows: list[dict[str, Any]]) -> str:
 
 
 def _part_document(
-    point: Point, seed: int, rows: list[dict[str, Any]], traces: bytes | None = None
+    point: Point,
+    seed: int,
+    rows: list[dict[str, Any]],
+    traces: bytes | None = None,
+    web: dict[str, list[dict[str, Any]]] | None = None,
 ) -> str:
     doc = {
         "format": PART_FORMAT,
@@ -243,7 +249,35 @@ def _part_document(
     }
     if traces is not None:
         doc["traces_sha256"] = hashlib.sha256(traces).hexdigest()
+    if web:
+        # only for web sessions, so that other sweeps' parts stay as they were
+        doc["web"] = web
+        doc["web_sha256"] = _rows_sha256([web])
     return json.dumps(doc, allow_nan=True)
+
+
+def _web_of(point: Point, seed: int, result: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The web sessions' objects and pages of one run, as table rows."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key in WEB_TABLES:
+        for name, flow in result["flows"].items():
+            for i, item in enumerate(flow.get(key) or []):
+                extra = {"page": i} if key == "pages" else {}
+                head = {"point": point.index, **point.columns, "seed": seed, "flow": name}
+                out.setdefault(key, []).append({**head, **extra, **item})
+    return out
+
+
+def _read_web(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """The web tables of a part already checked by :func:`_read_part`."""
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError) as e:
+        raise _BadPart(f"unreadable ({type(e).__name__}: {e})") from None
+    web = doc.get("web") or {}
+    if web and doc.get("web_sha256") != _rows_sha256([web]):
+        raise _BadPart("its web tables do not match their checksum")
+    return web
 
 
 class _BadPart(Exception):
@@ -279,6 +313,8 @@ def _read_part(
         raise _BadPart("has no result rows")
     if doc.get("rows_sha256") != _rows_sha256(rows):
         raise _BadPart("its content does not match its checksum")
+    if "web" in doc and doc.get("web_sha256") != _rows_sha256([doc["web"]]):
+        raise _BadPart("its web tables do not match their checksum")
     if sorted(r.get("flow") for r in rows) != flows or any(
         r.get("point") != point.index or r.get("seed") != seed for r in rows
     ):
@@ -348,7 +384,7 @@ def compute_part(
     result = json.loads(_core.run(point.resolved_json, seed, trace))
     rows = _rows_of(point, seed, result)
     traces = _trace_parquet(point, [result], run_index) if trace else None
-    return _part_document(point, seed, rows, traces), traces
+    return _part_document(point, seed, rows, traces, _web_of(point, seed, result)), traces
 
 
 def store_part(parts: str | Path, point: int, seed: int, doc: str, traces: bytes | None) -> None:
@@ -879,6 +915,34 @@ def _assemble(
     write_text_atomic(out / "summary.json", dump_json(summary_doc) + "\n")
     if trace:
         _assemble_traces(out, points, seeds)
+    if "objects_completed" in results.columns:
+        _assemble_web(out, points, seeds)
+
+
+def _assemble_web(out: Path, points: list[Point], seeds: list[int]) -> None:
+    """objects.parquet and pages.parquet: every object and page of the web
+    sessions, one row each, with the point's swept columns."""
+    import pandas as pd
+
+    tables: dict[str, list[dict[str, Any]]] = {k: [] for k in WEB_TABLES}
+    for p in points:
+        for s in seeds:
+            path = out / PARTS / _part_name(p.index, s)
+            try:
+                web = _read_web(path)
+            except _BadPart as e:
+                raise SweepError(
+                    f"{path}: {e} (changed while the sweep ran?); "
+                    "run again with --resume to redo it",
+                    str(out),
+                ) from None
+            for k in WEB_TABLES:
+                tables[k].extend(web.get(k, []))
+    for k, rows in tables.items():
+        df = pd.DataFrame.from_records(rows)
+        if "response_time_s" in df:
+            df["response_time_s"] = df["response_time_s"].astype("float64")
+        write_table(df, out / f"{k}.parquet")
 
 
 def _assemble_traces(out: Path, points: list[Point], seeds: list[int]) -> None:
