@@ -210,14 +210,18 @@ def test_a_sweep_of_web_sessions_keeps_every_object_and_page(tmp_path):
     from skyhop.experiments.common import scenario_path
 
     out = tmp_path / "web"
-    df = skyhop.sweep(
-        scenario_path("web_geo.toml"),
-        {"flows.web.web.http": ["1.0", "1.1"]},
-        set={"flows.web.web.pages": 3},
-        runs=2,
-        out=out,
-        jobs=2,
-    )
+
+    def sweep(**kw):
+        return skyhop.sweep(
+            scenario_path("web_geo.toml"),
+            {"flows.web.web.http": ["1.0", "1.1"]},
+            set={"flows.web.web.pages": 3},
+            runs=2,
+            out=out,
+            **kw,
+        )
+
+    df = sweep(jobs=2)
     objs = pd.read_parquet(out / "objects.parquet")
     pages = pd.read_parquet(out / "pages.parquet")
     assert len(pages) == 2 * 2 * 3
@@ -230,15 +234,7 @@ def test_a_sweep_of_web_sessions_keeps_every_object_and_page(tmp_path):
         row = df[(df["flows.web.web.http"] == http) & (df["seed"] == seed)].iloc[0]
         assert g["response_time_s"].mean() == pytest.approx(row["object_response_mean_s"])
     # Resuming re-reads the parts (checked) and writes the same tables.
-    skyhop.sweep(
-        scenario_path("web_geo.toml"),
-        {"flows.web.web.http": ["1.0", "1.1"]},
-        set={"flows.web.web.pages": 3},
-        runs=2,
-        out=out,
-        resume=True,
-        jobs=1,
-    )
+    sweep(resume=True, jobs=1)
     pd.testing.assert_frame_equal(objs, pd.read_parquet(out / "objects.parquet"))
 
     # An edited web table is caught on resume, and its run is redone.
@@ -247,13 +243,5 @@ def test_a_sweep_of_web_sessions_keeps_every_object_and_page(tmp_path):
     doc["web"]["objects"][0]["reply_bytes"] += 1
     part.write_text(json.dumps(doc))
     with pytest.warns(RuntimeWarning, match="web tables do not match"):
-        skyhop.sweep(
-            scenario_path("web_geo.toml"),
-            {"flows.web.web.http": ["1.0", "1.1"]},
-            set={"flows.web.web.pages": 3},
-            runs=2,
-            out=out,
-            resume=True,
-            jobs=1,
-        )
+        sweep(resume=True, jobs=1)
     pd.testing.assert_frame_equal(objs, pd.read_parquet(out / "objects.parquet"))

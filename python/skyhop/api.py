@@ -451,12 +451,9 @@ class Results:
     def _web_frame(self, key: str) -> pd.DataFrame:
         import pandas as pd
 
-        rows = []
-        for r in self.runs:
-            for name, flow in r["flows"].items():
-                for i, item in enumerate(flow.get(key) or []):
-                    extra = {"page": i} if key == "pages" else {}
-                    rows.append({"seed": r["seed"], "flow": name, **extra, **item})
+        from .stats import web_rows
+
+        rows = [row for r in self.runs for row in web_rows(r, key, {"seed": r["seed"]})]
         if not rows and not any(key in f for r in self.runs for f in r["flows"].values()):
             raise KeyError(f'no web session in these runs (no flow has {key!r}; app = "web")')
         df = pd.DataFrame(rows)

@@ -375,7 +375,7 @@ def run_document(
     network: dict[str, Any] | None = None,
 ) -> dict:
     """The ``--json`` document: scenario, network, runs (seed order), summary."""
-    from .stats import flow_metrics, summarize
+    from .stats import WEB_TABLES, flow_metrics, summarize
 
     out_runs = []
     for r in runs:
@@ -386,7 +386,7 @@ def run_document(
                     **flow_metrics(f),
                     "legs": f.get("legs", []),
                     # web sessions: every object and page
-                    **{k: f[k] for k in ("objects", "pages") if k in f},
+                    **{k: f[k] for k in WEB_TABLES if k in f},
                 }
                 for name, f in r["flows"].items()
             },

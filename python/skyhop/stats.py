@@ -7,7 +7,15 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["ci95", "flow_metrics", "summarize", "summarize_values", "t975", "t_quantile"]
+__all__ = [
+    "ci95",
+    "flow_metrics",
+    "summarize",
+    "summarize_values",
+    "t975",
+    "t_quantile",
+    "web_rows",
+]
 
 #: FlowResult fields that are not per-run scalars (skipped in tables and summaries).
 _NON_SCALAR = frozenset({"legs"})
@@ -145,6 +153,22 @@ def summarize_values(values: Iterable[float | None]) -> dict[str, Any]:
 
 def _is_nan(v: Any) -> bool:
     return isinstance(v, float) and math.isnan(v)
+
+
+#: the lists a web session's FlowResult carries, one table each
+WEB_TABLES = ("objects", "pages")
+
+
+def web_rows(result: Mapping[str, Any], key: str, head: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The ``objects`` or ``pages`` of every web session of one run result,
+    as table rows: ``head`` (e.g. the seed), ``flow``, for pages their index
+    ``page``, then the item's fields."""
+    rows = []
+    for name, flow in result["flows"].items():
+        for i, item in enumerate(flow.get(key) or []):
+            extra = {"page": i} if key == "pages" else {}
+            rows.append({**head, "flow": name, **extra, **item})
+    return rows
 
 
 def flow_metrics(flow: Mapping[str, Any]) -> dict[str, Any]:

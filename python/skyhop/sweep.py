@@ -53,7 +53,7 @@ from .api import (
     load_scenario,
 )
 from .errors import ScenarioError, SimulationError, SkyhopError, SweepError
-from .stats import flow_metrics, summarize_values
+from .stats import WEB_TABLES, flow_metrics, summarize_values, web_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -63,8 +63,6 @@ __all__ = ["SweepInterrupted", "parse_grid", "run_sweep", "sweep"]
 MANIFEST = "sweep.json"
 PARTS = "parts"
 TRACES = "traces.parquet"
-#: web sessions: every object and every page, per point, seed and flow
-WEB_TABLES = ("objects", "pages")
 
 GridSpec = Mapping[str, Sequence[Any]] | Sequence[str]
 
@@ -258,14 +256,9 @@ def _part_document(
 
 def _web_of(point: Point, seed: int, result: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """The web sessions' objects and pages of one run, as table rows."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for key in WEB_TABLES:
-        for name, flow in result["flows"].items():
-            for i, item in enumerate(flow.get(key) or []):
-                extra = {"page": i} if key == "pages" else {}
-                head = {"point": point.index, **point.columns, "seed": seed, "flow": name}
-                out.setdefault(key, []).append({**head, **extra, **item})
-    return out
+    head = {"point": point.index, **point.columns, "seed": seed}
+    tables = {key: web_rows(result, key, head) for key in WEB_TABLES}
+    return {key: rows for key, rows in tables.items() if rows}
 
 
 def _read_web(path: Path) -> dict[str, list[dict[str, Any]]]:
@@ -878,11 +871,7 @@ def _assemble(
             try:
                 rows.extend(_read_part(path, p, s, flows, trace))
             except _BadPart as e:
-                raise SweepError(
-                    f"{path}: {e} (changed while the sweep ran?); "
-                    "run again with --resume to redo it",
-                    str(out),
-                ) from None
+                raise _changed(path, e, out) from None
     results = pd.DataFrame.from_records(rows)
     # Metrics that are null in every row (the completion time of bulk flows)
     # are float columns that happen to be empty.
@@ -919,6 +908,14 @@ def _assemble(
         _assemble_web(out, points, seeds)
 
 
+def _changed(path: Path, e: _BadPart, out: Path) -> SweepError:
+    """A part that was good when the sweep checked it and is not any more."""
+    return SweepError(
+        f"{path}: {e} (changed while the sweep ran?); run again with --resume to redo it",
+        str(out),
+    )
+
+
 def _assemble_web(out: Path, points: list[Point], seeds: list[int]) -> None:
     """objects.parquet and pages.parquet: every object and page of the web
     sessions, one row each, with the point's swept columns."""
@@ -931,11 +928,7 @@ def _assemble_web(out: Path, points: list[Point], seeds: list[int]) -> None:
             try:
                 web = _read_web(path)
             except _BadPart as e:
-                raise SweepError(
-                    f"{path}: {e} (changed while the sweep ran?); "
-                    "run again with --resume to redo it",
-                    str(out),
-                ) from None
+                raise _changed(path, e, out) from None
             for k in WEB_TABLES:
                 tables[k].extend(web.get(k, []))
     for k, rows in tables.items():
