@@ -291,7 +291,8 @@ fn run_observed(
     observe_json: &str,
 ) -> PyResult<String> {
     use skyhop::engine::Time;
-    use skyhop::observe::{link_dirs_by_name, pcap, PacketLogOptions};
+    use skyhop::export::{link_dirs_by_name, packet_table, pcap};
+    use skyhop::observe::PacketLogOptions;
     let result = py.allow_threads(|| {
         guarded("running the simulation", || {
             let obs: Observe = serde_json::from_str(observe_json)
@@ -365,7 +366,7 @@ fn run_observed(
                         log_dirs.binary_search(&e.link_dir).is_ok() && e.t >= from && e.t <= to
                     })
                     .collect();
-                doc["packet_log"] = serde_json::to_value(kept.table(&plan))
+                doc["packet_log"] = serde_json::to_value(packet_table(&kept, &plan))
                     .map_err(|e| Failure::Internal(format!("cannot serialise the log: {e}")))?;
             }
             to_json(&doc, "the run result")

@@ -10,6 +10,7 @@ pub mod app;
 pub mod channel;
 pub mod engine;
 pub mod error;
+pub mod export;
 pub mod geo;
 pub mod net;
 pub mod observe;

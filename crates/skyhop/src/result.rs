@@ -1,6 +1,7 @@
 //! What a run returns: per-flow results, per-proxy statistics, engine
 //! counters and (when asked) time series. All serialisable to JSON.
 
+pub use crate::observe::Series;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -252,13 +253,6 @@ pub struct LinkResult {
     pub mean_queue_packets: f64,
     /// Largest number of packets waiting or in service.
     pub max_queue_packets: u32,
-}
-
-/// A named time series: `t_s` and `value` columns of equal length.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct Series {
-    pub t_s: Vec<f64>,
-    pub value: Vec<f64>,
 }
 
 /// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); `None` for fewer than

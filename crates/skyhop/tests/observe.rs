@@ -2,8 +2,9 @@
 //! agree with the log event by event, and observing changes nothing.
 
 use skyhop::engine::Time;
+use skyhop::export::link_dirs_by_name;
 use skyhop::net::{LossReason, Payload};
-use skyhop::observe::{link_dirs_by_name, PacketEventKind, PacketLogOptions};
+use skyhop::observe::{PacketEventKind, PacketLogOptions};
 use skyhop::scenario::{load_str, Plan};
 use skyhop::{run, RunOptions, RunResult};
 use std::collections::BTreeMap;

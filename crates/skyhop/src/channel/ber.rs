@@ -1,6 +1,7 @@
 //! Bit error rate: a packet of L bytes is lost with probability
 //! 1 − (1 − BER)^(8L), so short ACKs are hit less than data.
 
+use super::loss::packet_loss_probability;
 use super::{ApplyTo, ChannelCtx, ChannelModel, ChannelState, Tx};
 use crate::engine::rng::RngStream;
 use crate::engine::time::Time;
@@ -17,7 +18,7 @@ pub struct BerSpec {
 
 impl BerSpec {
     pub fn validate(&self) -> Result<(), (String, String)> {
-        super::check_probability("ber", self.ber, false)
+        super::loss::check_probability("ber", self.ber, false)
     }
 }
 
@@ -26,13 +27,6 @@ pub struct Ber {
     /// ln(1 − BER), cached.
     ln_1m_ber: f64,
     rng: RngStream,
-}
-
-/// Probability that a packet of `bytes` bytes has at least one bit in error.
-#[inline]
-pub fn packet_loss_probability(ln_1m_ber: f64, bytes: u32) -> f64 {
-    // 1 - (1 - BER)^(8L) = -expm1(8L ln(1 - BER)), accurate for tiny BER.
-    -((8 * bytes as u64) as f64 * ln_1m_ber).exp_m1()
 }
 
 impl Ber {

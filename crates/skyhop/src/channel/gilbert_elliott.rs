@@ -30,7 +30,8 @@
 //! 2004): elevation 13°, mean distances 90 m in GOOD and 29 m in BAD at
 //! 60 km/h, i.e. t_good ≈ 6 s, t_bad ≈ 2 s.
 
-use super::{ApplyTo, ChannelCtx, ChannelModel, ChannelState, StateLoss, Tx};
+use super::loss::StateLoss;
+use super::{ApplyTo, ChannelCtx, ChannelModel, ChannelState, Tx};
 use crate::engine::rng::RngStream;
 use crate::engine::time::{Time, NS_PER_S};
 use crate::units::Duration;
@@ -162,7 +163,12 @@ impl GilbertElliottSpec {
             ("good", self.per_good, self.ber_good),
             ("bad", self.per_bad, self.ber_bad),
         ] {
-            super::check_per_or_ber(&format!("per_{state}"), &format!("ber_{state}"), per, ber)?;
+            super::loss::check_per_or_ber(
+                &format!("per_{state}"),
+                &format!("ber_{state}"),
+                per,
+                ber,
+            )?;
         }
         match self.initial.as_deref() {
             None | Some("good") | Some("bad") => Ok(()),

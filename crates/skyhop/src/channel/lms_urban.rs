@@ -55,8 +55,9 @@
 //! of the link (not of the direction), so both directions of a link see the
 //! same street; loss draws use each direction's own stream.
 
+use super::loss::StateLoss;
 use super::table::{self, Loaded};
-use super::{ApplyTo, ChannelCtx, ChannelModel, ChannelState, StateLoss, Tx};
+use super::{ApplyTo, ChannelCtx, ChannelModel, ChannelState, Tx};
 use crate::engine::rng::RngStream;
 use crate::engine::time::Time;
 use serde::{Deserialize, Serialize};
@@ -275,7 +276,12 @@ impl LmsUrbanSpec {
             ("shadowed", self.shadowed_per, self.shadowed_ber),
             ("los", self.los_per, self.los_ber),
         ] {
-            super::check_per_or_ber(&format!("{state}_per"), &format!("{state}_ber"), per, ber)?;
+            super::loss::check_per_or_ber(
+                &format!("{state}_per"),
+                &format!("{state}_ber"),
+                per,
+                ber,
+            )?;
         }
         Ok(())
     }

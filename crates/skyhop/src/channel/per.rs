@@ -17,7 +17,7 @@ pub struct PerSpec {
 
 impl PerSpec {
     pub fn validate(&self) -> Result<(), (String, String)> {
-        super::check_probability("p", self.p, false)
+        super::loss::check_probability("p", self.p, false)
     }
 }
 

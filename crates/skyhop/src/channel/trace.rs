@@ -115,7 +115,7 @@ impl TraceData {
     pub fn probability(&self, now: Time, bytes: u32) -> f64 {
         let v = self.value[self.index_at(now)];
         if self.ber {
-            super::ber::packet_loss_probability((-v).ln_1p(), bytes)
+            super::loss::packet_loss_probability((-v).ln_1p(), bytes)
         } else {
             v
         }

@@ -2,19 +2,23 @@
 //! sans-IO object), routes.
 //!
 //! - `layer.rs`: the [`LinkLayer`] seam and the I/O record the engine reads.
+//! - `link_dir.rs`: the resolved parameters of one link direction.
+//! - `registry.rs`: the one place link layers are registered.
 //! - `fifo.rs`: the store-and-forward link with drop-tail queues (one event per hop).
 //! - `dvbs/`: the DVB-S forward link with ACM and SR-ARQ, and its return path.
+pub mod addr;
 pub mod dvbs;
 pub mod fifo;
 pub mod layer;
+pub mod link_dir;
 pub mod packet;
+pub mod registry;
 
 pub use fifo::{FifoDir, FifoLink};
-pub use layer::{
-    AnyLinkLayer, CustomLinkLayer, Dir, LinkBuild, LinkIo, LinkLayer, LinkLayerSpec, LinkPacket,
-    LinkStats, LossReason, Wake,
-};
+pub use layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason, Wake};
+pub use link_dir::LinkDirSpec;
 pub use packet::{Packet, Payload};
+pub use registry::{AnyLinkLayer, CustomLinkLayer, LinkLayerSpec, MakeLinkLayer};
 
 /// Index of a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

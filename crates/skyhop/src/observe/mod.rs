@@ -1,15 +1,12 @@
 //! Observers: time series recorded only when a run asks for traces, the
-//! per-packet event log ([`PacketLog`]) and its pcap export ([`pcap`]).
+//! per-packet event log ([`PacketLog`]; its table and pcap export, which
+//! need the plan's names, are in `crate::export`).
 
 mod packet_log;
-pub mod pcap;
 
 use crate::engine::time::Time;
-use crate::result::Series;
-pub use packet_log::{
-    link_dirs_by_name, ConnLabel, PacketEvent, PacketEventKind, PacketLog, PacketLogOptions,
-    PacketTable,
-};
+pub use packet_log::{ConnLabel, PacketEvent, PacketEventKind, PacketLog, PacketLogOptions};
+use serde::{Deserialize, Serialize};
 
 /// Per-leg sender trace: one row per change-worthy event.
 #[derive(Clone, Debug, Default)]
@@ -107,4 +104,11 @@ impl ValueTrace {
             value: self.v,
         }
     }
+}
+
+/// A named time series: `t_s` and `value` columns of equal length.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Series {
+    pub t_s: Vec<f64>,
+    pub value: Vec<f64>,
 }

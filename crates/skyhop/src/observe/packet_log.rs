@@ -2,13 +2,11 @@
 //! packet is offered to a link direction, dropped (with the reason) and
 //! delivered at the far end. Off unless a run asks for it (the engine's cost
 //! is then one branch on an `Option`). It is filtered by link direction and
-//! time window as it records, and turned into a table ([`PacketLog::table`])
-//! or pcap files ([`super::pcap`]) after the run.
+//! time window as it records; after the run, `crate::export` turns it into
+//! a table or pcap files with the plan's names.
 
 use crate::engine::time::Time;
 use crate::net::{LossReason, Packet, Payload};
-use crate::scenario::Plan;
-use serde::Serialize;
 
 /// What happened to a packet at a link direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,35 +54,6 @@ impl Default for PacketLogOptions {
             to: Time::MAX,
         }
     }
-}
-
-/// Resolve link names to link directions: `"ab"` is both directions of
-/// link `ab`, `"ab:forward"` / `"ab:reverse"` one of them. The error names
-/// the unknown link and lists the known ones.
-pub fn link_dirs_by_name(plan: &Plan, names: &[String]) -> Result<Vec<u32>, String> {
-    let mut out = Vec::new();
-    for name in names {
-        let (link, dir) = match name.rsplit_once(':') {
-            Some((l, d)) if d == "forward" || d == "reverse" => (l, Some(d)),
-            _ => (name.as_str(), None),
-        };
-        let Some(k) = plan.layers.iter().position(|l| l.name == link) else {
-            let known: Vec<&str> = plan.layers.iter().map(|l| l.name.as_str()).collect();
-            return Err(format!(
-                "unknown link {name:?} (links: {})",
-                known.join(", ")
-            ));
-        };
-        let k = k as u32;
-        match dir {
-            Some("forward") => out.push(2 * k),
-            Some(_) => out.push(2 * k + 1),
-            None => out.extend([2 * k, 2 * k + 1]),
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    Ok(out)
 }
 
 /// What a connection is: its flow, the plan leg it runs on, and which way.
@@ -154,112 +123,4 @@ impl PacketLog {
         !matches!(self.events.get(i + 1), Some(n) if n.kind == PacketEventKind::Drop(LossReason::Queue)
             && n.slot == e.slot && n.link_dir == e.link_dir && n.t == e.t)
     }
-
-    /// The log as columns (one row per event).
-    pub fn table(&self, plan: &Plan) -> PacketTable {
-        let mut t = PacketTable::default();
-        for e in &self.events {
-            let ld = e.link_dir as usize;
-            // A probe datagram's `conn` is its flow index.
-            let label = match e.payload {
-                Payload::Datagram { .. } => ConnLabel {
-                    flow: e.conn as usize,
-                    ..Default::default()
-                },
-                _ => self.conns[e.conn as usize],
-            };
-            let (l, handshake) = (label.leg, label.handshake);
-            let flow = &plan.flows[label.flow];
-            t.t_s.push(e.t.as_secs_f64());
-            t.link.push(plan.layers[ld / 2].name.clone());
-            t.dir.push(if ld.is_multiple_of(2) {
-                "forward"
-            } else {
-                "reverse"
-            });
-            t.event.push(match e.kind {
-                PacketEventKind::Enqueue => "enqueue",
-                PacketEventKind::Drop(_) => "drop",
-                PacketEventKind::Arrive => "arrive",
-            });
-            t.reason.push(match e.kind {
-                PacketEventKind::Drop(LossReason::Queue) => Some("queue"),
-                PacketEventKind::Drop(LossReason::Channel) => Some("channel"),
-                PacketEventKind::Drop(LossReason::LinkLayer) => Some("link"),
-                _ => None,
-            });
-            t.flow.push(flow.name.clone());
-            t.leg.push(l as u32);
-            t.size_bytes.push(e.size_bytes);
-            match e.payload {
-                Payload::Datagram { seq, .. } => {
-                    t.kind.push("datagram");
-                    t.seq.push(Some(seq));
-                    t.len.push(e.size_bytes);
-                    t.retx.push(false);
-                    t.ack.push(None);
-                    t.wnd.push(None);
-                    t.sack.push(String::new());
-                }
-                Payload::Data(d) => {
-                    t.kind.push(if d.is_syn() {
-                        "syn"
-                    } else if d.probe {
-                        "probe"
-                    } else {
-                        "data"
-                    });
-                    t.seq.push(Some(d.seq));
-                    t.len.push(d.len);
-                    t.retx.push(d.retx);
-                    t.ack.push(None);
-                    t.wnd.push(None);
-                    t.sack.push(String::new());
-                }
-                Payload::Ack(a) => {
-                    t.kind.push(if handshake && a.ack == 0 && a.window_update {
-                        "syn-ack"
-                    } else {
-                        "ack"
-                    });
-                    t.seq.push(None);
-                    t.len.push(0);
-                    t.retx.push(false);
-                    t.ack.push(Some(a.ack));
-                    t.wnd.push(Some(a.wnd));
-                    t.sack.push(
-                        a.sack
-                            .as_slice()
-                            .iter()
-                            .map(|(s, e)| format!("{s}-{e}"))
-                            .collect::<Vec<_>>()
-                            .join(" "),
-                    );
-                }
-            }
-        }
-        t
-    }
-}
-
-/// The packet log as columns. Sequence and acknowledgement numbers are
-/// stream byte offsets (the first data byte is 0); `wnd` in bytes; `sack`
-/// lists `start-end` blocks separated by spaces.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct PacketTable {
-    pub t_s: Vec<f64>,
-    pub link: Vec<String>,
-    pub dir: Vec<&'static str>,
-    pub event: Vec<&'static str>,
-    pub reason: Vec<Option<&'static str>>,
-    pub flow: Vec<String>,
-    pub leg: Vec<u32>,
-    pub kind: Vec<&'static str>,
-    pub seq: Vec<Option<u64>>,
-    pub len: Vec<u32>,
-    pub retx: Vec<bool>,
-    pub ack: Vec<Option<u64>>,
-    pub wnd: Vec<Option<u64>>,
-    pub sack: Vec<String>,
-    pub size_bytes: Vec<u32>,
 }

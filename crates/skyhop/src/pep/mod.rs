@@ -26,9 +26,16 @@
 //! on the outgoing leg (`acks_ahead`), the check that the rule holds.
 
 use crate::engine::time::Time;
-use crate::scenario::ProxyPolicy;
 use crate::tcp::receiver::WindowPolicy;
 use crate::tcp::{AckSeg, DataSeg, TcpReceiver, TcpSender};
+
+/// A proxy's window policy (`nodes.<id>.proxy.policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProxyPolicy {
+    HalfFree,
+    Third,
+    Buffers,
+}
 
 /// What a relay call asks the world to put on the wire: ACKs of the
 /// incoming leg first, then data of the outgoing leg.

@@ -11,10 +11,11 @@
 //! The capacity warnings ([`capacity_warnings`]) are also part of every
 //! plan's warnings, so `skyhop run` shows them too.
 
-use super::plan::{Plan, ProxyPolicy};
+use super::plan::Plan;
 use super::schema::{FlowSize, Scenario};
 use crate::engine::time::Dur;
-use crate::observe::pcap::node_ip;
+use crate::net::addr::node_ip;
+use crate::pep::ProxyPolicy;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]

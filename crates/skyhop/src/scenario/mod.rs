@@ -9,9 +9,7 @@ mod schema;
 mod templates;
 mod validate;
 
-pub use plan::{
-    Plan, PlanFlow, PlanLayer, PlanLeg, PlanLinkDir, PlanProxy, ProxyPolicy, SenderFactory,
-};
+pub use plan::{Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory};
 pub use schema::*;
 pub use validate::{estimate_memory, memory_limit, BYTES_PER_PACKET};
 

@@ -7,24 +7,12 @@ use crate::app::{AppSpec, Http, WebSpec};
 use crate::channel::{ApplyTo, ChannelSpec, HopGeometry};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
-use crate::net::LinkLayerSpec;
+use crate::net::{LinkDirSpec, LinkLayerSpec};
+use crate::pep::ProxyPolicy;
 use crate::tcp::cc::{FilterInput, WestwoodParams};
 use crate::tcp::{RecKind, TcpConfig, Variant};
 use crate::units::Size;
 use std::collections::{BTreeMap, VecDeque};
-
-pub struct PlanLinkDir {
-    pub name: String,
-    pub from: u32,
-    pub to: u32,
-    pub rate_bps: u64,
-    pub delay: Dur,
-    pub queue: u32,
-    /// Channel models, evaluated in order (an exact drop list first).
-    pub channels: Vec<ChannelSpec>,
-    /// Ground-to-GEO geometry when the delay comes from positions.
-    pub geometry: Option<HopGeometry>,
-}
 
 /// One link: its two directions are `links[2k]` (forward) and `links[2k+1]`.
 pub struct PlanLayer {
@@ -49,13 +37,6 @@ pub struct PlanLeg {
     /// Link directions from the leg's sender to its receiver, and back.
     pub fwd: Vec<u32>,
     pub rev: Vec<u32>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProxyPolicy {
-    HalfFree,
-    Third,
-    Buffers,
 }
 
 #[derive(Clone)]
@@ -83,7 +64,7 @@ pub struct PlanFlow {
 pub struct Plan {
     pub nodes: Vec<String>,
     /// Link directions; link `k` is `links[2k]` (forward) and `links[2k+1]` (reverse).
-    pub links: Vec<PlanLinkDir>,
+    pub links: Vec<LinkDirSpec>,
     /// Link layers, one per link (both directions).
     pub layers: Vec<PlanLayer>,
     pub flows: Vec<PlanFlow>,
@@ -657,7 +638,7 @@ impl Plan {
                     channels.push(m);
                 }
                 adjacency.insert((from, to), links.len() as u32);
-                links.push(PlanLinkDir {
+                links.push(LinkDirSpec {
                     name: format!("{name}:{dir_name}"),
                     from,
                     to,

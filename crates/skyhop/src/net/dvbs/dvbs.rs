@@ -35,7 +35,7 @@ use crate::channel::{Channel, Tx};
 use crate::engine::rng::RngStream;
 use crate::engine::time::{Dur, Time};
 use crate::net::layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason};
-use crate::scenario::PlanLinkDir;
+use crate::net::LinkDirSpec;
 use crate::units::{Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -305,8 +305,8 @@ impl DvbsSpec {
     /// study's timer and buffer rules); `rto_min` is the TCP minimum RTO.
     pub fn resolve(
         &self,
-        fwd: &mut PlanLinkDir,
-        rev: &mut PlanLinkDir,
+        fwd: &mut LinkDirSpec,
+        rev: &mut LinkDirSpec,
         rto_min: Dur,
     ) -> Result<Vec<String>, (String, String)> {
         let p = self.params()?;

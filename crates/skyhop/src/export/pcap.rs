@@ -25,8 +25,9 @@
 //! the command line). Data segments carry the ACK flag with the receiver's
 //! ISN + 1 and a window of 65535. Checksums: IPv4 correct, TCP zero.
 
-use super::packet_log::{ConnLabel, PacketLog};
+use crate::net::addr::node_ip;
 use crate::net::Payload;
+use crate::observe::{ConnLabel, PacketLog};
 use crate::scenario::Plan;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -44,11 +45,6 @@ pub struct PcapConn {
     pub window_shift: u8,
     pub mss: u16,
     pub handshake: bool,
-}
-
-/// The address of node `i`.
-pub fn node_ip(i: u32) -> [u8; 4] {
-    [10, (i >> 8) as u8, (i & 0xff) as u8, 1]
 }
 
 /// Every connection's addresses, ports, ISNs and window shift, by
