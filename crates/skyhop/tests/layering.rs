@@ -89,7 +89,8 @@ fn strip(text: &str) -> String {
                     i += 1;
                 }
             }
-        } else if c == b'r' && (b.get(i + 1) == Some(&b'"') || b.get(i + 1) == Some(&b'#'))
+        } else if c == b'r'
+            && (b.get(i + 1) == Some(&b'"') || b.get(i + 1) == Some(&b'#'))
             && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
         {
             // Raw string r"..." / r#"..."#.
@@ -200,7 +201,12 @@ fn expand_use(tree: &str, prefix: &[String], out: &mut Vec<(String, Vec<String>)
         let head = tree[..open].trim().trim_end_matches("::");
         let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
         let mut base = prefix.to_vec();
-        base.extend(head.split("::").map(str::trim).filter(|s| !s.is_empty()).map(String::from));
+        base.extend(
+            head.split("::")
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from),
+        );
         let mut depth = 0;
         let mut start = 0;
         let ib = inner.as_bytes();
@@ -223,11 +229,18 @@ fn expand_use(tree: &str, prefix: &[String], out: &mut Vec<(String, Vec<String>)
         None => (tree, None),
     };
     let mut full = prefix.to_vec();
-    full.extend(path.split("::").map(str::trim).filter(|s| !s.is_empty()).map(String::from));
+    full.extend(
+        path.split("::")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from),
+    );
     if full.last().map(String::as_str) == Some("self") {
         full.pop();
     }
-    let name = alias.map(String::from).unwrap_or_else(|| full.last().cloned().unwrap_or_default());
+    let name = alias
+        .map(String::from)
+        .unwrap_or_else(|| full.last().cloned().unwrap_or_default());
     out.push((name, full));
 }
 
@@ -299,8 +312,7 @@ fn scan(path: &Path, module: Vec<String>) -> FileInfo {
     let module = info.module.clone();
     let fix = |p: &mut Vec<String>| {
         if let Some(first) = p.first() {
-            if children.contains(first) && !["crate", "super", "self"].contains(&first.as_str())
-            {
+            if children.contains(first) && !["crate", "super", "self"].contains(&first.as_str()) {
                 let mut m = module.clone();
                 m.extend(p.iter().cloned());
                 *p = m;
@@ -382,11 +394,12 @@ impl Crate {
         let mut stack = vec![(src_dir().join("lib.rs"), Vec::<String>::new())];
         while let Some((path, module)) = stack.pop() {
             let info = scan(&path, module.clone());
-            let dir = if path.file_name().unwrap() == "lib.rs" || path.file_name().unwrap() == "mod.rs" {
-                path.parent().unwrap().to_path_buf()
-            } else {
-                path.with_extension("")
-            };
+            let dir =
+                if path.file_name().unwrap() == "lib.rs" || path.file_name().unwrap() == "mod.rs" {
+                    path.parent().unwrap().to_path_buf()
+                } else {
+                    path.with_extension("")
+                };
             for child in &info.children {
                 let mut m = module.clone();
                 m.push(child.clone());
@@ -453,9 +466,18 @@ impl Crate {
 
     fn defines(&self, file: usize, name: &str) -> bool {
         let body = &self.files[file].body;
-        ["struct ", "enum ", "trait ", "fn ", "type ", "const ", "static ", "macro_rules! "]
-            .iter()
-            .any(|kw| body.contains(&format!("{kw}{name}")))
+        [
+            "struct ",
+            "enum ",
+            "trait ",
+            "fn ",
+            "type ",
+            "const ",
+            "static ",
+            "macro_rules! ",
+        ]
+        .iter()
+        .any(|kw| body.contains(&format!("{kw}{name}")))
     }
 
     fn name(&self, i: usize) -> String {
@@ -508,7 +530,11 @@ fn mentions(body: &str, name: &str) -> bool {
 }
 
 fn top(c: &Crate, i: usize) -> String {
-    c.files[i].module.first().cloned().unwrap_or_else(|| "lib".into())
+    c.files[i]
+        .module
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "lib".into())
 }
 
 #[test]
@@ -588,7 +614,11 @@ fn no_file_is_part_of_an_import_circle() {
             format!("{{{}}}: {}", names.join(", "), detail.join("; "))
         })
         .collect();
-    assert!(circles.is_empty(), "import circles:\n{}", circles.join("\n"));
+    assert!(
+        circles.is_empty(),
+        "import circles:\n{}",
+        circles.join("\n")
+    );
 }
 
 #[test]
@@ -611,11 +641,19 @@ fn dependencies_point_down() {
             }
             let rb = rank[tb.as_str()];
             if rb >= ra {
-                bad.push(format!("{} -> {} ({ta} may not use {tb})", c.name(a), c.name(b)));
+                bad.push(format!(
+                    "{} -> {} ({ta} may not use {tb})",
+                    c.name(a),
+                    c.name(b)
+                ));
             }
         }
     }
-    assert!(bad.is_empty(), "upward or sideways imports:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "upward or sideways imports:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]
@@ -624,13 +662,19 @@ fn every_top_level_module_is_ranked_and_the_scan_sees_the_crate() {
     let rank: BTreeMap<&str, u32> = RANKS.iter().copied().collect();
     let tops: BTreeSet<String> = (0..c.files.len()).map(|i| top(&c, i)).collect();
     for t in &tops {
-        assert!(t == "lib" || rank.contains_key(t.as_str()), "{t} is not ranked");
+        assert!(
+            t == "lib" || rank.contains_key(t.as_str()),
+            "{t} is not ranked"
+        );
     }
     // The scan must find real dependencies, or the tests above prove nothing.
     let edges = c.edges();
     let find = |p: &str| (0..c.files.len()).find(|&i| c.name(i) == p).unwrap();
     let fifo = find("net/fifo.rs");
-    assert!(edges[&fifo].contains(&find("net/layer.rs")), "net/fifo.rs uses the LinkLayer trait");
+    assert!(
+        edges[&fifo].contains(&find("net/layer.rs")),
+        "net/fifo.rs uses the LinkLayer trait"
+    );
     assert!(edges[&fifo].contains(&find("engine/time.rs")));
     assert!(c.files.len() > 60, "found only {} files", c.files.len());
 }
@@ -648,8 +692,15 @@ fn no_source_file_above_700_lines_outside_tests() {
         };
         let n = code.lines().count();
         if n > 700 {
-            long.push(format!("{} ({n} lines)", f.path.strip_prefix(src_dir()).unwrap().display()));
+            long.push(format!(
+                "{} ({n} lines)",
+                f.path.strip_prefix(src_dir()).unwrap().display()
+            ));
         }
     }
-    assert!(long.is_empty(), "files above 700 lines: {}", long.join(", "));
+    assert!(
+        long.is_empty(),
+        "files above 700 lines: {}",
+        long.join(", ")
+    );
 }

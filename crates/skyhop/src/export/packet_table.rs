@@ -42,14 +42,15 @@ pub fn packet_table(log: &PacketLog, plan: &Plan) -> PacketTable {
         let ld = e.link_dir as usize;
         // A probe datagram's `conn` is its flow index.
         let label = match e.payload {
-            Payload::Datagram { .. } => ConnLabel {
+            Payload::Datagram { .. } => Some(ConnLabel {
                 flow: e.conn as usize,
                 ..Default::default()
-            },
-            _ => log.conns[e.conn as usize],
+            }),
+            // A packet from outside the simulated network: no flow.
+            Payload::External => None,
+            _ => Some(log.conns[e.conn as usize]),
         };
-        let (l, handshake) = (label.leg, label.handshake);
-        let flow = &plan.flows[label.flow];
+        let (l, handshake) = label.map_or((0, false), |c| (c.leg, c.handshake));
         t.t_s.push(e.t.as_secs_f64());
         t.link.push(plan.layers[ld / 2].name.clone());
         t.dir.push(if ld.is_multiple_of(2) {
@@ -68,10 +69,20 @@ pub fn packet_table(log: &PacketLog, plan: &Plan) -> PacketTable {
             PacketEventKind::Drop(LossReason::LinkLayer) => Some("link"),
             _ => None,
         });
-        t.flow.push(flow.name.clone());
+        t.flow
+            .push(label.map_or(String::new(), |c| plan.flows[c.flow].name.clone()));
         t.leg.push(l as u32);
         t.size_bytes.push(e.size_bytes);
         match e.payload {
+            Payload::External => {
+                t.kind.push("ip");
+                t.seq.push(None);
+                t.len.push(e.size_bytes);
+                t.retx.push(false);
+                t.ack.push(None);
+                t.wnd.push(None);
+                t.sack.push(String::new());
+            }
             Payload::Datagram { seq, .. } => {
                 t.kind.push("datagram");
                 t.seq.push(Some(seq));

@@ -167,7 +167,9 @@ pub fn encode(
         opts.extend_from_slice(&[1, 3, 3, c.window_shift, 1, 1, 4, 2]);
     };
     match payload {
-        Payload::Datagram { .. } => unreachable!("datagrams are encoded by encode_udp"),
+        Payload::Datagram { .. } | Payload::External => {
+            unreachable!("datagrams and real packets are not encoded here")
+        }
         Payload::Data(d) => {
             src = c.sender_ip;
             dst = c.receiver_ip;
@@ -277,6 +279,19 @@ pub fn write_pcaps(
             continue;
         };
         if !log.accepted(i) {
+            continue;
+        }
+        if let Payload::External = e.payload {
+            // A real packet: written whole, as it was carried.
+            let Some(data) = log.blobs.get(e.conn as usize) else {
+                continue;
+            };
+            *n += 1;
+            w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;
+            w.write_all(&((e.t.0 % 1_000_000_000) as u32).to_le_bytes())?;
+            w.write_all(&(data.len() as u32).to_le_bytes())?;
+            w.write_all(&(data.len() as u32).to_le_bytes())?;
+            w.write_all(data)?;
             continue;
         }
         let orig = if let Payload::Datagram { .. } = e.payload {

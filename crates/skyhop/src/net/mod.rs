@@ -4,15 +4,20 @@
 //! - `layer.rs`: the [`LinkLayer`] seam and the I/O record the engine reads.
 //! - `link_dir.rs`: the resolved parameters of one link direction.
 //! - `registry.rs`: the one place link layers are registered.
+//! - `topology.rs`: nodes and link directions as a graph; static routes.
+//! - `datagram.rs`: the connectionless transport of probe flows.
+//! - `addr.rs`: node addresses.
 //! - `fifo.rs`: the store-and-forward link with drop-tail queues (one event per hop).
 //! - `dvbs/`: the DVB-S forward link with ACM and SR-ARQ, and its return path.
 pub mod addr;
+pub mod datagram;
 pub mod dvbs;
 pub mod fifo;
 pub mod layer;
 pub mod link_dir;
 pub mod packet;
 pub mod registry;
+pub mod topology;
 
 pub use fifo::{FifoDir, FifoLink};
 pub use layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason, Wake};

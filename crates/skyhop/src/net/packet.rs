@@ -12,13 +12,18 @@ pub enum Payload {
         seq: u64,
         sent_at: crate::engine::Time,
     },
+    /// A packet from outside the simulated network (a live host's IP
+    /// packet), carried whole: `conn` is then its index in the world's
+    /// table of external packets, which holds its bytes.
+    External,
 }
 
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Bytes on the wire (headers included).
     pub size_bytes: u32,
-    /// The connection (flow leg) this packet belongs to.
+    /// The connection (flow leg) this packet belongs to (a datagram's flow,
+    /// an external packet's index).
     pub conn: u32,
     /// Route (list of link directions) the packet follows, and the index of
     /// the next link direction to cross.

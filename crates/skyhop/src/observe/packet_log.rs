@@ -76,6 +76,10 @@ pub struct PacketLog {
     pub events: Vec<PacketEvent>,
     /// Every connection of the run, by index (as the engine opened them).
     pub conns: Vec<ConnLabel>,
+    /// The bytes of packets from outside the simulated network, by the
+    /// index their enqueue events carry in `conn` (other events of such
+    /// packets carry `u32::MAX`).
+    pub blobs: Vec<Vec<u8>>,
 }
 
 impl PacketLog {
@@ -92,6 +96,7 @@ impl PacketLog {
             to: opts.to,
             events: Vec::with_capacity(4096),
             conns: Vec::new(),
+            blobs: Vec::new(),
         }
     }
 
@@ -109,6 +114,39 @@ impl PacketLog {
             kind,
             slot,
             conn: p.conn,
+            size_bytes: p.size_bytes,
+            payload: p.payload,
+        });
+    }
+
+    /// Record an event of a packet from outside the simulated network; an
+    /// enqueue keeps a copy of its bytes (for pcap files of real traffic).
+    #[cold]
+    #[inline(never)]
+    pub fn record_external(
+        &mut self,
+        t: Time,
+        link_dir: u32,
+        kind: PacketEventKind,
+        slot: u32,
+        p: &Packet,
+        data: &[u8],
+    ) {
+        if t < self.from || t > self.to || !self.keep[link_dir as usize] {
+            return;
+        }
+        let blob = if kind == PacketEventKind::Enqueue {
+            self.blobs.push(data.to_vec());
+            (self.blobs.len() - 1) as u32
+        } else {
+            u32::MAX
+        };
+        self.events.push(PacketEvent {
+            t,
+            link_dir,
+            kind,
+            slot,
+            conn: blob,
             size_bytes: p.size_bytes,
             payload: p.payload,
         });

@@ -1,0 +1,261 @@
+//! The results of a run, assembled from the world when it stops: per flow
+//! (end to end, per leg and direction summed over the flow's streams), per
+//! proxy, per link direction, engine counters and the recorded traces.
+
+use super::build::Conn;
+use super::world::World;
+use crate::app::StreamDir;
+use crate::engine::Time;
+use crate::net::{Dir, Payload};
+use crate::result::{
+    EngineStats, FlowResult, LegResult, LinkResult, ProxyResult, RunResult, Series,
+};
+use crate::scenario::Plan;
+
+impl World {
+    /// The run's results, the world stopped at `stop`.
+    pub fn finish(self, plan: &Plan, seed: u64, stop: Time) -> RunResult {
+        let events = self.events;
+        let mut res = RunResult {
+            seed,
+            warnings: plan.warnings.clone(),
+            ..Default::default()
+        };
+        let mut conns: Vec<Option<Conn>> = self.conns.into_iter().map(Some).collect();
+        // Datagrams still on their way when the run stops (neither received nor lost).
+        let mut in_flight = vec![0u64; self.flows.len()];
+        if self.flows.iter().any(|f| f.dgram.is_some()) {
+            let mut free = vec![false; self.packets.len()];
+            for &i in &self.free {
+                free[i as usize] = true;
+            }
+            for (i, p) in self.packets.iter().enumerate() {
+                if !free[i] && matches!(p.payload, Payload::Datagram { .. }) {
+                    in_flight[p.conn as usize] += 1;
+                }
+            }
+        }
+        for (fi, f) in self.flows.into_iter().enumerate() {
+            if let Some(d) = &f.dgram {
+                let end = f.done_at.unwrap_or(stop);
+                let active = end.since(f.start).as_secs_f64();
+                let mut fr = FlowResult {
+                    bytes_delivered: d.bytes_received,
+                    bytes_sent: d.bytes_sent,
+                    active_time_s: active,
+                    packets_sent: Some(d.sent),
+                    packets_received: Some(d.received),
+                    packets_lost: Some(d.lost(in_flight[fi])),
+                    loss_rate: Some(d.loss_rate(in_flight[fi])),
+                    delay_mean_s: d.delay_mean_s(),
+                    delay_max_s: d.delay_max_s(),
+                    ..Default::default()
+                };
+                if active > 0.0 {
+                    fr.goodput_bps = d.bytes_received as f64 * 8.0 / active;
+                    fr.throughput_bps = d.bytes_sent as f64 * 8.0 / active;
+                }
+                res.flows.insert(f.name.clone(), fr);
+                continue;
+            }
+            // Delivered: in order at the far end of every forward stream.
+            let mut delivered = 0;
+            let mut bytes_sent = 0;
+            for (s, st) in f.streams.iter().enumerate() {
+                if f.stream_dirs[s] == StreamDir::Forward {
+                    delivered += conns[*st.last().unwrap()]
+                        .as_ref()
+                        .unwrap()
+                        .ledger
+                        .delivered();
+                    bytes_sent += conns[st[0]].as_ref().unwrap().sender.stats.bytes_sent;
+                }
+            }
+            let end = f.done_at.unwrap_or(stop);
+            let active = end.since(f.start).as_secs_f64();
+            let mut fr = FlowResult {
+                completion_time_s: f.done_at.map(|t| t.since(f.start).as_secs_f64()),
+                bytes_delivered: delivered,
+                bytes_sent,
+                active_time_s: active,
+                ..Default::default()
+            };
+            f.app.report(end, &mut fr);
+            // Legs and proxies: one entry per position along the path and
+            // direction, summed over the flow's streams (a file transfer
+            // has one stream, so one entry per leg).
+            let n = f.proto.legs.len();
+            let mut has_reverse = false;
+            let mut legs: Vec<Option<LegResult>> = vec![None; 2 * n];
+            let mut deferred = vec![0u64; 2 * n];
+            let mut proxies: Vec<Option<(ProxyResult, f64)>> = vec![None; 2 * n];
+            let mut pk = 0;
+            for (s, st) in f.streams.iter().enumerate() {
+                let rev = f.stream_dirs[s] == StreamDir::Reverse;
+                has_reverse |= rev;
+                for (pos, &ci) in st.iter().enumerate() {
+                    let c = conns[ci].take().unwrap();
+                    let g = if rev { n + pos } else { pos };
+                    let stats = &c.sender.stats;
+                    fr.retransmissions += stats.retransmissions;
+                    fr.timeouts += stats.timeouts;
+                    fr.fast_recoveries += stats.fast_recoveries;
+                    deferred[g] += c.receiver.stats.deferred_acks;
+                    let lp = &f.proto.legs[c.leg];
+                    let ends = if rev {
+                        (lp.ends.1.clone(), lp.ends.0.clone())
+                    } else {
+                        lp.ends.clone()
+                    };
+                    let lr = leg_result(ends, &lp.variant, &c);
+                    match &mut legs[g] {
+                        Some(sum) => sum.add(&lr),
+                        slot => *slot = Some(lr),
+                    }
+                    if let Some(tr) = c.trace {
+                        for (k, s) in tr.into_series(&format!("{}.{}", f.name, pos)) {
+                            res.traces.insert(k, s);
+                        }
+                    }
+                }
+                for pos in 0..n.saturating_sub(1) {
+                    let p = &f.proxies[pk];
+                    pk += 1;
+                    let g = if rev { n + pos } else { pos };
+                    let area = p.occupancy_area(end);
+                    let pr = ProxyResult {
+                        flow: f.name.clone(),
+                        node: plan.nodes[p.node as usize].clone(),
+                        cache_bytes: p.cache_bytes,
+                        max_occupancy_bytes: p.max_occupancy,
+                        mean_occupancy_bytes: 0.0,
+                        window_updates: 0,
+                        drops: 0,
+                        ack_after_forward: p.ack_after_forward,
+                        acks_ahead_of_forwarding: p.acks_ahead,
+                        max_acked_unforwarded_bytes: p.max_acked_unforwarded,
+                        deferred_acks: 0,
+                    };
+                    match &mut proxies[g] {
+                        Some((sum, a)) => {
+                            sum.max_occupancy_bytes =
+                                sum.max_occupancy_bytes.max(pr.max_occupancy_bytes);
+                            sum.acks_ahead_of_forwarding += pr.acks_ahead_of_forwarding;
+                            sum.max_acked_unforwarded_bytes = sum
+                                .max_acked_unforwarded_bytes
+                                .max(pr.max_acked_unforwarded_bytes);
+                            *a += area;
+                        }
+                        slot => *slot = Some((pr, area)),
+                    }
+                }
+            }
+            let span = end.since(f.start).as_secs_f64();
+            for g in 0..2 * n {
+                if g >= n && !has_reverse {
+                    break;
+                }
+                let Some(lr) = legs[g].take() else { continue };
+                fr.legs.push(lr);
+                if let Some((mut pr, area)) = proxies[g].take() {
+                    // Mean over the flow's active time of the occupancy
+                    // summed over its connections (all on the same node).
+                    pr.mean_occupancy_bytes = if span > 0.0 { area / span } else { 0.0 };
+                    pr.window_updates = fr.legs.last().unwrap().window_updates_sent;
+                    pr.deferred_acks = deferred[g];
+                    res.proxies.push(pr);
+                }
+            }
+            if active > 0.0 {
+                fr.goodput_bps = delivered as f64 * 8.0 / active;
+                fr.throughput_bps = fr.bytes_sent as f64 * 8.0 / active;
+            }
+            for (pi, tr) in f.proxy_traces.into_iter().enumerate() {
+                let node = &plan.nodes[f.proxies[pi].node as usize];
+                res.traces.insert(
+                    format!("{}.proxy.{}.occupancy", f.name, node),
+                    tr.into_series(),
+                );
+            }
+            res.flows.insert(f.name.clone(), fr);
+        }
+        let dir_stats = || {
+            self.layers
+                .iter()
+                .flat_map(|l| [l.stats(Dir::Forward), l.stats(Dir::Reverse)])
+        };
+        res.engine = EngineStats {
+            events,
+            packet_hops: self.packet_hops,
+            sim_time_s: stop.as_secs_f64(),
+            queue_drops: dir_stats().map(|s| s.queue_drops).sum(),
+            channel_drops: dir_stats().map(|s| s.channel_drops).sum(),
+        };
+        // Per link direction: counters, utilisation and queue occupancy up to `stop`.
+        let mut layers = self.layers;
+        for (k, layer) in layers.iter_mut().enumerate() {
+            for dir in [Dir::Forward, Dir::Reverse] {
+                let pd = &plan.links[2 * k + dir.index()];
+                let st = layer.stats_at(dir, stop);
+                let dir_name = if dir == Dir::Forward {
+                    "forward"
+                } else {
+                    "reverse"
+                };
+                res.links.push(LinkResult {
+                    link: plan.layers[k].name.clone(),
+                    dir: dir_name.to_string(),
+                    from: plan.nodes[pd.from as usize].clone(),
+                    to: plan.nodes[pd.to as usize].clone(),
+                    rate_bps: pd.rate_bps,
+                    packets: st.packets,
+                    bytes: st.bytes,
+                    delivered: st.delivered,
+                    utilisation: if stop.0 > 0 {
+                        st.busy_ns as f64 / stop.0 as f64
+                    } else {
+                        0.0
+                    },
+                    queue_drops: st.queue_drops,
+                    channel_drops: st.channel_drops,
+                    link_drops: st.link_drops,
+                    mean_queue_packets: st.mean_queue(stop.0),
+                    max_queue_packets: st.max_occupancy,
+                });
+                if let Some(tr) = layer.queue_trace(dir, stop) {
+                    let (t_s, value) = tr
+                        .into_iter()
+                        .map(|(t, n)| (t.as_secs_f64(), n as f64))
+                        .unzip();
+                    res.traces.insert(
+                        format!("link.{}.{dir_name}.queue", plan.layers[k].name),
+                        Series { t_s, value },
+                    );
+                }
+            }
+        }
+        res.packet_log = self.log.map(|b| *b);
+        let goodputs: Vec<f64> = res.flows.values().map(|f| f.goodput_bps).collect();
+        res.jain_fairness = crate::result::jain_index(&goodputs);
+        res
+    }
+}
+
+/// A connection's leg entry in the results.
+fn leg_result(ends: (String, String), variant: &str, c: &Conn) -> LegResult {
+    let st = &c.sender.stats;
+    LegResult {
+        from: ends.0,
+        to: ends.1,
+        tcp: variant.to_string(),
+        bytes_sent: st.bytes_sent,
+        bytes_acked: c.sender.snd_una(),
+        retransmissions: st.retransmissions,
+        timeouts: st.timeouts,
+        fast_recoveries: st.fast_recoveries,
+        segments_sent: st.segments_sent,
+        acks_received: st.acks_received,
+        window_probes: st.window_probes,
+        window_updates_sent: c.receiver.stats.window_updates,
+    }
+}

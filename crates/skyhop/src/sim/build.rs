@@ -1,0 +1,354 @@
+//! Building a world from a plan, and opening a flow's streams: one TCP
+//! connection per leg and one relay per proxy, the same for a file
+//! transfer's stream 0 at the start and for the streams an application
+//! opens at run time.
+
+use super::apps::AeroGroups;
+use super::external::External;
+use super::world::{Ev, TimerSlot, World};
+use super::RunOptions;
+use crate::app::{App, AppIo, ByteLedger, StreamDir};
+use crate::channel::{Channel, ChannelCtx};
+use crate::engine::{EventQueue, Time};
+use crate::net::datagram::DatagramPath;
+use crate::net::topology::Topology;
+use crate::net::{AnyLinkLayer, LinkBuild};
+use crate::observe::{ConnLabel, PacketLog, SenderTrace, ValueTrace};
+use crate::pep::{ProxyRt, RelayOut};
+use crate::scenario::{Plan, PlanProxy, SenderFactory};
+use crate::tcp::{self, TcpReceiver, TcpSender};
+
+/// One TCP connection: a leg of a flow's stream.
+pub(super) struct Conn {
+    pub flow: usize,
+    pub leg: usize,
+    pub stream: usize,
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    pub fwd_route: u32,
+    pub rev_route: u32,
+    pub header: u32,
+    pub s_timer: TimerSlot,
+    pub r_timer: TimerSlot,
+    pub ledger: ByteLedger,
+    /// Proxy index (in the flow) feeding this connection's sender, if any.
+    pub proxy_in: Option<usize>,
+    /// Proxy index this connection's receiver feeds, if any.
+    pub proxy_out: Option<usize>,
+    /// Ack-after-forward: the connection whose sender's `snd_max` caps this
+    /// receiver's ACKs (the proxy's outgoing leg).
+    pub ack_limited_by: Option<usize>,
+    /// Ack-after-forward: the connection whose receiver this sender's
+    /// `snd_max` caps (the proxy's incoming leg).
+    pub limits_acks_of: Option<usize>,
+    pub trace: Option<SenderTrace>,
+}
+
+pub(super) struct FlowRt {
+    pub name: String,
+    pub start: Time,
+    pub app: App,
+    pub app_timer: TimerSlot,
+    /// Connections of each stream, in the stream's path order.
+    pub streams: Vec<Vec<usize>>,
+    /// Direction of each stream.
+    pub stream_dirs: Vec<StreamDir>,
+    /// All connections of the flow (every stream), in leg order.
+    pub conns: Vec<usize>,
+    pub proxies: Vec<ProxyRt>,
+    pub proxy_traces: Vec<ValueTrace>,
+    pub done_at: Option<Time>,
+    /// What a new stream of this flow is built from.
+    pub proto: StreamProto,
+    /// A datagram flow's path and counters (`None` for TCP flows).
+    pub dgram: Option<Box<DatagramPath>>,
+    /// AeroTCP adaptive allocation: the groups (satellite legs) this flow's
+    /// connections count in. An application that starts with stream 0
+    /// counts as one connection from its start until it is done; one that
+    /// opens its own streams counts each forward stream from its opening
+    /// until it is closed (or the application is done).
+    pub aero_groups: Vec<usize>,
+    /// Forward streams counted open (for an application opening its own).
+    pub aero_streams: Vec<usize>,
+    /// Whether the application opens its own streams.
+    pub opens_own: bool,
+}
+
+/// The legs and proxies every stream of a flow is built from.
+pub(super) struct StreamProto {
+    pub legs: Vec<LegProto>,
+    pub proxies: Vec<PlanProxy>,
+}
+
+/// One leg of a flow's path, from the flow's `from` side to its `to` side.
+pub(super) struct LegProto {
+    pub cfg: tcp::TcpConfig,
+    pub make_sender: Option<SenderFactory>,
+    /// Routes from the leg's `from` end to its `to` end, and back.
+    pub fwd_route: u32,
+    pub rev_route: u32,
+    /// Node names of the leg's ends (`from` side first).
+    pub ends: (String, String),
+    pub variant: String,
+    /// The AeroTCP group the leg's senders count in (adaptive allocation).
+    pub aero_group: Option<usize>,
+}
+
+impl World {
+    /// The world of `plan` for the run with `seed`: link layers with their
+    /// channel stacks, flows with their applications, and the connections
+    /// of every stream that exists from the start.
+    pub fn build(plan: &Plan, seed: u64, opts: &RunOptions) -> World {
+        let mut layers: Vec<AnyLinkLayer> = plan
+            .layers
+            .iter()
+            .enumerate()
+            .map(|(k, layer)| {
+                let dirs = [&plan.links[2 * k], &plan.links[2 * k + 1]];
+                let channels = dirs.map(|d| {
+                    d.channels
+                        .iter()
+                        .enumerate()
+                        .map(|(index, spec)| {
+                            let ctx = ChannelCtx {
+                                seed,
+                                link: &d.name,
+                                index,
+                                geometry: d.geometry,
+                            };
+                            Channel::build(spec, &ctx)
+                        })
+                        .collect::<Vec<_>>()
+                });
+                AnyLinkLayer::build(
+                    &layer.spec,
+                    LinkBuild {
+                        name: &layer.name,
+                        seed,
+                        dirs,
+                        channels,
+                    },
+                )
+            })
+            .collect();
+        if opts.trace {
+            for l in layers.iter_mut() {
+                l.trace_queues();
+            }
+        }
+        let mut routes = Vec::new();
+        let mut flows = Vec::new();
+        let mut q = EventQueue::new();
+        let mut aero = AeroGroups::default();
+        for (fi, f) in plan.flows.iter().enumerate() {
+            let dgram = f.app.datagrams().then(|| {
+                routes.push(f.legs[0].fwd.clone());
+                Box::new(DatagramPath::new((routes.len() - 1) as u32))
+            });
+            let tcp_legs = if dgram.is_some() {
+                &f.legs[..0]
+            } else {
+                &f.legs[..]
+            };
+            let mut legs = Vec::with_capacity(tcp_legs.len());
+            let mut aero_groups = Vec::new();
+            for leg in tcp_legs {
+                let fwd_route = routes.len() as u32;
+                routes.push(leg.fwd.clone());
+                let rev_route = routes.len() as u32;
+                routes.push(leg.rev.clone());
+                // One group per satellite leg (its route) and run.
+                let aero_group = leg
+                    .cfg
+                    .aero
+                    .adaptive
+                    .is_some()
+                    .then(|| aero.group_of(&leg.fwd));
+                aero_groups.extend(aero_group);
+                let mut cfg = leg.cfg.clone();
+                if let (Some(a), Some(g)) = (cfg.aero.adaptive.as_mut(), aero_group) {
+                    a.open = aero.counter(g);
+                }
+                legs.push(LegProto {
+                    cfg,
+                    make_sender: leg.make_sender.clone(),
+                    fwd_route,
+                    rev_route,
+                    ends: (
+                        plan.nodes[*leg.path.first().unwrap() as usize].clone(),
+                        plan.nodes[*leg.path.last().unwrap() as usize].clone(),
+                    ),
+                    variant: leg.variant_name.clone(),
+                    aero_group,
+                });
+            }
+            q.push(Time(f.start.0), Ev::Start(fi as u32));
+            flows.push(FlowRt {
+                name: f.name.clone(),
+                start: Time(f.start.0),
+                app: App::build(&f.app, seed, &f.name),
+                app_timer: TimerSlot::default(),
+                proxy_traces: Vec::new(),
+                proxies: Vec::new(),
+                streams: Vec::new(),
+                stream_dirs: Vec::new(),
+                dgram,
+                conns: Vec::new(),
+                aero_groups,
+                aero_streams: Vec::new(),
+                opens_own: !f.app.opens_stream_at_start() && !f.app.datagrams(),
+                done_at: None,
+                proto: StreamProto {
+                    legs,
+                    proxies: f.proxies.clone(),
+                },
+            });
+        }
+        let topology = Topology::new(plan.nodes.len(), plan.links.iter().map(|d| (d.from, d.to)));
+        let mut w = World {
+            q,
+            layers,
+            routes,
+            packets: Vec::with_capacity(4096),
+            free: Vec::with_capacity(4096),
+            apps_pending: flows.len(),
+            conns: Vec::new(),
+            flows,
+            data_out: Vec::with_capacity(64),
+            ack_out: Vec::with_capacity(64),
+            link_io: Default::default(),
+            relay_io: RelayOut::default(),
+            app_io: AppIo::default(),
+            packet_hops: 0,
+            events: 0,
+            event_budget: plan.event_budget,
+            trace: opts.trace,
+            log: opts
+                .packet_log
+                .as_ref()
+                .map(|o| Box::new(PacketLog::new(plan.links.len(), o))),
+            error: None,
+            ext: External::new(topology),
+            aero,
+        };
+        // Stream 0 of the applications that start with one (a file transfer,
+        // a bulk source): its connections exist from the start.
+        for (fi, f) in plan.flows.iter().enumerate() {
+            if f.app.opens_stream_at_start() {
+                w.open_stream(fi, StreamDir::Forward, None, Time(f.start.0));
+            }
+        }
+        w
+    }
+
+    /// Open a stream of flow `f`: one connection per leg along the path in
+    /// direction `dir` (legs in reverse order for `Reverse`), and one relay
+    /// per proxy between them. `handshake` overrides the legs' configured
+    /// handshake (an application opening a connection, or the reverse half
+    /// of one). Returns the stream's number.
+    pub(super) fn open_stream(
+        &mut self,
+        f: usize,
+        dir: StreamDir,
+        handshake: Option<bool>,
+        now: Time,
+    ) -> usize {
+        let fl = &mut self.flows[f];
+        let stream = fl.streams.len();
+        let n = fl.proto.legs.len();
+        let forward = dir == StreamDir::Forward;
+        let base = fl.proxies.len();
+        let mut conn_ids = Vec::with_capacity(n);
+        for pos in 0..n {
+            // Plan leg and, between legs, plan proxy, in this stream's order.
+            let li = if forward { pos } else { n - 1 - pos };
+            let proxy_after = (pos + 1 < n).then(|| if forward { li } else { li - 1 });
+            let lp = &fl.proto.legs[li];
+            let mut cfg = lp.cfg.clone();
+            if let Some(h) = handshake {
+                cfg.handshake = h;
+            }
+            let receiver = if let Some(pi) = proxy_after {
+                // The incoming side of a proxy: its buffer is the cache,
+                // its window follows the proxy's policy.
+                let p = &fl.proto.proxies[pi];
+                let mut rc = cfg.clone();
+                rc.rcv_buffer = p.cache_bytes;
+                let mut r = tcp::new_receiver(&rc);
+                r.set_proxy_mode(ProxyRt::policy_of(p.policy));
+                // The sender starts from the window this receiver advertises.
+                cfg.rcv_buffer = r.advertised_window();
+                r
+            } else {
+                tcp::new_receiver(&cfg)
+            };
+            let (fwd_route, rev_route) = if forward {
+                (lp.fwd_route, lp.rev_route)
+            } else {
+                (lp.rev_route, lp.fwd_route)
+            };
+            let sender = match &lp.make_sender {
+                Some(make) => (make.0)(cfg.clone()),
+                None => tcp::new_sender(cfg.clone()),
+            };
+            if let Some(g) = lp.aero_group {
+                self.aero.join(g, self.conns.len());
+            }
+            if let Some(log) = self.log.as_deref_mut() {
+                log.conns.push(ConnLabel {
+                    flow: f,
+                    leg: li,
+                    reverse: !forward,
+                    handshake: cfg.handshake,
+                });
+            }
+            conn_ids.push(self.conns.len());
+            self.conns.push(Conn {
+                flow: f,
+                leg: li,
+                stream,
+                sender,
+                receiver,
+                fwd_route,
+                rev_route,
+                header: cfg.header_bytes,
+                s_timer: TimerSlot::default(),
+                r_timer: TimerSlot::default(),
+                ledger: ByteLedger::default(),
+                proxy_in: (pos > 0).then(|| base + pos - 1),
+                proxy_out: proxy_after.map(|_| base + pos),
+                ack_limited_by: None,
+                limits_acks_of: None,
+                // Traces follow the flow's first stream.
+                trace: (self.trace && stream == 0).then(SenderTrace::default),
+            });
+        }
+        for pos in 0..n.saturating_sub(1) {
+            let pi = if forward { pos } else { n - 2 - pos };
+            let p = &fl.proto.proxies[pi];
+            let (inc, out) = (conn_ids[pos], conn_ids[pos + 1]);
+            let mut pr = ProxyRt::new(p.node, p.policy, p.cache_bytes, p.send_buffer, inc, out);
+            pr.set_start(now);
+            self.conns[out].sender.set_max_unacked(pr.out_max_unacked());
+            if p.ack_after_forward {
+                pr.ack_after_forward = true;
+                // Nothing transmitted on the outgoing leg yet.
+                self.conns[inc].receiver.set_ack_limit(0);
+                self.conns[inc].ack_limited_by = Some(out);
+                self.conns[out].limits_acks_of = Some(inc);
+            }
+            fl.proxies.push(pr);
+            if self.trace && stream == 0 {
+                fl.proxy_traces.push(ValueTrace::default());
+            }
+        }
+        fl.conns.extend_from_slice(&conn_ids);
+        fl.streams.push(conn_ids);
+        fl.stream_dirs.push(dir);
+        if self.flows[f].opens_own && forward {
+            self.flows[f].aero_streams.push(stream);
+            self.aero_count(f, 1);
+        }
+        stream
+    }
+}

@@ -1,0 +1,564 @@
+//! The world: the state of one run and the routing between its seams.
+//!
+//! It routes packets between endpoints and link layers, and bytes between
+//! endpoints and their application or proxy relay; the protocol logic lives
+//! in the seams (`tcp`, `pep`, `app`, `net` link layers, `channel` models).
+//! It does not decide when time advances: a driver does (`driver.rs`),
+//! through the interface at the end of this file — the next deadline, a
+//! step to a time, packets injected from outside at a node, and packets
+//! leaving towards outside.
+//!
+//! Events (one enum, addressed by indices):
+//! - `Link { link, token }`: a wake-up a link layer asked for (for the FIFO
+//!   link: the head packet of a direction reaches the far end). What it
+//!   delivers is forwarded on the next link of the packet's route or handed
+//!   to its endpoint.
+//! - `SenderTimer` / `ReceiverTimer` / `AppTimer`: a state machine's
+//!   deadline; cancelled lazily by generation number, and re-armed only when
+//!   a deadline moves earlier.
+//! - `Start(f)`: flow `f` begins (its application starts).
+//!
+//! Same-instant order is insertion order (the queue's sequence number); a
+//! link layer takes the number of an arrival when it accepts the packet.
+//!
+//! Where the rest lives: building the world and opening streams
+//! (`build.rs`), the application I/O (`apps.rs`), proxy glue (`relay.rs`),
+//! packets from and to outside (`external.rs`), result assembly
+//! (`assemble.rs`).
+
+use super::build::Conn;
+use super::build::FlowRt;
+use super::external::External;
+use crate::app::AppIo;
+use crate::channel::PacketKind;
+use crate::engine::{EventQueue, Time};
+use crate::error::SimError;
+use crate::net::fifo::FifoSent;
+use crate::net::{AnyLinkLayer, Dir, LinkIo, LinkPacket, Packet, Payload};
+use crate::observe::{PacketEventKind, PacketLog};
+use crate::pep::RelayOut;
+use crate::tcp::{AckSeg, DataSeg};
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Ev {
+    Link { link: u32, token: u32 },
+    SenderTimer { conn: u32, gen: u32 },
+    ReceiverTimer { conn: u32, gen: u32 },
+    AppTimer { flow: u32, gen: u32 },
+    Start(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TimerSlot {
+    pub at: Time,
+    pub gen: u32,
+}
+
+impl TimerSlot {
+    /// Arm for `deadline` if it is earlier than the pending event; returns
+    /// the new generation to schedule, or `None` when the pending event
+    /// already fires in time (it re-arms itself if it fires early).
+    #[inline]
+    pub fn arm(&mut self, deadline: Option<Time>) -> Option<u32> {
+        let d = deadline?;
+        if d >= self.at {
+            return None;
+        }
+        self.gen = self.gen.wrapping_add(1);
+        self.at = d;
+        Some(self.gen)
+    }
+}
+
+impl Default for TimerSlot {
+    fn default() -> Self {
+        TimerSlot {
+            at: Time::MAX,
+            gen: 0,
+        }
+    }
+}
+
+/// One run's state.
+pub struct World {
+    pub(super) q: EventQueue<Ev>,
+    pub(super) layers: Vec<AnyLinkLayer>,
+    /// Routes: lists of link directions.
+    pub(super) routes: Vec<Vec<u32>>,
+    pub(super) packets: Vec<Packet>,
+    pub(super) free: Vec<u32>,
+    pub(super) conns: Vec<Conn>,
+    pub(super) flows: Vec<FlowRt>,
+    pub(super) data_out: Vec<DataSeg>,
+    pub(super) ack_out: Vec<AckSeg>,
+    /// The link-layer I/O record, reused by every call (emptied before a
+    /// delivery is passed on, so a nested send finds it empty).
+    pub(super) link_io: LinkIo,
+    pub(super) relay_io: RelayOut,
+    pub(super) app_io: AppIo,
+    pub(super) packet_hops: u64,
+    pub(super) events: u64,
+    pub(super) event_budget: u64,
+    /// Applications not yet done; a virtual-time run ends when none is left.
+    pub(super) apps_pending: usize,
+    pub(super) trace: bool,
+    /// The per-packet observer (off unless asked for).
+    pub(super) log: Option<Box<PacketLog>>,
+    pub(super) error: Option<SimError>,
+    /// Packets from and to outside the simulated network.
+    pub(super) ext: External,
+    /// AeroTCP adaptive allocation: connections open per satellite leg.
+    pub(super) aero: super::apps::AeroGroups,
+}
+
+impl World {
+    #[inline]
+    pub(super) fn dispatch(&mut self, now: Time, ev: Ev) {
+        match ev {
+            Ev::Link { link, token } => {
+                if let AnyLinkLayer::Fifo(l) = &mut self.layers[link as usize] {
+                    // The built-in link without the I/O record (same code).
+                    let (dir, slot, next) = l.wake_direct(now, token);
+                    if let Some(w) = next {
+                        self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
+                    }
+                    self.log_arrival(now, link as usize, dir, slot);
+                    self.arrive(now, slot);
+                } else {
+                    self.link_call(now, link as usize, |l, io| l.wake(now, token, io));
+                }
+            }
+            Ev::SenderTimer { conn, gen } => {
+                let c = conn as usize;
+                if self.conns[c].s_timer.gen != gen {
+                    return;
+                }
+                self.conns[c].s_timer.at = Time::MAX;
+                let mut out = std::mem::take(&mut self.data_out);
+                if self.conns[c].sender.poll_at().is_some_and(|d| d <= now) {
+                    self.conns[c].sender.on_timer(now, &mut out);
+                }
+                self.send_data(now, c, &mut out);
+                self.data_out = out;
+                self.after_sender(now, c);
+                if let Some(inc) = self.conns[c].limits_acks_of {
+                    // A retransmission or a probe may have sent new bytes.
+                    self.sync_ack_limit(now, inc, c);
+                }
+            }
+            Ev::ReceiverTimer { conn, gen } => {
+                let c = conn as usize;
+                if self.conns[c].r_timer.gen != gen {
+                    return;
+                }
+                self.conns[c].r_timer.at = Time::MAX;
+                let mut acks = std::mem::take(&mut self.ack_out);
+                self.conns[c].receiver.on_timer(now, &mut acks);
+                self.send_acks(now, c, &mut acks);
+                self.ack_out = acks;
+                self.sync_receiver_timer(c);
+            }
+            Ev::AppTimer { flow, gen } => self.app_timer(now, flow as usize, gen),
+            Ev::Start(f) => self.start_flow(now, f as usize),
+        }
+    }
+
+    #[inline]
+    pub(super) fn alloc(&mut self, p: Packet) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.packets[i as usize] = p;
+            i
+        } else {
+            self.packets.push(p);
+            (self.packets.len() - 1) as u32
+        }
+    }
+
+    /// A packet slot is done with (arrived, or lost).
+    #[inline]
+    fn release(&mut self, slot: u32) {
+        if let Payload::External = self.packets[slot as usize].payload {
+            self.ext.forget(self.packets[slot as usize].conn);
+        }
+        self.free.push(slot);
+    }
+
+    /// Call into link layer `link` with the (empty) I/O record, then act on
+    /// it: schedule its wake-ups, free what it lost, and pass on what it
+    /// delivered. The record is empty again before any delivery is passed
+    /// on, since a delivery can lead to a nested call.
+    #[inline]
+    fn link_call(
+        &mut self,
+        now: Time,
+        link: usize,
+        f: impl FnOnce(&mut AnyLinkLayer, &mut LinkIo),
+    ) {
+        let io = &mut self.link_io;
+        io.seq = self.q.seq();
+        f(&mut self.layers[link], io);
+        self.q.set_seq(io.seq);
+        for i in 0..io.wakes.len() {
+            let w = io.wakes[i];
+            self.q.push_seq(
+                w.at,
+                w.seq,
+                Ev::Link {
+                    link: link as u32,
+                    token: w.token,
+                },
+            );
+        }
+        io.wakes.clear();
+        let mut lost = std::mem::take(&mut io.lost);
+        for &(dir, slot, why) in &lost {
+            if let Some(log) = self.log.as_deref_mut() {
+                let ld = (2 * link + dir.index()) as u32;
+                let p = &self.packets[slot as usize];
+                log.record(now, ld, PacketEventKind::Drop(why), slot, p);
+            }
+            self.release(slot);
+        }
+        lost.clear();
+        self.link_io.lost = lost;
+        let io = &mut self.link_io;
+        let delivered = match io.delivered.len() {
+            0 => return,
+            1 => {
+                let d = io.delivered.pop().unwrap();
+                let (dir, slot) = d;
+                self.log_arrival(now, link, dir, slot);
+                self.arrive(now, slot);
+                return;
+            }
+            _ => std::mem::take(&mut io.delivered),
+        };
+        for &(dir, slot) in &delivered {
+            self.log_arrival(now, link, dir, slot);
+            self.arrive(now, slot);
+        }
+    }
+
+    #[inline(always)]
+    fn log_arrival(&mut self, now: Time, link: usize, dir: Dir, slot: u32) {
+        if let Some(log) = self.log.as_deref_mut() {
+            let ld = (2 * link + dir.index()) as u32;
+            let p = &self.packets[slot as usize];
+            log.record(now, ld, PacketEventKind::Arrive, slot, p);
+        }
+    }
+
+    /// Put packet slot `slot` on the link direction `route[hop]`.
+    #[inline]
+    pub(super) fn transmit(&mut self, now: Time, slot: u32) {
+        let p = &self.packets[slot as usize];
+        let ld = self.routes[p.route as usize][p.hop as usize] as usize;
+        let (kind, seq, retx) = match p.payload {
+            Payload::Data(d) if d.is_syn() => (PacketKind::Syn, 0, d.retx),
+            Payload::Data(d) => (PacketKind::Data, d.seq, d.retx),
+            Payload::Ack(_) => (PacketKind::Ack, 0, false),
+            Payload::Datagram { seq, .. } => (PacketKind::Data, seq, false),
+            Payload::External => self.ext.link_view(p.conn),
+        };
+        let pkt = LinkPacket {
+            slot,
+            bytes: p.size_bytes,
+            kind,
+            seq,
+            retx,
+        };
+        self.packet_hops += 1;
+        if let Some(log) = self.log.as_deref_mut() {
+            if let Payload::External = p.payload {
+                let data = self.ext.data(p.conn).unwrap_or(&[]);
+                log.record_external(now, ld as u32, PacketEventKind::Enqueue, slot, p, data);
+            } else {
+                log.record(now, ld as u32, PacketEventKind::Enqueue, slot, p);
+            }
+        }
+        let dir = Dir::from_index(ld & 1);
+        let link = ld >> 1;
+        if let AnyLinkLayer::Fifo(l) = &mut self.layers[link] {
+            // The built-in link without the I/O record (same code).
+            let mut seq = self.q.seq();
+            let sent = l.send_direct(now, dir, &pkt, &mut seq);
+            self.q.set_seq(seq);
+            match sent {
+                FifoSent::InFlight(Some(w)) => self.q.push_seq(
+                    w.at,
+                    w.seq,
+                    Ev::Link {
+                        link: link as u32,
+                        token: w.token,
+                    },
+                ),
+                FifoSent::InFlight(None) => {}
+                FifoSent::Lost(why) => {
+                    if let Some(log) = self.log.as_deref_mut() {
+                        let p = &self.packets[slot as usize];
+                        log.record(now, ld as u32, PacketEventKind::Drop(why), slot, p);
+                    }
+                    self.release(slot)
+                }
+            }
+        } else {
+            self.link_call(now, link, |l, io| l.send(now, dir, pkt, io));
+        }
+    }
+
+    /// A packet reached the far end of a link direction: forward it on its
+    /// route, or hand it to its endpoint.
+    #[inline(always)]
+    fn arrive(&mut self, now: Time, slot: u32) {
+        let p = &mut self.packets[slot as usize];
+        p.hop += 1;
+        if (p.hop as usize) < self.routes[p.route as usize].len() {
+            self.transmit(now, slot);
+            return;
+        }
+        let p = *p;
+        self.free.push(slot);
+        let c = p.conn as usize;
+        match p.payload {
+            Payload::Data(seg) => self.data_at_receiver(now, c, &seg),
+            Payload::Ack(ack) => self.ack_at_sender(now, c, &ack),
+            Payload::Datagram { sent_at, .. } => {
+                let d = self.flows[c].dgram.as_mut().expect("a datagram flow");
+                d.on_arrival(now, sent_at, p.size_bytes);
+            }
+            Payload::External => self.ext.leave(now, p.conn),
+        }
+    }
+
+    /// Put a probe flow's datagrams on its route.
+    pub(super) fn send_datagrams(&mut self, now: Time, f: usize, out: &mut Vec<(usize, u32)>) {
+        for (_, bytes) in out.drain(..) {
+            let d = self.flows[f].dgram.as_mut().expect("a datagram flow");
+            let (seq, route) = (d.on_send(bytes), d.route);
+            let slot = self.alloc(Packet {
+                size_bytes: bytes,
+                conn: f as u32,
+                route,
+                hop: 0,
+                payload: Payload::Datagram { seq, sent_at: now },
+            });
+            self.transmit(now, slot);
+        }
+    }
+
+    fn data_at_receiver(&mut self, now: Time, c: usize, seg: &DataSeg) {
+        if seg.is_syn() {
+            self.syn_at_receiver(now, c, seg);
+            return;
+        }
+        let mut acks = std::mem::take(&mut self.ack_out);
+        let arrival = self.conns[c].receiver.on_segment(now, seg, &mut acks);
+        if arrival.discarded && !seg.probe && self.conns[c].proxy_out.is_some() {
+            let f = &self.flows[self.conns[c].flow];
+            self.error = Some(SimError::CacheOverflow {
+                flow: f.name.clone(),
+                node: format!("leg {} receiver", self.conns[c].leg),
+                detail: format!(
+                    "segment [{}, {}) did not fit in the cache",
+                    seg.seq,
+                    seg.end()
+                ),
+            });
+        }
+        if !arrival.discarded {
+            self.conns[c].ledger.on_arrival(seg.seq, seg.len);
+        }
+        self.send_acks(now, c, &mut acks);
+        self.ack_out = acks;
+        self.sync_receiver_timer(c);
+        if let Some((a, b)) = arrival.delivered {
+            if let Err(detail) = self.conns[c].ledger.on_delivery(a, b) {
+                let f = &self.flows[self.conns[c].flow];
+                self.error = Some(SimError::ByteConservation {
+                    flow: f.name.clone(),
+                    detail: format!("leg {}: {detail}", self.conns[c].leg),
+                });
+                return;
+            }
+            self.on_delivered(now, c, b - a);
+        }
+        if let Some(out) = self.conns[c].ack_limited_by {
+            // After forwarding: the ACK deferred for this arrival (if any)
+            // goes out now, covering what the outgoing leg has sent.
+            self.sync_ack_limit(now, c, out);
+        }
+        if let Some(pi) = self.conns[c].proxy_out {
+            self.observe_proxy(now, self.conns[c].flow, pi);
+        }
+    }
+
+    /// In-order bytes left leg `c`'s receiver: to the application, or into a proxy.
+    fn on_delivered(&mut self, now: Time, c: usize, bytes: u64) {
+        match self.conns[c].proxy_out {
+            None => self.deliver_to_app(now, c, bytes),
+            Some(pi) => self.deliver_to_proxy(now, c, pi, bytes),
+        }
+    }
+
+    fn ack_at_sender(&mut self, now: Time, c: usize, ack: &AckSeg) {
+        let mut out = std::mem::take(&mut self.data_out);
+        let acked = self.conns[c].sender.on_ack(now, ack, &mut out);
+        self.send_data(now, c, &mut out);
+        self.data_out = out;
+        self.after_sender(now, c);
+        self.after_ack_at_proxy_sender(now, c, acked);
+    }
+
+    #[inline]
+    pub(super) fn send_data(&mut self, now: Time, c: usize, out: &mut Vec<DataSeg>) {
+        let (route, header) = (self.conns[c].fwd_route, self.conns[c].header);
+        for seg in out.drain(..) {
+            let slot = self.alloc(Packet {
+                size_bytes: seg.len + header,
+                conn: c as u32,
+                route,
+                hop: 0,
+                payload: Payload::Data(seg),
+            });
+            self.transmit(now, slot);
+        }
+    }
+
+    #[inline]
+    pub(super) fn send_acks(&mut self, now: Time, c: usize, acks: &mut Vec<AckSeg>) {
+        let (route, header) = (self.conns[c].rev_route, self.conns[c].header);
+        if let Some(pi) = self.conns[c].proxy_out {
+            self.note_proxy_acks(c, pi, acks);
+        }
+        for ack in acks.drain(..) {
+            // An ACK is the header; with SACK, 2 bytes + 8 per block (RFC 2018).
+            let sack = if ack.sack.is_empty() {
+                0
+            } else {
+                2 + 8 * ack.sack.len() as u32
+            };
+            let slot = self.alloc(Packet {
+                size_bytes: header + sack,
+                conn: c as u32,
+                route,
+                hop: 0,
+                payload: Payload::Ack(ack),
+            });
+            self.transmit(now, slot);
+        }
+    }
+
+    /// After any sender input: re-arm its timer, record its trace.
+    #[inline]
+    pub(super) fn after_sender(&mut self, now: Time, c: usize) {
+        let conn = &mut self.conns[c];
+        if let Some(gen) = conn.s_timer.arm(conn.sender.poll_at()) {
+            let ev = Ev::SenderTimer {
+                conn: c as u32,
+                gen,
+            };
+            self.q.push(conn.s_timer.at.max(now), ev);
+        }
+        if let Some(tr) = conn.trace.as_mut() {
+            let s = &conn.sender;
+            tr.push(
+                now,
+                s.cwnd(),
+                s.ssthresh(),
+                s.srtt().map_or(f64::NAN, |d| d.as_secs_f64()),
+                s.flight(),
+                s.rwnd(),
+                s.rate_estimate_bps(),
+            );
+        }
+    }
+
+    pub(super) fn sync_receiver_timer(&mut self, c: usize) {
+        let conn = &mut self.conns[c];
+        if let Some(gen) = conn.r_timer.arm(conn.receiver.poll_at()) {
+            let ev = Ev::ReceiverTimer {
+                conn: c as u32,
+                gen,
+            };
+            self.q.push(conn.r_timer.at, ev);
+        }
+    }
+}
+
+// ---- the driver interface ------------------------------------------------
+
+/// How a [`World::step`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// No event is left at or before the time stepped to.
+    Reached,
+    /// The step ran its maximum number of events; more are due.
+    Paused,
+    /// Every application is done (only when the step was asked to stop then).
+    AppsDone,
+}
+
+impl World {
+    /// When the next event is due (`None`: nothing is scheduled).
+    #[inline]
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.q.peek_time()
+    }
+
+    /// The time of the last event run.
+    pub fn now(&self) -> Time {
+        self.q.now()
+    }
+
+    /// Events run so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Every application is done (a bulk source never is).
+    pub fn apps_done(&self) -> bool {
+        self.apps_pending == 0
+    }
+
+    /// Run the events due at or before `until`, in (time, sequence) order,
+    /// at most `max_events` of them; with `stop_when_done`, stop before the
+    /// next event once every application is done. The run's event budget
+    /// and the errors the seams raise (byte conservation, cache overflow)
+    /// end it with an error.
+    #[inline]
+    pub fn step(
+        &mut self,
+        until: Time,
+        max_events: u64,
+        stop_when_done: bool,
+    ) -> Result<Step, SimError> {
+        let last = self.events.saturating_add(max_events);
+        while let Some(t) = self.q.peek_time() {
+            if t > until {
+                return Ok(Step::Reached);
+            }
+            if stop_when_done && self.apps_pending == 0 {
+                return Ok(Step::AppsDone);
+            }
+            if self.events == last {
+                return Ok(Step::Paused);
+            }
+            let (now, ev) = self.q.pop().unwrap();
+            self.events += 1;
+            if self.events > self.event_budget {
+                return Err(SimError::EventBudgetExceeded {
+                    budget: self.event_budget,
+                    sim_time_s: now.as_secs_f64(),
+                });
+            }
+            self.dispatch(now, ev);
+            if let Some(e) = self.error.take() {
+                return Err(e);
+            }
+        }
+        if stop_when_done && self.apps_pending == 0 {
+            return Ok(Step::AppsDone);
+        }
+        Ok(Step::Reached)
+    }
+}
