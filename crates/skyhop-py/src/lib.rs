@@ -21,6 +21,9 @@ use std::sync::Once;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
+#[cfg(target_os = "linux")]
+mod live;
+
 use skyhop::scenario::Scenario;
 use skyhop::{RunOptions, ScenarioError, SimError};
 
@@ -484,5 +487,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    #[cfg(target_os = "linux")]
+    {
+        m.add_function(wrap_pyfunction!(live::live, m)?)?;
+        m.add_function(wrap_pyfunction!(live::replay, m)?)?;
+    }
     Ok(())
 }

@@ -53,6 +53,9 @@ pub enum SimError {
     },
     /// The caller asked the run to stop (`RunOptions::cancel`), e.g. on Ctrl-C.
     Cancelled { sim_time_s: f64 },
+    /// A live run could not set up or keep up its real hosts (namespaces,
+    /// devices, commands), or was stopped by its lateness limit.
+    Live { detail: String },
 }
 
 impl fmt::Display for SimError {
@@ -72,6 +75,7 @@ impl fmt::Display for SimError {
             SimError::Cancelled { sim_time_s } => {
                 write!(f, "run cancelled at t = {sim_time_s:.3} s")
             }
+            SimError::Live { detail } => write!(f, "live run: {detail}"),
         }
     }
 }

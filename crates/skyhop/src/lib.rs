@@ -12,6 +12,8 @@ pub mod engine;
 pub mod error;
 pub mod export;
 pub mod geo;
+#[cfg(target_os = "linux")]
+pub mod live;
 pub mod net;
 pub mod observe;
 pub mod pep;

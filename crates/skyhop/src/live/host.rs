@@ -1,0 +1,127 @@
+//! A live host: a node of the scenario made real, as its own Linux network
+//! namespace holding one TUN device (`sky0`) with the node's address. The
+//! address's /8 prefix routes every other node's address through the
+//! device, that is, into the engine; nothing else is reachable (the
+//! namespace has only `lo` and `sky0`), so a live run's traffic never
+//! leaves the namespaces it made.
+//!
+//! The namespace lives as long as its descriptor (held here) or a process
+//! in it; dropping the host and ending its processes removes both the
+//! namespace and the device.
+
+use super::sys;
+use crate::net::addr::node_ip;
+use serde::Serialize;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+/// The TUN device's name inside every host's namespace.
+pub const DEVICE: &str = "sky0";
+/// The device's MTU: the simulated networks' 1500-byte IP packets.
+pub const MTU: u32 = 1500;
+
+/// Kernel TCP settings a host runs with, read in its namespace.
+pub const SYSCTLS: &[&str] = &[
+    "net/ipv4/tcp_congestion_control",
+    "net/ipv4/tcp_sack",
+    "net/ipv4/tcp_timestamps",
+    "net/ipv4/tcp_window_scaling",
+    "net/ipv4/tcp_rmem",
+    "net/ipv4/tcp_wmem",
+    "net/ipv4/tcp_no_metrics_save",
+    "net/ipv4/tcp_slow_start_after_idle",
+    "net/ipv4/tcp_recovery",
+    "net/ipv4/tcp_early_retrans",
+    "net/ipv4/tcp_frto",
+    "net/core/default_qdisc",
+];
+
+/// A real host standing for one node.
+pub struct Host {
+    pub node: u32,
+    pub name: String,
+    pub ip: [u8; 4],
+    ns: OwnedFd,
+    tun: OwnedFd,
+    /// The kernel settings read in the namespace (name, value).
+    pub sysctls: Vec<(String, String)>,
+}
+
+/// What the run document says of a host.
+#[derive(Clone, Debug, Serialize)]
+pub struct HostInfo {
+    pub node: String,
+    pub address: String,
+    pub device: &'static str,
+    pub mtu: u32,
+    pub sysctl: std::collections::BTreeMap<String, String>,
+}
+
+impl Host {
+    /// Make the host of node `node` (index `index`): a new namespace with
+    /// its TUN device configured. Done on a thread of its own, so the
+    /// caller's namespace does not change.
+    pub fn create(index: u32, name: &str) -> io::Result<Host> {
+        let ip = node_ip(index);
+        let (ns, tun, sysctls) = std::thread::scope(|s| {
+            s.spawn(
+                move || -> io::Result<(OwnedFd, OwnedFd, Vec<(String, String)>)> {
+                    let ns = sys::new_netns()?;
+                    let tun = sys::tun(DEVICE)?;
+                    // No IPv6 on the device: the engine carries IPv4 only.
+                    let _ = std::fs::write(
+                        format!("/proc/sys/net/ipv6/conf/{DEVICE}/disable_ipv6"),
+                        "1",
+                    );
+                    sys::configure(DEVICE, ip, 8, MTU)?;
+                    let sysctls = SYSCTLS
+                        .iter()
+                        .filter_map(|k| {
+                            let v = std::fs::read_to_string(format!("/proc/sys/{k}")).ok()?;
+                            Some((k.replace('/', "."), v.trim().replace('\t', " ")))
+                        })
+                        .collect();
+                    Ok((ns, tun, sysctls))
+                },
+            )
+            .join()
+            .expect("host set-up thread")
+        })?;
+        Ok(Host {
+            node: index,
+            name: name.to_string(),
+            ip,
+            ns,
+            tun,
+            sysctls,
+        })
+    }
+
+    pub fn tun_fd(&self) -> RawFd {
+        self.tun.as_raw_fd()
+    }
+
+    pub fn ns_fd(&self) -> RawFd {
+        self.ns.as_raw_fd()
+    }
+
+    /// The namespace's inode: identifies the processes inside it.
+    pub fn ns_inode(&self) -> io::Result<u64> {
+        sys::inode(self.ns.as_raw_fd())
+    }
+
+    pub fn address(&self) -> String {
+        let [a, b, c, d] = self.ip;
+        format!("{a}.{b}.{c}.{d}")
+    }
+
+    pub fn info(&self) -> HostInfo {
+        HostInfo {
+            node: self.name.clone(),
+            address: self.address(),
+            device: DEVICE,
+            mtu: MTU,
+            sysctl: self.sysctls.iter().cloned().collect(),
+        }
+    }
+}

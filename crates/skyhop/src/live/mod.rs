@@ -1,0 +1,386 @@
+//! Live runs: the engine in wall-clock time between real hosts, so real TCP
+//! stacks and real applications run over a scenario's network.
+//!
+//! Every live node becomes a real host (`host.rs`: its own network
+//! namespace with a TUN device carrying the node's address); the users'
+//! commands run inside them (`commands.rs`); the same world a simulation
+//! builds — links, channels, link layers, queues, proxies, simulated flows
+//! — carries the hosts' packets whole, under the wall-clock driver
+//! (`driver.rs`), which measures how late each released packet is
+//! (`lateness.rs`). Every packet from the hosts can be recorded
+//! (`record.rs`) and the run replayed as a deterministic simulation
+//! (`replay.rs`).
+//!
+//! Clean-up: the namespaces and devices exist only through descriptors this
+//! module holds and the processes inside them; at the end (or on an error,
+//! or when the run is interrupted) the commands are stopped (SIGTERM, then
+//! SIGKILL after a grace period), every process left in the namespaces is
+//! killed, and the descriptors are closed. Nothing is configured outside
+//! the namespaces.
+
+mod commands;
+mod driver;
+mod host;
+mod ip;
+mod lateness;
+pub mod record;
+pub mod replay;
+mod sys;
+
+pub use commands::{addr_var, CommandResult, CommandSpec};
+pub use driver::{LiveCounters, StopReason};
+pub use host::HostInfo;
+pub use lateness::LatenessSummary;
+pub use sys::Realtime;
+
+use crate::engine::{Dur, Time};
+use crate::error::{ScenarioError, SimError};
+use crate::net::addr::node_ip;
+use crate::observe::PacketLogOptions;
+use crate::result::RunResult;
+use crate::scenario::Plan;
+use crate::sim::{CancelFn, Driver, RunOptions, World};
+use commands::Running;
+use host::Host;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How to run live.
+#[derive(Clone, Default)]
+pub struct LiveOptions {
+    /// The commands, each on its node (foreground: the run waits for them).
+    pub commands: Vec<CommandSpec>,
+    /// Nodes that are live hosts without a command of their own (marked
+    /// `live = true`, e.g. a router or a host the user enters by hand).
+    pub live_nodes: Vec<u32>,
+    /// Stop after this long (default: the scenario's `run.duration`).
+    pub duration: Option<Dur>,
+    /// How long stopped commands get between SIGTERM and SIGKILL.
+    pub grace: Dur,
+    /// Warn when the 99th percentile of the lateness is above this.
+    pub lateness_warn: Dur,
+    /// Stop the run (an error) when the 99th percentile goes above this.
+    pub lateness_abort: Option<Dur>,
+    /// Ask for SCHED_FIFO and a pinned CPU for the engine's thread.
+    pub realtime: bool,
+    /// Record every packet from the hosts here (pcapng), for a replay.
+    pub record: Option<PathBuf>,
+    pub trace: bool,
+    /// A per-packet log of the links (for pcap files), real packets whole.
+    pub packet_log: Option<PacketLogOptions>,
+    /// The commands' standard output goes to skyhop's standard error.
+    pub stdout_to_stderr: bool,
+    /// Asked every few milliseconds; true stops the run (Ctrl-C).
+    pub cancel: Option<CancelFn>,
+}
+
+/// What a live run reports beside the simulation's results.
+#[derive(Clone, Debug, Serialize)]
+pub struct LiveReport {
+    pub hosts: Vec<HostInfo>,
+    pub commands: Vec<CommandResult>,
+    pub stop_reason: StopReason,
+    /// Seconds from the start to the stop (the results are cut there).
+    pub duration_s: f64,
+    /// The same in nanoseconds (what a replay stops at).
+    pub stop_ns: u64,
+    pub lateness: LatenessSummary,
+    /// The lateness above which a warning is given (s).
+    pub lateness_warn_s: f64,
+    pub packets: LiveCounters,
+    pub realtime: Realtime,
+    /// Each command ran in a PID namespace of its own (`unshare` found).
+    pub pid_namespaces: bool,
+    /// The record of the hosts' packets, if one was written.
+    pub record: Option<String>,
+    pub record_packets: Option<u64>,
+    pub warnings: Vec<String>,
+    /// The run's exit status: the first failing command's, else 0.
+    pub exit_code: i32,
+}
+
+/// A live run's results.
+pub struct LiveOutcome {
+    pub result: RunResult,
+    pub report: LiveReport,
+}
+
+fn option_error(key: &str, msg: impl Into<String>) -> SimError {
+    SimError::Scenario(ScenarioError::new("<options>", key, msg))
+}
+
+/// Check what a live run of `plan` asks before anything is created: every
+/// live node exists and is an endpoint of a link; no link between live
+/// hosts names simulated segments (drop lists).
+pub fn check(plan: &Plan, opts: &LiveOptions) -> Result<Vec<u32>, SimError> {
+    let mut live: Vec<u32> = opts.live_nodes.clone();
+    for c in &opts.commands {
+        if c.node as usize >= plan.nodes.len() {
+            return Err(option_error(
+                "--run",
+                format!(
+                    "unknown node {:?} (nodes: {})",
+                    c.node_name,
+                    plan.nodes.join(", ")
+                ),
+            ));
+        }
+        if c.command.trim().is_empty() {
+            return Err(option_error(
+                "--run",
+                format!("node {}: an empty command", c.node_name),
+            ));
+        }
+        live.push(c.node);
+    }
+    live.sort_unstable();
+    live.dedup();
+    if live.is_empty() {
+        return Err(option_error(
+            "--run",
+            "no live node: give --run NODE:COMMAND (or mark a node live = true)",
+        ));
+    }
+    for &n in &live {
+        if !plan.links.iter().any(|d| d.from == n) {
+            return Err(option_error(
+                "--run",
+                format!(
+                    "node {} is not an endpoint of any link: a live host there could reach nothing",
+                    plan.nodes[n as usize]
+                ),
+            ));
+        }
+    }
+    for d in &plan.links {
+        if d.channels
+            .iter()
+            .any(|c| matches!(c, crate::channel::ChannelSpec::DropList(_)))
+        {
+            let link = d.name.replace(':', ".");
+            return Err(SimError::Scenario(ScenarioError::new(
+                "<scenario>",
+                format!("links.{link}.drop_segments"),
+                "names segments of simulated connections; it cannot judge real packets in a live run (remove it)",
+            )));
+        }
+    }
+    Ok(live)
+}
+
+/// The running commands, stopped (and the namespaces swept) however the
+/// run ends.
+struct Commands {
+    running: Vec<Running>,
+    started: Instant,
+    grace: Duration,
+    ns_inodes: Vec<u64>,
+    stopped: bool,
+}
+
+impl Commands {
+    fn stop(&mut self) {
+        if !self.stopped {
+            self.stopped = true;
+            commands::stop_all(&mut self.running, self.grace, self.started, &self.ns_inodes);
+        }
+    }
+}
+
+impl Drop for Commands {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Run `plan` live with `seed`.
+pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcome, SimError> {
+    let live = check(plan, opts)?;
+    let setup = |what: &str, e: std::io::Error| {
+        SimError::Live {
+        detail: match e.raw_os_error() {
+            Some(libc::EPERM) | Some(libc::EACCES) => format!(
+                "{what}: {e}; live runs need root, or unprivileged user namespaces (skyhop live re-runs itself in one when it can)"
+            ),
+            _ => format!("{what}: {e}"),
+        },
+    }
+    };
+    // The hosts: a namespace and a device each.
+    let mut hosts = Vec::with_capacity(live.len());
+    for &n in &live {
+        let h = Host::create(n, &plan.nodes[n as usize]).map_err(|e| {
+            setup(
+                &format!("making the host of node {}", plan.nodes[n as usize]),
+                e,
+            )
+        })?;
+        hosts.push(h);
+    }
+    let ns_inodes: Vec<u64> = hosts.iter().filter_map(|h| h.ns_inode().ok()).collect();
+    let run_opts = RunOptions {
+        trace: opts.trace,
+        packet_log: opts.packet_log.clone(),
+        cancel: None,
+    };
+    let mut world = World::build(plan, seed, &run_opts);
+    // Every node's address, for every command.
+    let env: Vec<(String, String)> = plan
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let [a, b, c, d] = node_ip(i as u32);
+            (addr_var(n), format!("{a}.{b}.{c}.{d}"))
+        })
+        .collect();
+    let unshare = commands::unshare_binary();
+    let mut cmds = Commands {
+        running: Vec::new(),
+        started: Instant::now(),
+        grace: Duration::from_nanos(opts.grace.0),
+        ns_inodes,
+        stopped: false,
+    };
+    for c in &opts.commands {
+        let h = hosts
+            .iter()
+            .find(|h| h.node == c.node)
+            .expect("a host per live node");
+        let r =
+            commands::spawn(c, h, &env, unshare.as_ref(), opts.stdout_to_stderr).map_err(|e| {
+                SimError::Live {
+                    detail: format!("node {}: cannot start {:?}: {e}", c.node_name, c.command),
+                }
+            })?;
+        cmds.running.push(r);
+    }
+    cmds.started = Instant::now();
+    let rt = if opts.realtime {
+        sys::realtime(
+            true,
+            std::thread::available_parallelism().map_or(1, |n| n.get()) > 1,
+        )
+    } else {
+        Realtime::default()
+    };
+    let end = Time(opts.duration.unwrap_or(plan.duration).0);
+    let recorder = match &opts.record {
+        Some(p) => {
+            let names: Vec<(u32, String)> =
+                hosts.iter().map(|h| (h.node, h.name.clone())).collect();
+            Some(
+                record::Recorder::create(p, plan.nodes.len(), &names)
+                    .map_err(|e| setup(&format!("writing the record {}", p.display()), e))?,
+            )
+        }
+        None => None,
+    };
+    let lateness = lateness::Lateness::new(opts.lateness_abort.map(|d| d.0));
+    let cancel = opts.cancel.clone();
+    let running = &mut cmds.running;
+    let started = cmds.started;
+    let mut should_stop = || -> Option<StopReason> {
+        let mut all_done = true;
+        let mut any_fg = false;
+        for r in running.iter_mut() {
+            let done = r.poll(started);
+            if !r.spec.background {
+                any_fg = true;
+                all_done &= done;
+            }
+        }
+        if any_fg && all_done {
+            return Some(StopReason::CommandsDone);
+        }
+        if cancel.as_ref().is_some_and(|c| c()) {
+            return Some(StopReason::Interrupted);
+        }
+        None
+    };
+    let mut driver = driver::WallClock::new(
+        &hosts,
+        plan.nodes.len(),
+        end,
+        &mut should_stop,
+        lateness,
+        recorder,
+    );
+    let driven = driver.drive(&mut world);
+    if opts.realtime {
+        sys::normal_scheduling();
+    }
+    let stop_reason = driver.stopped.unwrap_or(StopReason::Duration);
+    let counters = driver.counters;
+    let lateness = driver.lateness.summary();
+    let record_error = driver.record_error.take();
+    let record_packets = driver.recorder.as_ref().map(|r| r.packets);
+    if let Some(r) = driver.recorder.take() {
+        r.finish().map_err(|e| setup("writing the record", e))?;
+    }
+    drop(driver);
+    cmds.stop();
+    let stop = driven?;
+    if stop_reason == StopReason::Interrupted {
+        return Err(SimError::Cancelled {
+            sim_time_s: stop.as_secs_f64(),
+        });
+    }
+    let mut warnings = Vec::new();
+    if let Some(e) = record_error {
+        warnings.push(format!("the record stopped early: {e}"));
+    }
+    let warn_s = opts.lateness_warn.as_secs_f64();
+    if lateness.p99_s.is_some_and(|p| p > warn_s) {
+        warnings.push(format!(
+            "lateness p99 {:.3} ms is above {:.3} ms: the hosts saw the network later than the scenario says (a busy machine; try --realtime, fewer hosts, or lower rates)",
+            lateness.p99_s.unwrap() * 1e3,
+            warn_s * 1e3
+        ));
+    }
+    if stop_reason == StopReason::Lateness {
+        return Err(SimError::Live {
+            detail: format!(
+                "stopped at t = {:.3} s: more than 1 % of the packets were later than {:.3} ms (--lateness-abort)",
+                stop.as_secs_f64(),
+                opts.lateness_abort.unwrap_or_default().as_secs_f64() * 1e3
+            ),
+        });
+    }
+    let commands: Vec<CommandResult> = cmds
+        .running
+        .iter()
+        .filter_map(|r| r.result.clone())
+        .collect();
+    let exit_code = commands
+        .iter()
+        .filter(|c| c.status() != 0)
+        .min_by(|a, b| {
+            a.ended_at_s
+                .unwrap_or(f64::MAX)
+                .total_cmp(&b.ended_at_s.unwrap_or(f64::MAX))
+        })
+        .map_or(0, |c| c.status());
+    let mut result = world.finish(plan, seed, stop);
+    result.warnings.extend(warnings.iter().cloned());
+    let report = LiveReport {
+        hosts: hosts.iter().map(Host::info).collect(),
+        commands,
+        stop_reason,
+        duration_s: stop.as_secs_f64(),
+        stop_ns: stop.0,
+        lateness,
+        lateness_warn_s: warn_s,
+        packets: counters,
+        realtime: rt,
+        pid_namespaces: unshare.is_some(),
+        record: opts.record.as_ref().map(|p| p.display().to_string()),
+        record_packets,
+        warnings,
+        exit_code,
+    };
+    drop(cmds);
+    drop(hosts);
+    Ok(LiveOutcome { result, report })
+}

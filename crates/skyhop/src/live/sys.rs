@@ -1,0 +1,271 @@
+//! The Linux system calls a live run needs, in safe wrappers: network
+//! namespaces, TUN devices and their addresses, the monotonic clock, waiting
+//! on descriptors with a nanosecond timeout, real-time scheduling.
+//!
+//! Everything here is plain `libc`; nothing is configured through external
+//! programs, so a run needs no `ip` binary and leaves nothing configured
+//! outside the namespaces it made (a namespace, and the TUN device in it,
+//! disappear when the last descriptor and process referring to it are gone).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+/// `struct ifreq` with the union members this module uses.
+#[repr(C)]
+struct IfReq {
+    name: [libc::c_char; libc::IFNAMSIZ],
+    data: IfReqData,
+}
+
+#[repr(C)]
+union IfReqData {
+    flags: libc::c_short,
+    addr: libc::sockaddr_in,
+    mtu: libc::c_int,
+    _pad: [u8; 24],
+}
+
+impl IfReq {
+    fn new(name: &str) -> IfReq {
+        let mut r = IfReq {
+            name: [0; libc::IFNAMSIZ],
+            data: IfReqData { _pad: [0; 24] },
+        };
+        for (i, b) in name.bytes().take(libc::IFNAMSIZ - 1).enumerate() {
+            r.name[i] = b as libc::c_char;
+        }
+        r
+    }
+}
+
+fn sockaddr(ip: [u8; 4]) -> libc::sockaddr_in {
+    libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: 0,
+        sin_addr: libc::in_addr {
+            s_addr: u32::from_ne_bytes(ip),
+        },
+        sin_zero: [0; 8],
+    }
+}
+
+/// Move the calling thread into a new network namespace; returns a
+/// descriptor of it (which keeps it alive).
+pub fn new_netns() -> io::Result<OwnedFd> {
+    // SAFETY: unshare affects only the calling thread's network namespace.
+    cvt(unsafe { libc::unshare(libc::CLONE_NEWNET) })?;
+    open("/proc/thread-self/ns/net", libc::O_RDONLY)
+}
+
+/// The inode of a namespace descriptor (what `/proc/<pid>/ns/net` links to).
+pub fn inode(fd: RawFd) -> io::Result<u64> {
+    // SAFETY: fstat into a zeroed struct.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    cvt(unsafe { libc::fstat(fd, &mut st) })?;
+    Ok(st.st_ino)
+}
+
+pub fn open(path: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
+    let c = CString::new(path).expect("no NUL in a path");
+    // SAFETY: a valid C string; the descriptor is owned from here on.
+    let fd = cvt(unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC) })?;
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Create the TUN device `name` (layer 3, no packet information header) in
+/// the calling thread's network namespace; its descriptor is non-blocking.
+pub fn tun(name: &str) -> io::Result<OwnedFd> {
+    let fd = open("/dev/net/tun", libc::O_RDWR | libc::O_NONBLOCK)?;
+    let mut req = IfReq::new(name);
+    req.data.flags = (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short;
+    // SAFETY: TUNSETIFF takes a struct ifreq.
+    cvt(unsafe { libc::ioctl(fd.as_raw_fd(), libc::TUNSETIFF, &mut req) })?;
+    Ok(fd)
+}
+
+/// Give interface `name` (in the calling thread's namespace) the address
+/// `ip`/`prefix` and bring it up with `mtu`; `lo` is brought up too. The
+/// prefix's connected route sends every address under it through the device.
+pub fn configure(name: &str, ip: [u8; 4], prefix: u8, mtu: u32) -> io::Result<()> {
+    // SAFETY: a socket only used as a handle for interface ioctls.
+    let s = cvt(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
+    let s = unsafe { OwnedFd::from_raw_fd(s) };
+    let fd = s.as_raw_fd();
+    let up = |ifname: &str| -> io::Result<()> {
+        let mut r = IfReq::new(ifname);
+        // SAFETY: SIOCGIFFLAGS / SIOCSIFFLAGS take a struct ifreq.
+        cvt(unsafe { libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut r) })?;
+        unsafe { r.data.flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short };
+        cvt(unsafe { libc::ioctl(fd, libc::SIOCSIFFLAGS, &mut r) }).map(|_| ())
+    };
+    up("lo")?;
+    let mut r = IfReq::new(name);
+    r.data.addr = sockaddr(ip);
+    // SAFETY: SIOCSIFADDR / SIOCSIFNETMASK / SIOCSIFMTU take a struct ifreq.
+    cvt(unsafe { libc::ioctl(fd, libc::SIOCSIFADDR, &mut r) })?;
+    let mask = if prefix == 0 {
+        0
+    } else {
+        u32::MAX << (32 - prefix as u32)
+    };
+    let mut r = IfReq::new(name);
+    r.data.addr = sockaddr(mask.to_be_bytes());
+    cvt(unsafe { libc::ioctl(fd, libc::SIOCSIFNETMASK, &mut r) })?;
+    let mut r = IfReq::new(name);
+    r.data.mtu = mtu as libc::c_int;
+    cvt(unsafe { libc::ioctl(fd, libc::SIOCSIFMTU, &mut r) })?;
+    up(name)
+}
+
+/// Read one packet from a non-blocking descriptor into `buf`; `None` when
+/// nothing is waiting.
+#[inline]
+pub fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
+    // SAFETY: read into a buffer of the given length.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        return match e.raw_os_error() {
+            Some(libc::EAGAIN) | Some(libc::EINTR) => Ok(None),
+            _ => Err(e),
+        };
+    }
+    Ok(Some(n as usize))
+}
+
+/// Write one packet; `Ok(false)` when the device's queue is full (the
+/// packet is dropped, as a full transmit queue drops it).
+#[inline]
+pub fn write(fd: RawFd, data: &[u8]) -> io::Result<bool> {
+    loop {
+        // SAFETY: write from a buffer of the given length.
+        let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+        if n >= 0 {
+            return Ok(true);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EAGAIN) | Some(libc::ENOBUFS) => return Ok(false),
+            _ => return Err(e),
+        }
+    }
+}
+
+/// Nanoseconds of CLOCK_MONOTONIC.
+#[inline]
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime into a timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Wait until one of `fds` is readable or `timeout_ns` passed (`None`:
+/// without end); returns whether a descriptor is ready.
+pub fn wait_readable(fds: &mut [libc::pollfd], timeout_ns: Option<u64>) -> io::Result<bool> {
+    let ts = timeout_ns.map(|t| libc::timespec {
+        tv_sec: (t / 1_000_000_000) as libc::time_t,
+        tv_nsec: (t % 1_000_000_000) as libc::c_long,
+    });
+    let tp = ts.as_ref().map_or(std::ptr::null(), |t| t as *const _);
+    // SAFETY: ppoll over the given array, no signal mask change.
+    let n = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            tp,
+            std::ptr::null(),
+        )
+    };
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EINTR) {
+            return Ok(false);
+        }
+        return Err(e);
+    }
+    Ok(n > 0)
+}
+
+/// What real-time help the calling thread got.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Realtime {
+    /// `SCHED_FIFO` priority, or `None` (with the reason in `notes`).
+    pub fifo_priority: Option<i32>,
+    /// The CPU the thread is pinned to.
+    pub cpu: Option<usize>,
+    /// Timer slack set to 1 ns (sleeps end on time).
+    pub timer_slack_ns: Option<u64>,
+    pub notes: Vec<String>,
+}
+
+/// Ask for real-time scheduling (`SCHED_FIFO`), pinning to the last CPU and
+/// a 1 ns timer slack for the calling thread, each when permitted.
+pub fn realtime(fifo: bool, pin: bool) -> Realtime {
+    let mut rt = Realtime::default();
+    // SAFETY: prctl on the calling thread.
+    if unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) } == 0 {
+        rt.timer_slack_ns = Some(1);
+    }
+    if pin {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cpu = cpus - 1;
+        // SAFETY: a zeroed cpu_set_t with one CPU set, for the calling thread.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+        let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+        if r == 0 {
+            rt.cpu = Some(cpu);
+        } else {
+            rt.notes.push(format!(
+                "CPU pinning refused: {}",
+                io::Error::last_os_error()
+            ));
+        }
+    }
+    if fifo {
+        let prio = 50;
+        let p = libc::sched_param {
+            sched_priority: prio,
+        };
+        // SAFETY: sched_setscheduler on the calling thread.
+        let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) };
+        if r == 0 {
+            rt.fifo_priority = Some(prio);
+        } else {
+            rt.notes.push(format!(
+                "SCHED_FIFO refused: {}",
+                io::Error::last_os_error()
+            ));
+        }
+    }
+    rt
+}
+
+/// Back to normal scheduling for the calling thread.
+pub fn normal_scheduling() {
+    let p = libc::sched_param { sched_priority: 0 };
+    // SAFETY: sched_setscheduler on the calling thread.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &p) };
+}
+
+pub fn pollfd(fd: RawFd) -> libc::pollfd {
+    libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    }
+}
