@@ -325,7 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--direction", default="forward", choices=["forward", "reverse"], help="default forward"
     )
     p_plot.add_argument(
-        "--duration", metavar="T", help='time span, e.g. "120 s" (default: run.duration)'
+        "--duration",
+        metavar="T",
+        help='time span with a unit, e.g. 120s or "2 min" (default: run.duration)',
     )
     p_plot.add_argument(
         "--seed", type=_seed, metavar="S", help="seed (default: run.seed of the scenario)"
@@ -422,28 +424,21 @@ def _link_names(text: str | None, scn: Any, key: str) -> list[str] | None:
     return names
 
 
-_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "min": 60.0}
-
-
 def _window(text: str | None) -> list[float] | None:
-    """``10s,20s`` as seconds ``[10.0, 20.0]``."""
-    import re
-
+    """``10s,20s`` as seconds ``[10.0, 20.0]`` (each end read by the engine's parser)."""
     from .errors import ScenarioError
+    from .units import duration_s
 
     if text is None:
         return None
     parts = text.split(",")
-    out = []
-    for p in parts:
-        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*", p)
-        if len(parts) != 2 or not m or (m.group(2) and m.group(2) not in _TIME_UNITS):
-            raise ScenarioError(
-                "<options>",
-                "--packet-log-window",
-                f"expected FROM,TO with time units, e.g. 10s,20s; got {text!r}",
-            )
-        out.append(float(m.group(1)) * _TIME_UNITS[m.group(2) or "s"])
+    if len(parts) != 2:
+        raise ScenarioError(
+            "<options>",
+            "--packet-log-window",
+            f"expected FROM,TO with time units, e.g. 10s,20s; got {text!r}",
+        )
+    out = [duration_s(p, "--packet-log-window") for p in parts]
     if out[0] > out[1]:
         raise ScenarioError("<options>", "--packet-log-window", f"{text!r} ends before it starts")
     return out
@@ -709,11 +704,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_channel_plot(args: argparse.Namespace) -> int:
     from .api import load_scenario
-    from .channel_plot import _duration_s, plot_channel, sample_channel
+    from .channel_plot import plot_channel, sample_channel
+    from .units import duration_s
 
     output.check_writable_file(args.out)
+    duration = None if args.duration is None else duration_s(args.duration, "--duration")
     scn = load_scenario(args.scenario, set=args.sets)
-    duration = _duration_s(args.duration) if args.duration else None
     samples = sample_channel(
         scn, args.link, direction=args.direction, seed=args.seed, duration_s=duration
     )
