@@ -377,19 +377,17 @@ def run_document(
     network: dict[str, Any] | None = None,
 ) -> dict:
     """The ``--json`` document: scenario, network, runs (seed order), summary."""
-    from .stats import WEB_TABLES, flow_metrics, summarize
+    from .stats import flow_metrics, summarize
+    from .tables import flow_tables
 
     out_runs = []
     for r in runs:
         entry: dict[str, Any] = {
             "seed": r["seed"],
             "flows": {
-                name: {
-                    **flow_metrics(f),
-                    "legs": f.get("legs", []),
-                    # web sessions: every object and page
-                    **{k: f[k] for k in WEB_TABLES if k in f},
-                }
+                # the metrics, then every table of the flow (legs, and what
+                # its application reports)
+                name: {**flow_metrics(f), "legs": f.get("legs", []), **flow_tables(f)}
                 for name, f in r["flows"].items()
             },
         }
@@ -666,7 +664,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     kind, page = build_report(args.folder)  # checks the folder before anything is written
     output.check_writable_file(out)
     output.write_text_atomic(Path(out), page)
-    Path(out).chmod(0o644)
     print(f"{kind} report written to {out}")
     return EXIT_OK
 

@@ -600,5 +600,4 @@ def write_report(folder: str | Path, out: str | Path) -> str:
     """Write the report of ``folder`` to ``out``; returns its kind."""
     kind, page = build_report(folder)
     write_text_atomic(Path(out), page)
-    Path(out).chmod(0o644)
     return kind

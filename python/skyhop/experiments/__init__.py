@@ -76,7 +76,7 @@ def run_experiment(
     )
     t0 = time.perf_counter()
     if backend == "ray":
-        from ..ray_backend import ray_session
+        from ..sweep.ray_backend import ray_session
 
         with ray_session(address, jobs):
             body = EXPERIMENTS[key](ctx)

@@ -92,13 +92,12 @@ def run(ctx: Context) -> dict[str, Any]:
         {LL + "cqe": [f"{c} ms" for c in CQES_MS], LL + "asto": [True, False]},
         sets={LL + "arq": True, TCP: REF_TCP},
     )
-    # (boolean grid values come back as "true" / "false")
     t = grouped(df, [LL + "cqe", LL + "asto"], g)
     summary["cqe_sweep"] = {
         "tcp": REF_TCP,
         "cqe_ms": CQES_MS,
-        "asto": [_kbs(t[(f"{c} ms", "true")]) for c in CQES_MS],
-        "no_asto": [_kbs(t[(f"{c} ms", "false")]) for c in CQES_MS],
+        "asto": [_kbs(t[(f"{c} ms", True)]) for c in CQES_MS],
+        "no_asto": [_kbs(t[(f"{c} ms", False)]) for c in CQES_MS],
     }
 
     # (iii) the 36 combinations.
@@ -136,8 +135,8 @@ def run(ctx: Context) -> dict[str, Any]:
         "tcp": REF_TCP,
         "t_good_s": T_GOODS_S,
         "t_bad_s": 2,
-        "arq_asto": [_kbs(t[(f"{x} s", "true")]) for x in T_GOODS_S],
-        "no_arq": [_kbs(t[(f"{x} s", "false")]) for x in T_GOODS_S],
+        "arq_asto": [_kbs(t[(f"{x} s", True)]) for x in T_GOODS_S],
+        "no_arq": [_kbs(t[(f"{x} s", False)]) for x in T_GOODS_S],
     }
 
     # (vi) ARQ ACK loss rate (TCP ACKs lost with 1 - (1 - ALR)^5).
