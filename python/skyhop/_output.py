@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "RunProgress",
     "check_writable_dir",
     "check_writable_file",
     "dump_json",
@@ -236,6 +237,146 @@ def progress_bar(total: int) -> Any:
         console=Console(stderr=True),
         transient=True,
     )
+
+
+def duration_text(seconds: float) -> str:
+    """A duration for people: ``"45 s"``, ``"3 min 05 s"``, ``"1 h 02 min"``."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+class RunProgress:
+    """Runs done out of a total, with the elapsed time and an estimate of the
+    time left, for long commands (sweeps, experiments).
+
+    On a terminal (stderr) it is a transient rich progress bar; otherwise it
+    prints ``skyhop: progress: LABEL: D/T runs (P %), E elapsed, about R left
+    [STEP]`` lines on stderr: the first, then whenever another tenth of the
+    runs is done or ``every_s`` seconds have passed, and the last. The
+    estimate counts only runs made now (not those a resume found finished).
+
+    ``update(done, total, step=None, skipped=0)`` is the callback to hand to
+    a sweep or an experiment; ``warning(message)`` prints a warning without
+    breaking the bar; ``close()`` ends it.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        terminal: bool | None = None,
+        every_s: float = 10.0,
+        clock: Any = None,
+        stream: Any = None,
+    ) -> None:
+        import time
+
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.terminal = self.stream.isatty() if terminal is None else terminal
+        self.every_s = every_s
+        self.clock = clock or time.monotonic
+        self.t0 = self.clock()
+        self.skipped = 0
+        self.last_line = -math.inf
+        self.last_tenth = -1
+        self.done = self.total = 0
+        self.step: str | None = None
+        self.bar: Any = None
+        self.task: Any = None
+        self.finished = False
+
+    def eta_s(self) -> float | None:
+        """Seconds left at the pace of the runs made now; None before the first."""
+        fresh = self.done - self.skipped
+        left = self.total - self.done
+        if fresh <= 0 or left < 0:
+            return None
+        return (self.clock() - self.t0) / fresh * left
+
+    def text(self) -> str:
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        eta = self.eta_s()
+        parts = [
+            f"{self.label}: {self.done}/{self.total} runs ({pct:.0f} %)",
+            f"{duration_text(self.clock() - self.t0)} elapsed",
+        ]
+        if self.done < self.total:
+            parts.append(
+                "estimating the time left" if eta is None else f"about {duration_text(eta)} left"
+            )
+        if self.skipped:
+            parts.append(f"{self.skipped} already done")
+        text = ", ".join(parts)
+        return text + (f" [{self.step}]" if self.step and self.done < self.total else "")
+
+    def update(self, done: int, total: int, step: str | None = None, skipped: int = 0) -> None:
+        if skipped > self.skipped:
+            self.skipped = skipped
+        elif not self.total and done and not skipped:
+            self.skipped = done  # the first report of a resumed sweep: runs found done
+        self.done, self.total = done, total
+        if step is not None:
+            self.step = step
+        if self.terminal:
+            self._bar_update()
+            return
+        now = self.clock()
+        tenth = int(10 * done / total) if total else 10
+        if self.finished:
+            return
+        if done >= total or tenth > self.last_tenth or now - self.last_line >= self.every_s:
+            self.last_tenth = max(tenth, self.last_tenth)
+            self.last_line = now
+            self.finished = done >= total
+            print(f"skyhop: progress: {one_line(self.text())}", file=self.stream, flush=True)
+
+    def _bar_update(self) -> None:
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self.bar = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("runs"),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[eta]}"),
+                console=Console(file=self.stream, stderr=self.stream is sys.stderr),
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=self.total, eta="")
+        eta = self.eta_s()
+        self.bar.update(
+            self.task,
+            completed=self.done,
+            total=self.total,
+            description=f"{self.label}" + (f" [{self.step}]" if self.step else ""),
+            eta="" if eta is None else f"about {duration_text(eta)} left",
+        )
+
+    def warning(self, message: str) -> None:
+        if self.bar is not None:
+            self.bar.console.print(f"skyhop: warning: {one_line(message)}", markup=False)
+        else:
+            warning_line(message)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
 
 
 def _fmt(stats: dict[str, Any], scale: float = 1.0, digits: int = 3) -> str:

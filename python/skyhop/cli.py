@@ -275,6 +275,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_report.set_defaults(func=cmd_report)
 
+    p_fig = sub.add_parser(
+        "plot",
+        help="draw a sweep's metric against its swept keys, or the CDF of a result table column",
+        description="With --metric: a sweep's metric (mean with its 95 %% CI) against one "
+        "swept path, one line per combination of the other swept paths. With --cdf: the "
+        "empirical CDF of a column of the result tables (e.g. response_time_s of a web "
+        "session's objects and pages), of a sweep folder or of a file holding the JSON "
+        "document of 'skyhop run --json'. FILE.png, .pdf or .svg writes that format; any "
+        "other name gets all three.",
+    )
+    p_fig.add_argument(
+        "source", metavar="DIR|RUN.json", help="sweep folder (or, with --cdf, a run document)"
+    )
+    what = p_fig.add_mutually_exclusive_group(required=True)
+    what.add_argument(
+        "--metric", metavar="METRIC", help="a metric of summary.json, e.g. goodput_bps"
+    )
+    what.add_argument(
+        "--cdf", metavar="COLUMN", help="a column of the result tables, e.g. response_time_s"
+    )
+    p_fig.add_argument(
+        "--x",
+        metavar="PATH",
+        help="the swept path on the x axis (default: the first numeric one with several values)",
+    )
+    p_fig.add_argument("--flow", metavar="F", help="only this flow (default: every flow)")
+    p_fig.add_argument(
+        "--table",
+        metavar="T1,T2",
+        help="with --cdf: only these tables (default: every table with the column)",
+    )
+    p_fig.add_argument("--out", required=True, metavar="FILE", help="image to write")
+    p_fig.set_defaults(func=cmd_plot)
+
     p_schema = sub.add_parser(
         "schema",
         help="print the JSON Schema of the scenario format",
@@ -552,25 +586,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if not args.grid:
         raise ScenarioError(args.scenario, "--grid", "give at least one --grid PATH=V1,V2,...")
     _check_backend_args(args)
-    bar: Any = None
-    state: dict[str, Any] = {}
-
-    def on_progress(done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = output.progress_bar(total) or False
-            if bar:
-                bar.start()
-                state["task"] = bar.add_task("sweep", total=total, completed=done)
-        elif bar:
-            bar.update(state["task"], completed=done)
-
-    def on_warning(message: str) -> None:
-        if bar:
-            bar.console.print(f"skyhop: warning: {output.one_line(message)}", markup=False)
-        else:
-            output.warning_line(message)
-
+    progress = output.RunProgress("sweep")
     try:
         info = run_sweep(
             args.scenario,
@@ -581,23 +597,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             set=args.sets,
             resume=args.resume,
             jobs=args.jobs,
-            on_progress=on_progress,
-            on_warning=on_warning,
+            on_progress=progress.update,
+            on_warning=progress.warning,
             trace=args.trace,
             backend=args.backend,
             address=args.address,
         )
     except SweepInterrupted as e:
-        if bar:
-            bar.stop()
-            bar = False
+        progress.close()
         output.info_line(
             f"interrupted: {e.done} of {e.total} runs saved in {args.out}; continue with --resume"
         )
         return EXIT_INTERRUPTED
     finally:
-        if bar:
-            bar.stop()
+        progress.close()
     if args.json:
         sys.stdout.write((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
     else:
@@ -622,6 +635,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_experiment(args: argparse.Namespace) -> int:
     from .errors import ScenarioError
     from .experiments import EXPERIMENTS, run_experiment
+    from .sweep import SweepInterrupted
 
     name = args.name.upper()
     if name not in EXPERIMENTS:
@@ -633,20 +647,28 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     _check_backend_args(args)
     out = args.out or str(Path("out") / name)
     output.check_writable_dir(out)
-
-    def progress(step: str) -> None:
-        output.progress_line(f"{name}: {step}")
-
-    doc = run_experiment(
-        name,
-        out,
-        runs=args.runs,
-        seed=args.seed,
-        jobs=args.jobs,
-        progress=progress,
-        backend=args.backend,
-        address=args.address,
-    )
+    progress = output.RunProgress(name)
+    try:
+        doc = run_experiment(
+            name,
+            out,
+            runs=args.runs,
+            seed=args.seed,
+            jobs=args.jobs,
+            on_progress=progress.update,
+            on_warning=progress.warning,
+            backend=args.backend,
+            address=args.address,
+        )
+    except SweepInterrupted as e:
+        progress.close()
+        output.info_line(
+            f"interrupted: the sub-sweep under way has {e.done} of {e.total} runs saved in "
+            f"{e.out}; run the same command again to continue"
+        )
+        return EXIT_INTERRUPTED
+    finally:
+        progress.close()
     if args.json:
         sys.stdout.write(output.dump_json(doc) + "\n")
     else:
@@ -665,6 +687,29 @@ def cmd_report(args: argparse.Namespace) -> int:
     output.check_writable_file(out)
     output.write_text_atomic(Path(out), page)
     print(f"{kind} report written to {out}")
+    return EXIT_OK
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from .figures import FORMATS, cdf_figure, sweep_figure
+
+    suffix = Path(args.out).suffix.lower().lstrip(".")
+    if suffix in FORMATS:
+        output.check_writable_file(args.out)
+    else:
+        output.check_writable_dir(Path(args.out).parent or ".")
+    if args.metric is not None:
+        if args.table is not None:
+            raise UsageError("--table goes with --cdf, not --metric")
+        files = sweep_figure(args.source, args.metric, args.out, x=args.x, flow=args.flow)
+    else:
+        if args.x is not None:
+            raise UsageError("--x goes with --metric, not --cdf")
+        tables = None
+        if args.table is not None:
+            tables = [t.strip() for t in args.table.split(",") if t.strip()]
+        files = cdf_figure(args.source, args.cdf, args.out, tables=tables, flow=args.flow)
+    print("wrote " + ", ".join(str(f) for f in files))
     return EXIT_OK
 
 
