@@ -299,10 +299,11 @@ class RunProgress:
         return (self.clock() - self.t0) / fresh * left
 
     def text(self) -> str:
-        pct = 100.0 * self.done / self.total if self.total else 100.0
+        # floored: 100 % only when every run is done
+        pct = 100 * self.done // self.total if self.total else 100
         eta = self.eta_s()
         parts = [
-            f"{self.label}: {self.done}/{self.total} runs ({pct:.0f} %)",
+            f"{self.label}: {self.done}/{self.total} runs ({pct} %)",
             f"{duration_text(self.clock() - self.t0)} elapsed",
         ]
         if self.done < self.total:

@@ -326,6 +326,12 @@ class Results:
         ``completion_time_s``, ``goodput_bps``, ``bytes_delivered``,
         ``retransmissions``, ``timeouts``, ...), ``proxies``, ``engine``,
         ``traces`` (empty unless ``trace=True``), ``warnings``.
+
+    Tables: every list of records in the runs (per flow ``legs`` and what the
+    flow's application reports, per run ``links`` and ``proxies``) is a
+    table, whatever its name: :meth:`tables`, :meth:`table_frame` and
+    ``<name>_frame()`` (``objects_frame()``, ``pages_frame()``,
+    ``proxies_frame()``, ...) give them as DataFrames.
     """
 
     def __init__(self, scenario: dict[str, Any], runs: list[dict[str, Any]]) -> None:

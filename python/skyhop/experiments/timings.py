@@ -7,10 +7,11 @@ point in its ``summary.json``; the runs in all follow from its grid
 experiment folders into the Markdown table the documentation carries between
 the markers below, so that no time estimate is typed by hand::
 
-    python -m skyhop.experiments.timings --update docs/VALIDATION.md results/E1 ... results/E6
+    python -m skyhop.experiments.timings [--machine TEXT] --update docs/VALIDATION.md results/E1 ... results/E6
 
-Run it on the machine that ran the experiments, from fresh folders: a
-resumed experiment records only the time of its own session.
+Run it on the machine that ran the experiments (``--machine`` says more
+about it than the CPU count), from fresh folders: a resumed experiment
+records only the time of its own session.
 """
 
 from __future__ import annotations
@@ -94,15 +95,19 @@ def update_doc(path: str | Path, rows: list[dict[str, Any]], machine: str | None
 
 
 def _main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool
+    machine = None
+    if len(argv) >= 2 and argv[0] == "--machine":
+        machine, argv = argv[1], argv[2:]
     if len(argv) >= 3 and argv[0] == "--update":
         from .._output import write_text_atomic
 
         doc, folders = argv[1], argv[2:]
-        write_text_atomic(doc, update_doc(doc, timings_rows(folders)))
+        write_text_atomic(doc, update_doc(doc, timings_rows(folders), machine))
         sys.stderr.write(f"regenerated the timings of {doc} from {len(folders)} experiments\n")
         return 0
     sys.stderr.write(
-        "usage: python -m skyhop.experiments.timings --update docs/VALIDATION.md DIR...\n"
+        "usage: python -m skyhop.experiments.timings [--machine TEXT] "
+        "--update docs/VALIDATION.md DIR...\n"
     )
     return 2
 
