@@ -12,8 +12,13 @@ import math
 import os
 import sys
 import threading
-from pathlib import Path
-from typing import Any
+
+# `typing` for type checkers only and `pathlib` where a file is written:
+# `skyhop run --json` imports neither
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+    from typing import Any
 
 __all__ = [
     "RunProgress",
@@ -128,6 +133,8 @@ def check_writable_file(out: str | os.PathLike[str], key: str = "--out") -> None
     Creates the parent folders and writes (and removes) a scratch file next
     to ``out``. Raises ScenarioError naming ``out`` otherwise.
     """
+    from pathlib import Path
+
     from .errors import ScenarioError
 
     path = Path(out)
@@ -140,6 +147,8 @@ def check_writable_file(out: str | os.PathLike[str], key: str = "--out") -> None
 
 def check_writable_dir(out: str | os.PathLike[str], key: str = "--out") -> None:
     """Create directory ``out`` (and parents) and check that files can be written in it."""
+    from pathlib import Path
+
     _probe_dir(Path(out), str(out), key)
 
 
@@ -182,6 +191,8 @@ def _replace_with(path: Path, write: Any) -> None:
 
 def write_table(df: Any, out: str | os.PathLike[str]) -> None:
     """Write a DataFrame to ``out`` (.parquet or .csv) atomically, creating parent folders."""
+    from pathlib import Path
+
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
 
@@ -196,6 +207,7 @@ def write_table(df: Any, out: str | os.PathLike[str]) -> None:
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder."""
+    from pathlib import Path
 
     def write(tmp: Path) -> None:
         with open(tmp, "xb") as f:
@@ -530,6 +542,8 @@ def _si(x: float | None) -> str:
 
 def print_bench_table(report: dict[str, Any]) -> None:
     """Print the human-readable report of ``skyhop bench``."""
+    from pathlib import Path
+
     from rich.console import Console
     from rich.table import Table
 

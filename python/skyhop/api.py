@@ -9,20 +9,23 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .errors import ScenarioError, SimulationError, TableError
 from .stats import flow_metrics, summarize
 
+# `typing` and `pathlib` are left out of what `skyhop run` imports (they cost
+# a few milliseconds of every start): typing for type checkers only.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     import pandas as pd
 
 __all__ = ["Results", "Scenario", "describe", "load_scenario", "run"]
 
-ScenarioSource = str | os.PathLike[str] | Mapping[str, Any]
-SetOverrides = Sequence[str] | Mapping[str, Any] | None
+ScenarioSource = str | os.PathLike[str] | Mapping[str, object]
+SetOverrides = Sequence[str] | Mapping[str, object] | None
 
 _U64_MAX = 2**64 - 1
 
@@ -172,14 +175,15 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
         )
     file = os.fspath(source)
     try:
-        text = Path(file).read_text(encoding="utf-8")
+        with open(file, encoding="utf-8") as f:
+            text = f.read()
     except UnicodeDecodeError:
         raise ScenarioError(file, "", "cannot read file: not UTF-8 text") from None
     except OSError as e:
         raise ScenarioError(file, "", f"cannot read file: {e.strerror or e}") from None
     # Relative paths inside the scenario (fade traces, masking files) are
     # relative to the scenario file.
-    base = str(Path(file).resolve().parent)
+    base = os.path.dirname(os.path.realpath(file))
     return Scenario(file, _core.load_scenario(text, file, sets, "toml", base))
 
 

@@ -23,11 +23,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
-from typing import Any, NoReturn
 
 from . import _output as output
 from .errors import UsageError
+
+# `typing` for type checkers only, `pathlib` in the commands that use it:
+# `skyhop run` imports neither
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, NoReturn
 
 __all__ = ["build_parser", "main"]
 
@@ -479,6 +483,8 @@ def _window(text: str | None) -> list[float] | None:
 def _check_out_file(out: str | None, key: str = "--out") -> None:
     if not out:
         return
+    from pathlib import Path
+
     if Path(out).suffix.lower() not in (".parquet", ".csv"):
         from .errors import ScenarioError
 
@@ -580,6 +586,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .errors import ScenarioError
     from .sweep import SweepInterrupted, run_sweep
 
@@ -633,6 +641,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .errors import ScenarioError
     from .experiments import EXPERIMENTS, run_experiment
     from .sweep import SweepInterrupted
@@ -677,6 +687,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .errors import ScenarioError
     from .report import build_report
 
@@ -691,6 +703,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .figures import FORMATS, cdf_figure, sweep_figure
 
     suffix = Path(args.out).suffix.lower().lstrip(".")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # `typing` for type checkers only (not imported by `skyhop run`)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 __all__ = [
     "ci95",

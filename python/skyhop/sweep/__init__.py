@@ -37,11 +37,12 @@ callbacks its caller passes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .base import BACKENDS, SweepInterrupted, check_backend
 
+TYPE_CHECKING = False  # `typing` for type checkers only (not imported by `skyhop run`)
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     import pandas as pd
 
 __all__ = [

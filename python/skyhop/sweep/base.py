@@ -4,7 +4,9 @@ costs nothing)."""
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # `typing` for type checkers only (not imported by `skyhop run`)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 __all__ = ["BACKENDS", "SweepInterrupted", "check_backend"]
 
