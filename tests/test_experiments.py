@@ -341,6 +341,20 @@ def test_cli_experiment_e1(cli, tmp_path):
         assert (out / name).stat().st_size > 0
 
 
+def test_every_experiment_implements_the_protocol():
+    from skyhop.experiments import DEFAULT_RUNS, EXPERIMENTS
+    from skyhop.experiments.base import Context, Experiment, Runs, SubSweep
+
+    assert list(EXPERIMENTS) == ["E1", "E2", "E3", "E4", "E5", "E6"]
+    assert DEFAULT_RUNS == {"E1": 20, "E2": 100, "E3": 100, "E4": 1000, "E5": 20, "E6": 20}
+    for name, exp in EXPERIMENTS.items():
+        assert isinstance(exp, Experiment), name
+        jobs = exp.grid(Context(out=Path("."), runs=2))
+        assert jobs and all(isinstance(j, SubSweep | Runs) for j in jobs), name
+        names = [j.name for j in jobs]
+        assert len(names) == len(set(names)), name  # one folder per sub-sweep
+
+
 def test_cli_unknown_experiment(cli, tmp_path):
     out = tmp_path / "e9"
     proc = cli("experiment", "E9", "--out", out)
