@@ -41,12 +41,19 @@ def tiny() -> Path:
     return TINY
 
 
+def without_progress(stderr: str) -> list[str]:
+    """The lines of stderr other than the `skyhop: progress:` lines a sweep
+    or an experiment prints while it runs (stderr not being a terminal)."""
+    return [line for line in stderr.splitlines() if not line.startswith("skyhop: progress: ")]
+
+
 def assert_one_line_error(proc, *must_contain: str) -> str:
     """A bad input: exit 2, nothing on stdout, one `skyhop: error:` line on
-    stderr containing every text given, and no traceback or panic."""
+    stderr containing every text given (after the progress lines of a sweep
+    that had started), and no traceback or panic."""
     assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
     assert proc.stdout == ""
-    lines = proc.stderr.splitlines()
+    lines = without_progress(proc.stderr)
     assert len(lines) == 1, proc.stderr
     line = lines[0]
     assert line.startswith("skyhop: error: "), line

@@ -156,7 +156,8 @@ def test_objects_and_pages_frames_give_web_distributions():
     objs = res.objects_frame()
     pages = res.pages_frame()
     assert set(objs["seed"]) == set(res.seeds)
-    assert list(objs.columns[:3]) == ["seed", "flow", "page"]
+    # seed, flow, the object's index in its flow's list, then its fields
+    assert list(objs.columns[:4]) == ["seed", "flow", "object", "page"]
     assert (objs["response_time_s"] > 0.5).all()  # a GEO round trip at least
     assert len(pages) == 8 and list(pages.groupby("seed")["page"].max()) == [3, 3]
     # The frames agree with the flow summaries.
@@ -166,5 +167,7 @@ def test_objects_and_pages_frames_give_web_distributions():
         assert len(g) == flow["objects_completed"]
         assert g["response_time_s"].mean() == pytest.approx(flow["object_response_mean_s"])
         assert g["reply_bytes"].sum() == flow["bytes_delivered"]
-    with pytest.raises(KeyError, match="no web session"):
+    with pytest.raises(skyhop.TableError, match="no table 'objects' in these runs") as e:
         skyhop.run(TINY).objects_frame()
+    assert not isinstance(e.value, KeyError)
+    assert "tables: legs, links" in str(e.value)

@@ -109,8 +109,16 @@ def test_e5_reduced_writes_summary_claims_and_figures(small):
     assert set(doc["E5"]) >= {"a_end_to_end", "b_ten_clients", "c_web_objects", "buffers"}
     assert len(doc["claims"]) == 4
     assert all(c["experiment"] == "E5" for c in doc["claims"])
-    for f in ("e5a_10MB.png", "e5a_cwnd.png", "e5b_aggregate.png", "e5c_objects.png"):
-        assert (out / f).exists(), f
+    for f in (
+        "e5a_10MB",
+        "e5a_1_6MB",
+        "e5a_cwnd",
+        "e5b_aggregate",
+        "e5b_per_connection",
+        "e5c_objects",
+    ):
+        for suffix in (".png", ".pdf", ".svg"):
+            assert (out / f"{f}{suffix}").stat().st_size > 1000, (f, suffix)
 
 
 def test_e5_aerotcp_beats_split_sack_under_errors_and_is_fair(small):

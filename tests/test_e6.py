@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from skyhop.experiments import run_experiment
+from skyhop.experiments import run_experiment, total_runs
 
 TCPS = ("newreno", "newreno-sbs", "sack", "westwood")
 FIGURES = (
@@ -20,6 +20,7 @@ FIGURES = (
     "e6_fer_bad.png",
     "e6_t_good.png",
     "e6_alr.png",
+    "e6_layer2_rate.png",
 )
 CLAIMS = (
     "without ARQ, ACM is worse than staying in the robust low-rate mode all the time",
@@ -31,9 +32,14 @@ CLAIMS = (
 
 
 @pytest.fixture(scope="module")
-def e6(tmp_path_factory):
+def progress():
+    return []
+
+
+@pytest.fixture(scope="module")
+def e6(tmp_path_factory, progress):
     out = tmp_path_factory.mktemp("exp") / "E6"
-    doc = run_experiment("E6", out, runs=2, seed=1)
+    doc = run_experiment("E6", out, runs=2, seed=1, on_progress=lambda *a: progress.append(a))
     return out, doc
 
 
@@ -57,7 +63,8 @@ def test_summary_layout_and_files(e6):
     assert [c["claim"] for c in doc["claims"]] == list(CLAIMS)
     assert all(c["experiment"] == "E6" and c["evidence"] for c in doc["claims"])
     for f in FIGURES:
-        assert (out / f).stat().st_size > 1000, f
+        for suffix in (".png", ".pdf", ".svg"):
+            assert (out / f).with_suffix(suffix).stat().st_size > 1000, (f, suffix)
     assert (out / "results.parquet").exists() and (out / "claims.md").exists()
 
 
@@ -84,3 +91,30 @@ def test_the_mechanisms_behind_the_claims(e6):
     assert _m(fb[-1]) < _m(fb[0])
     tg = s["t_good_sweep"]["arq_asto"]
     assert _m(tg[-1]) > _m(tg[0])
+
+
+def test_progress_counts_every_run_against_a_total_known_from_the_start(e6, progress):
+    total = total_runs("E6", 2)
+    # 80 points of sub-sweeps and the layer-2 probe, 2 runs each
+    assert total == (4 + 4 + 10 + 3 * 12 + 10 + 10 + 6) * 2 + 2
+    assert {t for _, t, _, _ in progress} == {total}
+    done = [d for d, _, _, _ in progress]
+    assert done == sorted(done) and done[0] == 0 and done[-1] == total
+    steps = [s for _, _, s, _ in progress]
+    assert steps[0] == "return_rct" and "layer2_rate" in steps and steps[-1] == "done"
+    assert all(skipped == 0 for *_, skipped in progress)
+    parts = list((e6[0] / "sweeps").glob("*/parts/*.json"))
+    assert len(parts) == total - 2  # the probe's runs are not a sweep
+
+
+def test_a_resumed_experiment_counts_what_it_found_done(e6, tmp_path):
+    import shutil
+
+    out = tmp_path / "E6"
+    shutil.copytree(e6[0], out)
+    seen = []
+    again = run_experiment("E6", out, runs=2, seed=1, on_progress=lambda *a: seen.append(a))
+    total = total_runs("E6", 2)
+    assert seen[-1][0] == total
+    assert seen[-1][3] == total - 2  # every part found; only the probe ran again
+    assert again["E6"] == e6[1]["E6"] and again["claims"] == e6[1]["claims"]

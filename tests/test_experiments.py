@@ -213,6 +213,8 @@ def test_e2_saturation_claim_recorded_as_holding(e2):
 def _assert_png(path: Path) -> None:
     from matplotlib import image
 
+    for other in (".pdf", ".svg"):
+        assert path.with_suffix(other).stat().st_size > 1000, path.with_suffix(other)
     assert path.is_file(), path
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", path
@@ -315,10 +317,19 @@ def test_second_run_reuses_finished_sub_sweeps(request, tmp_path, exp):
 
 
 def test_cli_experiment_e1(cli, tmp_path):
+    from skyhop.experiments import total_runs
+
     out = tmp_path / "e1"
     proc = cli("experiment", "E1", "--runs", "2", "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
+    # stderr is not a terminal: progress lines with runs done, total and time
+    lines = proc.stderr.splitlines()
+    assert lines and all(line.startswith("skyhop: progress: E1: ") for line in lines), lines
+    total = total_runs("E1", 2)
+    assert f"0/{total} runs (0 %)" in lines[0]
+    assert f"{total}/{total} runs (100 %)" in lines[-1]
+    assert any(" left [" in line for line in lines)  # an estimate and the sub-sweep under way
     assert str(out) in proc.stdout
     doc = json.loads((out / "summary.json").read_text())
     assert doc["runs_per_point"] == 2
@@ -328,6 +339,20 @@ def test_cli_experiment_e1(cli, tmp_path):
     assert (out / "results.parquet").is_file()
     for name in E1_FIGURES:
         assert (out / name).stat().st_size > 0
+
+
+def test_every_experiment_implements_the_protocol():
+    from skyhop.experiments import DEFAULT_RUNS, EXPERIMENTS
+    from skyhop.experiments.base import Context, Experiment, Runs, SubSweep
+
+    assert list(EXPERIMENTS) == ["E1", "E2", "E3", "E4", "E5", "E6"]
+    assert DEFAULT_RUNS == {"E1": 20, "E2": 100, "E3": 100, "E4": 1000, "E5": 20, "E6": 20}
+    for name, exp in EXPERIMENTS.items():
+        assert isinstance(exp, Experiment), name
+        jobs = exp.grid(Context(out=Path("."), runs=2))
+        assert jobs and all(isinstance(j, SubSweep | Runs) for j in jobs), name
+        names = [j.name for j in jobs]
+        assert len(names) == len(set(names)), name  # one folder per sub-sweep
 
 
 def test_cli_unknown_experiment(cli, tmp_path):

@@ -92,7 +92,11 @@ def test_only_the_cli_parses_arguments_and_libraries_do_not_print():
         }
         if path.name != "cli.py":
             assert "argparse" not in imported, path
-        if path.name in ("sweep.py", "api.py", "stats.py", "bench.py", "errors.py"):
+        # every library (sweeps, experiments, figures, tables, ...) prints
+        # nothing: what reaches the terminal goes through the cli and _output
+        # (the maintainers' `python -m skyhop.schema --update` and
+        # `python -m skyhop.experiments.timings --update` excepted)
+        if path.name not in ("cli.py", "_output.py", "__main__.py", "schema.py", "timings.py"):
             assert "print" not in names and not attrs & {"stderr", "stdout"}, path
 
 
@@ -104,8 +108,8 @@ def test_every_module_imports_alone(module):
     assert proc.returncode == 0, proc.stderr
 
 
-def _imported_by(*args: str) -> set[str]:
-    """Top-level packages imported by `python -X importtime -m skyhop ARGS`."""
+def _modules_imported_by(*args: str) -> set[str]:
+    """Modules imported by `python -X importtime -m skyhop ARGS` (full names)."""
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "skyhop", *args],
         capture_output=True,
@@ -116,9 +120,14 @@ def _imported_by(*args: str) -> set[str]:
     names = set()
     for line in proc.stderr.splitlines():
         if line.startswith("import time:") and "|" in line:
-            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
+            names.add(line.rsplit("|", 1)[1].strip())
     assert "skyhop" in names
     return names
+
+
+def _imported_by(*args: str) -> set[str]:
+    """Top-level packages imported by `python -X importtime -m skyhop ARGS`."""
+    return {name.split(".")[0] for name in _modules_imported_by(*args)}
 
 
 def test_run_json_imports_no_heavy_library():
@@ -130,3 +139,60 @@ def test_run_table_needs_rich_only():
     loaded = _imported_by("run", str(TINY), "--runs", "3")
     assert "rich" in loaded
     assert not loaded & {"scipy", "pandas", "pyarrow", "matplotlib"}
+
+
+#: what `skyhop run` may load of skyhop: the facade, the engine, the command
+#: line and its writers, statistics and tables; of the sweep package only its
+#: (standard-library) front, which `import skyhop` needs for skyhop.sweep
+RUN_PATH = {
+    "skyhop",
+    "skyhop.__main__",
+    "skyhop._core",
+    "skyhop._output",
+    "skyhop.api",
+    "skyhop.cli",
+    "skyhop.errors",
+    "skyhop.stats",
+    "skyhop.sweep",
+    "skyhop.sweep.base",
+    "skyhop.tables",
+}
+
+
+@pytest.mark.parametrize("json_out", [True, False])
+def test_run_loads_neither_the_sweep_store_nor_ray_report_or_plotting(json_out):
+    args = ["run", str(TINY), "--runs", "2"] + (["--json"] if json_out else [])
+    loaded = _modules_imported_by(*args)
+    ours = {m for m in loaded if m == "skyhop" or m.startswith("skyhop.")}
+    assert ours <= RUN_PATH, sorted(ours - RUN_PATH)
+    for absent in (
+        "skyhop.sweep.store",
+        "skyhop.sweep.core",
+        "skyhop.sweep.local",
+        "skyhop.sweep.ray_backend",
+        "skyhop.report",
+        "skyhop.figures",
+        "skyhop.experiments",
+        "ray",
+        "matplotlib",
+        "pandas",
+    ):
+        assert absent not in loaded, absent
+
+
+def test_importing_skyhop_loads_no_sweep_machinery():
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, skyhop; skyhop.sweep; skyhop.SweepInterrupted; "
+            "print(sorted(m for m in sys.modules if m.startswith('skyhop')))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(ast.literal_eval(proc.stdout))
+    assert loaded <= RUN_PATH, sorted(loaded - RUN_PATH)
+    assert callable(__import__("skyhop").sweep)

@@ -161,6 +161,18 @@ def test_experiment_report_in_chromium_holds_the_summary(e1_folder, tmp_path):
                 assert f"{st['mean'] / 1e6:.4g}" in cells[0]["text"]
 
 
+def test_experiment_report_embeds_the_experiment_figures(e1_folder):
+    html = (e1_folder / "report.html").read_text(encoding="utf-8")
+    _check_self_contained(html)
+    dom = parse(html)
+    embedded = [el for el in dom.elements if "expfig" in el["attrs"].get("class", "")]
+    files = sorted(p.name for p in e1_folder.glob("*.svg"))
+    assert [el["attrs"]["data-file"] for el in embedded] == files
+    assert len(files) == 5
+    imgs = [el for el in dom.elements if el["tag"] == "img"]
+    assert all(el["attrs"]["src"].startswith("data:image/svg+xml;base64,") for el in imgs)
+
+
 @needs_chromium
 def test_screenshot_of_the_report(e1_folder, tmp_path):
     shot = tmp_path / "shot.png"

@@ -65,6 +65,63 @@ def test_sweep_tables(cli, tmp_path):
     assert good["n"] == 2 and good["mean"] == pytest.approx(vals.mean())
 
 
+TYPED_GRID = {
+    "tcp.delayed_ack": [True, False],  # boolean
+    "links.ar.queue": [20, 50],  # integer
+    "links.ar.per": [0, 0.05],  # number (an integer given is still a number)
+    "links.rb.delay": ["125 ms", "0.2 s"],  # a quantity: a string
+    "flows.ftp.proxies": [[], ["R"]],  # an array: its TOML text
+}
+TYPED_CLI = [
+    "tcp.delayed_ack=true,false",
+    "links.ar.queue=20,50",
+    "links.ar.per=0,5e-2",
+    'links.rb.delay="125 ms","0.2 s"',
+    'flows.ftp.proxies=[],[ "R" ]',
+]
+
+
+def test_swept_columns_keep_the_type_of_their_key(cli, tmp_path):
+    a = skyhop.sweep(TINY, TYPED_GRID, runs=1, out=tmp_path / "py", jobs=2)
+    args = [x for g in TYPED_CLI for x in ("--grid", g)]
+    proc = cli("sweep", TINY, *args, "--runs", "1", "--out", tmp_path / "cli", "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    for out in (tmp_path / "py", tmp_path / "cli"):
+        for table in ("results", "summary", "legs", "proxies"):
+            df = pd.read_parquet(out / f"{table}.parquet")
+            assert df["tcp.delayed_ack"].dtype == bool, (out, table)
+            assert df["links.ar.queue"].dtype == "int64", (out, table)
+            assert df["links.ar.per"].dtype == "float64", (out, table)
+            assert pd.api.types.is_string_dtype(df["links.rb.delay"]), (out, table)
+            assert pd.api.types.is_string_dtype(df["flows.ftp.proxies"]), (out, table)
+        doc = json.loads((out / "summary.json").read_text())
+        assert doc[0]["set"] == {
+            "tcp.delayed_ack": True,
+            "links.ar.queue": 20,
+            "links.ar.per": 0.0,
+            "links.rb.delay": "125 ms",
+            "flows.ftp.proxies": "[]",
+        }
+        assert doc[-1]["set"]["flows.ftp.proxies"] == '["R"]'
+    b = pd.read_parquet(tmp_path / "cli" / "results.parquet")
+    pd.testing.assert_frame_equal(a, b)
+    # the engine ran what the columns say
+    row = a[(a["point"] == 16)].iloc[0]  # the last path varies fastest
+    assert not row["tcp.delayed_ack"]
+    assert row["flows.ftp.proxies"] == "[]"
+    single = skyhop.run(
+        TINY, set={**{k: v[0] for k, v in TYPED_GRID.items()}, "tcp.delayed_ack": False}
+    )
+    assert row["goodput_bps"] == single.runs[0]["flows"]["ftp"]["goodput_bps"]
+
+
+def test_traced_sweep_keeps_boolean_columns(tmp_path):
+    skyhop.sweep(TINY, {"tcp.delayed_ack": [True, False]}, runs=1, out=tmp_path / "t", trace=True)
+    traces = pd.read_parquet(tmp_path / "t" / "traces.parquet")
+    assert traces["tcp.delayed_ack"].dtype == bool
+    assert set(traces["tcp.delayed_ack"]) == {True, False}
+
+
 def test_python_sweep_returns_a_dataframe(tmp_path):
     df = skyhop.sweep(TINY, {"links.ar.per": [0.0, 0.05]}, runs=2, jobs=1)
     assert len(df) == 4 and set(df["links.ar.per"]) == {0.0, 0.05}
@@ -237,11 +294,12 @@ def test_a_sweep_of_web_sessions_keeps_every_object_and_page(tmp_path):
     sweep(resume=True, jobs=1)
     pd.testing.assert_frame_equal(objs, pd.read_parquet(out / "objects.parquet"))
 
-    # An edited web table is caught on resume, and its run is redone.
+    # An edited result table is caught on resume, and its run is redone.
     part = next((out / "parts").glob("p00000-s*.json"))
     doc = json.loads(part.read_text())
-    doc["web"]["objects"][0]["reply_bytes"] += 1
+    (block,) = [b for b in doc["tables"] if b["table"] == "objects"]
+    block["records"][0]["reply_bytes"] += 1
     part.write_text(json.dumps(doc))
-    with pytest.warns(RuntimeWarning, match="web tables do not match"):
+    with pytest.warns(RuntimeWarning, match="result tables do not match"):
         sweep(resume=True, jobs=1)
     pd.testing.assert_frame_equal(objs, pd.read_parquet(out / "objects.parquet"))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ._core import version as _engine_version
 from .api import Results, Scenario, describe, load_scenario, run
-from .errors import ScenarioError, SimulationError, SkyhopError, SweepError
+from .errors import ScenarioError, SimulationError, SkyhopError, SweepError, TableError
 from .sweep import (
     SweepInterrupted,
     sweep,  # the function; the module stays importable as skyhop.sweep
@@ -32,6 +32,7 @@ __all__ = [
     "SkyhopError",
     "SweepError",
     "SweepInterrupted",
+    "TableError",
     "__version__",
     "describe",
     "load_scenario",

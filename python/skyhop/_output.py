@@ -11,11 +11,17 @@ import json
 import math
 import os
 import sys
-import tempfile
-from pathlib import Path
-from typing import Any
+import threading
+
+# `typing` for type checkers only and `pathlib` where a file is written:
+# `skyhop run --json` imports neither
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+    from typing import Any
 
 __all__ = [
+    "RunProgress",
     "check_writable_dir",
     "check_writable_file",
     "dump_json",
@@ -31,6 +37,7 @@ __all__ = [
     "progress_line",
     "robust_streams",
     "warning_line",
+    "write_bytes_atomic",
     "write_table",
     "write_text_atomic",
 ]
@@ -126,6 +133,8 @@ def check_writable_file(out: str | os.PathLike[str], key: str = "--out") -> None
     Creates the parent folders and writes (and removes) a scratch file next
     to ``out``. Raises ScenarioError naming ``out`` otherwise.
     """
+    from pathlib import Path
+
     from .errors import ScenarioError
 
     path = Path(out)
@@ -138,6 +147,8 @@ def check_writable_file(out: str | os.PathLike[str], key: str = "--out") -> None
 
 def check_writable_dir(out: str | os.PathLike[str], key: str = "--out") -> None:
     """Create directory ``out`` (and parents) and check that files can be written in it."""
+    from pathlib import Path
+
     _probe_dir(Path(out), str(out), key)
 
 
@@ -146,40 +157,68 @@ def _probe_dir(folder: Path, name: str, key: str) -> None:
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".skyhop-probe-", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
+        probe = _temp_path(folder / ".skyhop-probe")
+        with open(probe, "xb"):
+            pass
+        probe.unlink()
     except OSError as e:
         raise ScenarioError(name, key, f"cannot write there: {e.strerror or e}") from None
 
 
+def _temp_path(path: Path) -> Path:
+    """A fresh name for a temporary file beside ``path`` (unique per process,
+    thread and call), ending ``.tmp`` so that leftovers are recognised."""
+    tag = f"{os.getpid()}-{threading.get_ident()}-{os.urandom(4).hex()}"
+    return path.with_name(f".{path.name}.{tag}.tmp")
+
+
+def _replace_with(path: Path, write: Any) -> None:
+    """Write ``path`` through a temporary file in the same folder, renamed
+    into place: readers see the old file or the whole new one, never a part.
+
+    The temporary file is created like any new file (``open``), so the
+    result has the mode ``0666 & ~umask`` like every file skyhop writes,
+    not the ``0600`` of ``tempfile.mkstemp``.
+    """
+    tmp = _temp_path(path)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def write_table(df: Any, out: str | os.PathLike[str]) -> None:
     """Write a DataFrame to ``out`` (.parquet or .csv) atomically, creating parent folders."""
+    from pathlib import Path
+
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
+
+    def write(tmp: Path) -> None:
         if path.suffix.lower() == ".parquet":
             df.to_parquet(tmp, index=False)
         else:
             df.to_csv(tmp, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    _replace_with(path, write)
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder."""
+    from pathlib import Path
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "xb") as f:
+            f.write(data)
+
+    _replace_with(Path(path), write)
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder."""
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 # ---------------------------------------------------------------------------
@@ -212,6 +251,147 @@ def progress_bar(total: int) -> Any:
     )
 
 
+def duration_text(seconds: float) -> str:
+    """A duration for people: ``"45 s"``, ``"3 min 05 s"``, ``"1 h 02 min"``."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+class RunProgress:
+    """Runs done out of a total, with the elapsed time and an estimate of the
+    time left, for long commands (sweeps, experiments).
+
+    On a terminal (stderr) it is a transient rich progress bar; otherwise it
+    prints ``skyhop: progress: LABEL: D/T runs (P %), E elapsed, about R left
+    [STEP]`` lines on stderr: the first, then whenever another tenth of the
+    runs is done or ``every_s`` seconds have passed, and the last. The
+    estimate counts only runs made now (not those a resume found finished).
+
+    ``update(done, total, step=None, skipped=0)`` is the callback to hand to
+    a sweep or an experiment; ``warning(message)`` prints a warning without
+    breaking the bar; ``close()`` ends it.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        terminal: bool | None = None,
+        every_s: float = 10.0,
+        clock: Any = None,
+        stream: Any = None,
+    ) -> None:
+        import time
+
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.terminal = self.stream.isatty() if terminal is None else terminal
+        self.every_s = every_s
+        self.clock = clock or time.monotonic
+        self.t0 = self.clock()
+        self.skipped = 0
+        self.last_line = -math.inf
+        self.last_tenth = -1
+        self.done = self.total = 0
+        self.step: str | None = None
+        self.bar: Any = None
+        self.task: Any = None
+        self.finished = False
+
+    def eta_s(self) -> float | None:
+        """Seconds left at the pace of the runs made now; None before the first."""
+        fresh = self.done - self.skipped
+        left = self.total - self.done
+        if fresh <= 0 or left < 0:
+            return None
+        return (self.clock() - self.t0) / fresh * left
+
+    def text(self) -> str:
+        # floored: 100 % only when every run is done
+        pct = 100 * self.done // self.total if self.total else 100
+        eta = self.eta_s()
+        parts = [
+            f"{self.label}: {self.done}/{self.total} runs ({pct} %)",
+            f"{duration_text(self.clock() - self.t0)} elapsed",
+        ]
+        if self.done < self.total:
+            parts.append(
+                "estimating the time left" if eta is None else f"about {duration_text(eta)} left"
+            )
+        if self.skipped:
+            parts.append(f"{self.skipped} already done")
+        text = ", ".join(parts)
+        return text + (f" [{self.step}]" if self.step and self.done < self.total else "")
+
+    def update(self, done: int, total: int, step: str | None = None, skipped: int = 0) -> None:
+        if skipped > self.skipped:
+            self.skipped = skipped
+        elif not self.total and done and not skipped:
+            self.skipped = done  # the first report of a resumed sweep: runs found done
+        self.done, self.total = done, total
+        if step is not None:
+            self.step = step
+        if self.terminal:
+            self._bar_update()
+            return
+        now = self.clock()
+        tenth = int(10 * done / total) if total else 10
+        if self.finished:
+            return
+        if done >= total or tenth > self.last_tenth or now - self.last_line >= self.every_s:
+            self.last_tenth = max(tenth, self.last_tenth)
+            self.last_line = now
+            self.finished = done >= total
+            print(f"skyhop: progress: {one_line(self.text())}", file=self.stream, flush=True)
+
+    def _bar_update(self) -> None:
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self.bar = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("runs"),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[eta]}"),
+                console=Console(file=self.stream, stderr=self.stream is sys.stderr),
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=self.total, eta="")
+        eta = self.eta_s()
+        self.bar.update(
+            self.task,
+            completed=self.done,
+            total=self.total,
+            description=f"{self.label}" + (f" [{self.step}]" if self.step else ""),
+            eta="" if eta is None else f"about {duration_text(eta)} left",
+        )
+
+    def warning(self, message: str) -> None:
+        if self.bar is not None:
+            self.bar.console.print(f"skyhop: warning: {one_line(message)}", markup=False)
+        else:
+            warning_line(message)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
 def _fmt(stats: dict[str, Any], scale: float = 1.0, digits: int = 3) -> str:
     mean = stats.get("mean")
     if mean is None:
@@ -222,6 +402,47 @@ def _fmt(stats: dict[str, Any], scale: float = 1.0, digits: int = 3) -> str:
     return text
 
 
+#: the run table's columns for every flow: (metric, header, scale, digits)
+BASE_METRICS = [
+    ("completion_time_s", "completion time (s)", 1.0, 3),
+    ("goodput_bps", "goodput (Mb/s)", 1e6, 4),
+    ("retransmissions", "retransmissions", 1.0, 1),
+    ("timeouts", "timeouts", 1.0, 2),
+]
+
+_COUNT_SUFFIX = "_completed"
+_RESPONSE_SUFFIX = "_response_mean_s"
+
+
+def extra_metrics(metric_names: list[str]) -> list[tuple[str, str, str | None]]:
+    """Columns beyond :data:`BASE_METRICS`, decided by the metric names an
+    application reports (none for plain transfers): ``<what>_completed``
+    counts (header ``<what>``) and ``<what>_response_mean_s`` response times
+    (header ``<what> response (s)``, with ``<what>_response_p95_s`` beside
+    the mean when reported). ``(metric, header, p95 metric or None)``, in the
+    order the metrics first appear."""
+    names = list(dict.fromkeys(metric_names))
+    out: list[tuple[str, str, str | None]] = []
+    for m in names:
+        if m.endswith(_COUNT_SUFFIX) and len(m) > len(_COUNT_SUFFIX):
+            out.append((m, m[: -len(_COUNT_SUFFIX)], None))
+    for m in names:
+        if m.endswith(_RESPONSE_SUFFIX) and len(m) > len(_RESPONSE_SUFFIX):
+            what = m[: -len(_RESPONSE_SUFFIX)]
+            p95 = f"{what}_response_p95_s"
+            out.append((m, f"{what} response (s)", p95 if p95 in names else None))
+    return out
+
+
+def _present(summaries: list[dict[str, Any]]) -> list[str]:
+    """Metric names with a value in some flow's summary, in first-seen order."""
+    return [
+        m
+        for m in dict.fromkeys(m for per in summaries for m in per)
+        if any(per.get(m, {}).get("mean") is not None for per in summaries)
+    ]
+
+
 def print_run_table(
     file: str,
     seeds: list[int],
@@ -229,8 +450,9 @@ def print_run_table(
     jain: list[float | None] | None = None,
 ) -> None:
     """Print the human-readable summary of ``skyhop run``: per flow, and
-    for web sessions their object and page response times; under the table,
-    Jain's fairness index of the flows' goodputs (``jain``: one per run)."""
+    the counts and response times an application reports (see
+    :func:`extra_metrics`); under the table, Jain's fairness index of the
+    flows' goodputs (``jain``: one per run)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -241,38 +463,26 @@ def print_run_table(
         caption="mean ± half-width of the 95 % Student-t interval" if n > 1 else None,
     )
     table.add_column("flow", style="bold")
-    table.add_column("completion time (s)", justify="right")
-    table.add_column("goodput (Mb/s)", justify="right")
-    table.add_column("retransmissions", justify="right")
-    table.add_column("timeouts", justify="right")
-    web = any("objects_completed" in m for m in summary.values())
-    if web:
-        table.add_column("objects", justify="right")
-        table.add_column("object response (s)", justify="right")
-        table.add_column("page response (s)", justify="right")
+    for _, header, _, _ in BASE_METRICS:
+        table.add_column(header, justify="right")
+    extra = extra_metrics(_present(list(summary.values())))
+    for _, header, _ in extra:
+        table.add_column(header, justify="right")
+    empty = {"mean": None}
     for flow, m in summary.items():
-        empty = {"mean": None}
         ct = m.get("completion_time_s", empty)
         ct_text = _fmt(ct)
         if ct.get("mean") is not None and ct.get("n", n) < n:
             ct_text += f" ({ct['n']}/{n} finished)"
         elif ct.get("mean") is None and "completion_time_s" in m:
             ct_text = "— (bulk or unfinished)"
-        cells = [
-            flow,
-            ct_text,
-            _fmt(m.get("goodput_bps", empty), 1e6, 4),
-            _fmt(m.get("retransmissions", empty), 1, 1),
-            _fmt(m.get("timeouts", empty), 1, 2),
-        ]
-        if web:
-            cells += [
-                _fmt(m.get("objects_completed", empty), 1, 1),
-                _fmt(m.get("object_response_mean_s", empty))
-                + f" (p95 {_fmt(m.get('object_response_p95_s', empty))})",
-                _fmt(m.get("page_response_mean_s", empty))
-                + f" (p95 {_fmt(m.get('page_response_p95_s', empty))})",
-            ]
+        cells = [flow, ct_text]
+        cells += [_fmt(m.get(k, empty), scale, d) for k, _, scale, d in BASE_METRICS[1:]]
+        for metric, _, p95 in extra:
+            if p95 is None:
+                cells.append(_fmt(m.get(metric, empty), 1, 1))
+            else:
+                cells.append(_fmt(m.get(metric, empty)) + f" (p95 {_fmt(m.get(p95, empty))})")
         table.add_row(*cells)
     # a pipe or file gets the whole table, not one squeezed to 80 columns
     console = Console(width=None if sys.stdout.isatty() else 200)
@@ -285,20 +495,10 @@ def print_run_table(
         console.print(f"Jain's fairness index of the flows' goodputs: {_fmt(st, 1, 4)}")
 
 
-#: metrics of the sweep table: (metric, header, scale, digits)
-SWEEP_TABLE_METRICS = [
-    ("completion_time_s", "completion time (s)", 1.0, 3),
-    ("goodput_bps", "goodput (Mb/s)", 1e6, 4),
-    ("retransmissions", "retransmissions", 1.0, 1),
-    ("timeouts", "timeouts", 1.0, 2),
-    ("object_response_mean_s", "object response (s)", 1.0, 3),
-    ("page_response_mean_s", "page response (s)", 1.0, 3),
-]
-
-
 def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:
     """Print a sweep's summary (summary.json): one row per point and flow,
-    mean ± 95 % CI half-width (n) of the main metrics."""
+    mean ± 95 % CI half-width (n) of the main metrics (those of
+    :data:`BASE_METRICS` and the response times an application reports)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -308,21 +508,19 @@ def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:
     for p in paths:
         table.add_column(p, justify="right")
     table.add_column("flow", style="bold")
-    present = [
-        m
-        for m in SWEEP_TABLE_METRICS
-        if any(
-            m[0] in per and per[m[0]].get("mean") is not None
-            for e in summary_doc
-            for per in e["summary"].values()
-        )
+    present = _present([per for e in summary_doc for per in e["summary"].values()])
+    shown = [m for m in BASE_METRICS if m[0] in present]
+    shown += [
+        (metric, header, 1.0, 3)
+        for metric, header, _ in extra_metrics(present)
+        if metric.endswith(_RESPONSE_SUFFIX)
     ]
-    for _, header, _, _ in present:
+    for _, header, _, _ in shown:
         table.add_column(header, justify="right")
     for e in summary_doc:
         for flow, per in e["summary"].items():
             cells = []
-            for metric, _, scale, digits in present:
+            for metric, _, scale, digits in shown:
                 st = per.get(metric, {"mean": None})
                 text = _fmt(st, scale, digits)
                 if st.get("mean") is not None:
@@ -344,6 +542,8 @@ def _si(x: float | None) -> str:
 
 def print_bench_table(report: dict[str, Any]) -> None:
     """Print the human-readable report of ``skyhop bench``."""
+    from pathlib import Path
+
     from rich.console import Console
     from rich.table import Table
 

@@ -9,20 +9,23 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from . import _core
-from .errors import ScenarioError, SimulationError
+from .errors import ScenarioError, SimulationError, TableError
 from .stats import flow_metrics, summarize
 
+# `typing` and `pathlib` are left out of what `skyhop run` imports (they cost
+# a few milliseconds of every start): typing for type checkers only.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     import pandas as pd
 
 __all__ = ["Results", "Scenario", "describe", "load_scenario", "run"]
 
-ScenarioSource = str | os.PathLike[str] | Mapping[str, Any]
-SetOverrides = Sequence[str] | Mapping[str, Any] | None
+ScenarioSource = str | os.PathLike[str] | Mapping[str, object]
+SetOverrides = Sequence[str] | Mapping[str, object] | None
 
 _U64_MAX = 2**64 - 1
 
@@ -172,14 +175,15 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
         )
     file = os.fspath(source)
     try:
-        text = Path(file).read_text(encoding="utf-8")
+        with open(file, encoding="utf-8") as f:
+            text = f.read()
     except UnicodeDecodeError:
         raise ScenarioError(file, "", "cannot read file: not UTF-8 text") from None
     except OSError as e:
         raise ScenarioError(file, "", f"cannot read file: {e.strerror or e}") from None
     # Relative paths inside the scenario (fade traces, masking files) are
     # relative to the scenario file.
-    base = str(Path(file).resolve().parent)
+    base = os.path.dirname(os.path.realpath(file))
     return Scenario(file, _core.load_scenario(text, file, sets, "toml", base))
 
 
@@ -326,6 +330,12 @@ class Results:
         ``completion_time_s``, ``goodput_bps``, ``bytes_delivered``,
         ``retransmissions``, ``timeouts``, ...), ``proxies``, ``engine``,
         ``traces`` (empty unless ``trace=True``), ``warnings``.
+
+    Tables: every list of records in the runs (per flow ``legs`` and what the
+    flow's application reports, per run ``links`` and ``proxies``) is a
+    table, whatever its name: :meth:`tables`, :meth:`table_frame` and
+    ``<name>_frame()`` (``objects_frame()``, ``pages_frame()``,
+    ``proxies_frame()``, ...) give them as DataFrames.
     """
 
     def __init__(self, scenario: dict[str, Any], runs: list[dict[str, Any]]) -> None:
@@ -434,32 +444,53 @@ class Results:
         rows = [{"seed": r["seed"], **link} for r in self.runs for link in r.get("links", [])]
         return pd.DataFrame(rows)
 
-    def objects_frame(self) -> pd.DataFrame:
-        """Every object of the web sessions (``app = "web"``): one row per
-        run, flow and object, in request order: ``seed``, ``flow``, ``page``,
-        ``request_bytes``, ``reply_bytes``, ``requested_at_s``,
-        ``response_time_s`` (NaN if not complete), ``connection``. For
-        response-time distributions (quantiles, CDFs) across runs."""
-        return self._web_frame("objects")
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every result table of these runs, by name (:mod:`skyhop.tables`).
 
-    def pages_frame(self) -> pd.DataFrame:
-        """Every page of the web sessions: one row per run, flow and page:
-        ``seed``, ``flow``, ``page``, ``objects``, ``bytes``,
-        ``started_at_s``, ``response_time_s`` (NaN if not complete)."""
-        return self._web_frame("pages")
+        A table is any list of records in a run result: per flow ``legs``
+        and what the flow's application reports (a web session's
+        ``objects`` and ``pages``, ...), and per run ``links`` and
+        ``proxies`` (proxy statistics: ``cache_bytes``,
+        ``max_occupancy_bytes``, ``mean_occupancy_bytes``, ...). One row per
+        record: ``seed``, ``flow`` (for a flow's table), the record's index
+        within its list (the table's name in the singular: ``leg``,
+        ``object``, ``page``, ``proxy``; ``link_index`` for ``links``, whose
+        records have a ``link`` field), then the record's fields. A table
+        no run has a record of is absent.
+        """
+        from .tables import assemble, blocks_of, frame
 
-    def _web_frame(self, key: str) -> pd.DataFrame:
-        import pandas as pd
+        rows = assemble(({"seed": r["seed"]}, b) for r in self.runs for b in blocks_of(r))
+        return {name: frame(table) for name, table in rows.items()}
 
-        from .stats import web_rows
+    def table_frame(self, name: str) -> pd.DataFrame:
+        """One result table (see :meth:`tables`); ``skyhop.TableError`` when no
+        run has a record of it."""
+        from .tables import assemble, blocks_of, frame
 
-        rows = [row for r in self.runs for row in web_rows(r, key, {"seed": r["seed"]})]
-        if not rows and not any(key in f for r in self.runs for f in r["flows"].values()):
-            raise KeyError(f'no web session in these runs (no flow has {key!r}; app = "web")')
-        df = pd.DataFrame(rows)
-        if "response_time_s" in df:
-            df["response_time_s"] = df["response_time_s"].astype("float64")
-        return df
+        rows = assemble(
+            ({"seed": r["seed"]}, b) for r in self.runs for b in blocks_of(r) if b["table"] == name
+        )
+        if name not in rows:
+            known = sorted({b["table"] for r in self.runs for b in blocks_of(r)})
+            raise TableError(
+                f"no table {name!r} in these runs (tables: {', '.join(known) or 'none'})"
+            )
+        return frame(rows[name])
+
+    def __getattr__(self, attr: str) -> Any:
+        # ``<name>_frame()`` for every table: objects_frame(), pages_frame(),
+        # legs_frame(), proxies_frame(), ... (see tables()).
+        if attr.endswith("_frame") and len(attr) > len("_frame") and not attr.startswith("_"):
+            name = attr[: -len("_frame")]
+
+            def table(_name: str = name) -> pd.DataFrame:
+                return self.table_frame(_name)
+
+            table.__name__ = attr
+            table.__doc__ = f"The {name!r} table of these runs (see Results.tables())."
+            return table
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
 
     def packet_log_frame(self) -> pd.DataFrame:
         """The per-packet log of runs made with a packet log (``skyhop run

@@ -17,6 +17,7 @@ from typing import Any
 from . import _core
 from .api import load_scenario
 from .errors import ScenarioError
+from .units import duration_s as parse_duration
 
 __all__ = ["plot_channel", "sample_channel"]
 
@@ -41,27 +42,15 @@ def sample_channel(
     if seed is None:
         seed = int(resolved.get("run", {}).get("seed", 1))
     if duration_s is None:
-        duration_s = _duration_s(resolved.get("run", {}).get("duration", "230 s"))
+        text = resolved.get("run", {}).get("duration")
+        if text is None:
+            raise ScenarioError(scn.file, "run.duration", "not set: give a duration (--duration)")
+        duration_s = parse_duration(text, "run.duration", scn.file)
     if not duration_s > 0:
         raise ScenarioError("<options>", "--duration", "must be positive")
     step = step_s or duration_s / 2000
     at = [duration_s * (i + 0.5) / skylines for i in range(skylines)]
     return json.loads(_core.sample_channel(scn.json, link, direction, seed, duration_s, step, at))
-
-
-def _duration_s(text: str) -> float:
-    """Seconds of a duration string ("31 s", "500 ms", "2 min", "1 h")."""
-    value, _, unit = str(text).strip().partition(" ")
-    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
-    unit = unit.strip() or "s"
-    if unit not in scale:
-        raise ScenarioError(
-            "<options>", "--duration", f"unknown unit in {text!r} (use s, ms, min, h)"
-        )
-    try:
-        return float(value) * scale[unit]
-    except ValueError:
-        raise ScenarioError("<options>", "--duration", f"{text!r} is not a duration") from None
 
 
 def plot_channel(samples: dict[str, Any], out: str, title: str = "") -> None:

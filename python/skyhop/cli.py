@@ -23,11 +23,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
-from typing import Any, NoReturn
 
 from . import _output as output
 from .errors import UsageError
+
+# `typing` for type checkers only, `pathlib` in the commands that use it:
+# `skyhop run` imports neither
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, NoReturn
 
 __all__ = ["build_parser", "main"]
 
@@ -275,6 +279,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_report.set_defaults(func=cmd_report)
 
+    p_fig = sub.add_parser(
+        "plot",
+        help="draw a sweep's metric against its swept keys, or the CDF of a result table column",
+        description="With --metric: a sweep's metric (mean with its 95 %% CI) against one "
+        "swept path, one line per combination of the other swept paths. With --cdf: the "
+        "empirical CDF of a column of the result tables (e.g. response_time_s of a web "
+        "session's objects and pages), of a sweep folder or of a file holding the JSON "
+        "document of 'skyhop run --json'. FILE.png, .pdf or .svg writes that format; any "
+        "other name gets all three.",
+    )
+    p_fig.add_argument(
+        "source", metavar="DIR|RUN.json", help="sweep folder (or, with --cdf, a run document)"
+    )
+    what = p_fig.add_mutually_exclusive_group(required=True)
+    what.add_argument(
+        "--metric", metavar="METRIC", help="a metric of summary.json, e.g. goodput_bps"
+    )
+    what.add_argument(
+        "--cdf", metavar="COLUMN", help="a column of the result tables, e.g. response_time_s"
+    )
+    p_fig.add_argument(
+        "--x",
+        metavar="PATH",
+        help="the swept path on the x axis (default: the first numeric one with several values)",
+    )
+    p_fig.add_argument("--flow", metavar="F", help="only this flow (default: every flow)")
+    p_fig.add_argument(
+        "--table",
+        metavar="T1,T2",
+        help="with --cdf: only these tables (default: every table with the column)",
+    )
+    p_fig.add_argument("--out", required=True, metavar="FILE", help="image to write")
+    p_fig.set_defaults(func=cmd_plot)
+
     p_schema = sub.add_parser(
         "schema",
         help="print the JSON Schema of the scenario format",
@@ -325,7 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--direction", default="forward", choices=["forward", "reverse"], help="default forward"
     )
     p_plot.add_argument(
-        "--duration", metavar="T", help='time span, e.g. "120 s" (default: run.duration)'
+        "--duration",
+        metavar="T",
+        help='time span with a unit, e.g. 120s or "2 min" (default: run.duration)',
     )
     p_plot.add_argument(
         "--seed", type=_seed, metavar="S", help="seed (default: run.seed of the scenario)"
@@ -375,19 +415,17 @@ def run_document(
     network: dict[str, Any] | None = None,
 ) -> dict:
     """The ``--json`` document: scenario, network, runs (seed order), summary."""
-    from .stats import WEB_TABLES, flow_metrics, summarize
+    from .stats import flow_metrics, summarize
+    from .tables import flow_tables
 
     out_runs = []
     for r in runs:
         entry: dict[str, Any] = {
             "seed": r["seed"],
             "flows": {
-                name: {
-                    **flow_metrics(f),
-                    "legs": f.get("legs", []),
-                    # web sessions: every object and page
-                    **{k: f[k] for k in WEB_TABLES if k in f},
-                }
+                # the metrics, then every table of the flow (legs, and what
+                # its application reports)
+                name: {**flow_metrics(f), "legs": f.get("legs", []), **flow_tables(f)}
                 for name, f in r["flows"].items()
             },
         }
@@ -422,28 +460,21 @@ def _link_names(text: str | None, scn: Any, key: str) -> list[str] | None:
     return names
 
 
-_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "min": 60.0}
-
-
 def _window(text: str | None) -> list[float] | None:
-    """``10s,20s`` as seconds ``[10.0, 20.0]``."""
-    import re
-
+    """``10s,20s`` as seconds ``[10.0, 20.0]`` (each end read by the engine's parser)."""
     from .errors import ScenarioError
+    from .units import duration_s
 
     if text is None:
         return None
     parts = text.split(",")
-    out = []
-    for p in parts:
-        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*", p)
-        if len(parts) != 2 or not m or (m.group(2) and m.group(2) not in _TIME_UNITS):
-            raise ScenarioError(
-                "<options>",
-                "--packet-log-window",
-                f"expected FROM,TO with time units, e.g. 10s,20s; got {text!r}",
-            )
-        out.append(float(m.group(1)) * _TIME_UNITS[m.group(2) or "s"])
+    if len(parts) != 2:
+        raise ScenarioError(
+            "<options>",
+            "--packet-log-window",
+            f"expected FROM,TO with time units, e.g. 10s,20s; got {text!r}",
+        )
+    out = [duration_s(p, "--packet-log-window") for p in parts]
     if out[0] > out[1]:
         raise ScenarioError("<options>", "--packet-log-window", f"{text!r} ends before it starts")
     return out
@@ -452,6 +483,8 @@ def _window(text: str | None) -> list[float] | None:
 def _check_out_file(out: str | None, key: str = "--out") -> None:
     if not out:
         return
+    from pathlib import Path
+
     if Path(out).suffix.lower() not in (".parquet", ".csv"):
         from .errors import ScenarioError
 
@@ -553,31 +586,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .errors import ScenarioError
     from .sweep import SweepInterrupted, run_sweep
 
     if not args.grid:
         raise ScenarioError(args.scenario, "--grid", "give at least one --grid PATH=V1,V2,...")
     _check_backend_args(args)
-    bar: Any = None
-    state: dict[str, Any] = {}
-
-    def on_progress(done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = output.progress_bar(total) or False
-            if bar:
-                bar.start()
-                state["task"] = bar.add_task("sweep", total=total, completed=done)
-        elif bar:
-            bar.update(state["task"], completed=done)
-
-    def on_warning(message: str) -> None:
-        if bar:
-            bar.console.print(f"skyhop: warning: {output.one_line(message)}", markup=False)
-        else:
-            output.warning_line(message)
-
+    progress = output.RunProgress("sweep")
     try:
         info = run_sweep(
             args.scenario,
@@ -588,23 +605,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             set=args.sets,
             resume=args.resume,
             jobs=args.jobs,
-            on_progress=on_progress,
-            on_warning=on_warning,
+            on_progress=progress.update,
+            on_warning=progress.warning,
             trace=args.trace,
             backend=args.backend,
             address=args.address,
         )
     except SweepInterrupted as e:
-        if bar:
-            bar.stop()
-            bar = False
+        progress.close()
         output.info_line(
             f"interrupted: {e.done} of {e.total} runs saved in {args.out}; continue with --resume"
         )
         return EXIT_INTERRUPTED
     finally:
-        if bar:
-            bar.stop()
+        progress.close()
     if args.json:
         sys.stdout.write((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
     else:
@@ -627,8 +641,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .errors import ScenarioError
     from .experiments import EXPERIMENTS, run_experiment
+    from .sweep import SweepInterrupted
 
     name = args.name.upper()
     if name not in EXPERIMENTS:
@@ -640,20 +657,28 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     _check_backend_args(args)
     out = args.out or str(Path("out") / name)
     output.check_writable_dir(out)
-
-    def progress(step: str) -> None:
-        output.progress_line(f"{name}: {step}")
-
-    doc = run_experiment(
-        name,
-        out,
-        runs=args.runs,
-        seed=args.seed,
-        jobs=args.jobs,
-        progress=progress,
-        backend=args.backend,
-        address=args.address,
-    )
+    progress = output.RunProgress(name)
+    try:
+        doc = run_experiment(
+            name,
+            out,
+            runs=args.runs,
+            seed=args.seed,
+            jobs=args.jobs,
+            on_progress=progress.update,
+            on_warning=progress.warning,
+            backend=args.backend,
+            address=args.address,
+        )
+    except SweepInterrupted as e:
+        progress.close()
+        output.info_line(
+            f"interrupted: the sub-sweep under way has {e.done} of {e.total} runs saved in "
+            f"{e.out}; run the same command again to continue"
+        )
+        return EXIT_INTERRUPTED
+    finally:
+        progress.close()
     if args.json:
         sys.stdout.write(output.dump_json(doc) + "\n")
     else:
@@ -662,6 +687,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .errors import ScenarioError
     from .report import build_report
 
@@ -671,8 +698,32 @@ def cmd_report(args: argparse.Namespace) -> int:
     kind, page = build_report(args.folder)  # checks the folder before anything is written
     output.check_writable_file(out)
     output.write_text_atomic(Path(out), page)
-    Path(out).chmod(0o644)
     print(f"{kind} report written to {out}")
+    return EXIT_OK
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .figures import FORMATS, cdf_figure, sweep_figure
+
+    suffix = Path(args.out).suffix.lower().lstrip(".")
+    if suffix in FORMATS:
+        output.check_writable_file(args.out)
+    else:
+        output.check_writable_dir(Path(args.out).parent or ".")
+    if args.metric is not None:
+        if args.table is not None:
+            raise UsageError("--table goes with --cdf, not --metric")
+        files = sweep_figure(args.source, args.metric, args.out, x=args.x, flow=args.flow)
+    else:
+        if args.x is not None:
+            raise UsageError("--x goes with --metric, not --cdf")
+        tables = None
+        if args.table is not None:
+            tables = [t.strip() for t in args.table.split(",") if t.strip()]
+        files = cdf_figure(args.source, args.cdf, args.out, tables=tables, flow=args.flow)
+    print("wrote " + ", ".join(str(f) for f in files))
     return EXIT_OK
 
 
@@ -709,11 +760,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_channel_plot(args: argparse.Namespace) -> int:
     from .api import load_scenario
-    from .channel_plot import _duration_s, plot_channel, sample_channel
+    from .channel_plot import plot_channel, sample_channel
+    from .units import duration_s
 
     output.check_writable_file(args.out)
+    duration = None if args.duration is None else duration_s(args.duration, "--duration")
     scn = load_scenario(args.scenario, set=args.sets)
-    duration = _duration_s(args.duration) if args.duration else None
     samples = sample_channel(
         scn, args.link, direction=args.direction, seed=args.seed, duration_s=duration
     )

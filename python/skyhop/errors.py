@@ -10,6 +10,7 @@ error a user can cause surfaces as one of them, never as a Rust panic::
     ├── SweepError(SkyhopError, RuntimeError)       a sweep that cannot go on: a worker
     │                                               process killed from outside, a
     │                                               damaged store that cannot be redone
+    ├── TableError(SkyhopError, LookupError)        a result table that no run has
     └── UsageError(SkyhopError)                     a command-line mistake (cli only)
 
 The command line maps every one of them to one ``skyhop: error:`` line and
@@ -29,7 +30,14 @@ flows.f.to
 
 from __future__ import annotations
 
-__all__ = ["ScenarioError", "SimulationError", "SkyhopError", "SweepError", "UsageError"]
+__all__ = [
+    "ScenarioError",
+    "SimulationError",
+    "SkyhopError",
+    "SweepError",
+    "TableError",
+    "UsageError",
+]
 
 
 class SkyhopError(Exception):
@@ -122,6 +130,13 @@ class SweepError(SkyhopError, RuntimeError):
 
     def __reduce__(self):
         return (type(self), (self.message, self.out))
+
+
+class TableError(SkyhopError, LookupError):
+    """A result table asked for by name that no run of the results has
+    (e.g. ``objects_frame()`` of runs without a web session). The message
+    names the tables there are. Not a ``KeyError``: ``str(error)`` is the
+    message as written."""
 
 
 class UsageError(SkyhopError):

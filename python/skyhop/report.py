@@ -12,7 +12,8 @@ a floating label on hover. Contents:
 - for an experiment (``DIR/summary.json`` with ``claims``): every published
   claim marked holds / does not hold with its evidence, the
   published-vs-ours table (every entry of ``summary.json`` that has a
-  published value), and each sub-sweep of ``DIR/sweeps`` as above.
+  published value), the experiment's figures (its SVG files, drawn by
+  :mod:`skyhop.figures`), and each sub-sweep of ``DIR/sweeps`` as above.
 
 Every number in a table is the value of ``summary.json`` (in a ``data-value``
 attribute, exact) shown with four significant digits.
@@ -28,7 +29,7 @@ from typing import Any
 
 from ._output import write_text_atomic
 from .errors import ScenarioError
-from .experiments.plotting import PALETTE, placement_label
+from .figures import PALETTE, ci_title, placement_label
 
 __all__ = ["build_report", "write_report"]
 
@@ -245,7 +246,7 @@ def svg_plot(
         out.append(f'<text x="{lx + 38}" y="{ly + 4}" class="legend">{_e(label)}</text>')
     note_y = T + 18 + len(series) * 20 + 8
     out.append(
-        f'<text x="{L + pw + 16}" y="{note_y}" class="note">error bars: 95 % CI{_e(n_note)}</text>'
+        f'<text x="{L + pw + 16}" y="{note_y}" class="note">{_e(ci_title(None))}{_e(n_note)}</text>'
     )
     out.append("</svg>")
     return "\n".join(out)
@@ -466,11 +467,34 @@ def _experiment_sections(doc: dict[str, Any], d: Path) -> list[str]:
             f'<td class="{cls}">{num(wt) if wt is not None else "—"}</td></tr>'
         )
     parts.append("</table></section>")
+    parts.append(_figures_section(d))
     sweeps = d / "sweeps"
     if sweeps.is_dir():
         for sd in sorted(p for p in sweeps.iterdir() if (p / "sweep.json").exists()):
             parts.append(_sweep_section(sd, f"Sub-sweep {sd.name}", f"sweep-{sd.name}"))
     return parts
+
+
+def _figures_section(d: Path) -> str:
+    """The experiment's own figures (drawn by :mod:`skyhop.figures`, saved
+    beside summary.json), each inline as an SVG image (a data URI: the page
+    still needs nothing from outside)."""
+    import base64
+
+    figs = sorted(d.glob("*.svg"))
+    if not figs:
+        return ""
+    out = ['<section id="figures"><h2>Figures</h2>']
+    for f in figs:
+        data = base64.b64encode(f.read_bytes()).decode("ascii")
+        out.append(
+            f'<figure class="expfig" data-file="{_e(f.name)}">'
+            f'<img alt="{_e(f.stem)}" src="data:image/svg+xml;base64,{data}" '
+            'style="max-width:100%;height:auto">'
+            f"<figcaption><code>{_e(f.stem)}</code> (also .png, .pdf)</figcaption></figure>"
+        )
+    out.append("</section>")
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------------------
@@ -600,5 +624,4 @@ def write_report(folder: str | Path, out: str | Path) -> str:
     """Write the report of ``folder`` to ``out``; returns its kind."""
     kind, page = build_report(folder)
     write_text_atomic(Path(out), page)
-    Path(out).chmod(0o644)
     return kind

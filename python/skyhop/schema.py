@@ -17,7 +17,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BEGIN", "END", "keys_markdown", "keys_rows", "scenario_schema", "update_doc"]
+__all__ = [
+    "BEGIN",
+    "END",
+    "key_type",
+    "keys_markdown",
+    "keys_rows",
+    "scenario_schema",
+    "update_doc",
+]
 
 BEGIN = "<!-- BEGIN GENERATED KEYS: python -m skyhop.schema --update docs/scenario.md -->"
 END = "<!-- END GENERATED KEYS -->"
@@ -52,6 +60,83 @@ def _resolve(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
                 out["description"] = desc
             continue
         return out
+
+
+def _alternatives(schema: dict[str, Any], node: Any) -> list[dict[str, Any]]:
+    """The schemas a value at ``node`` may match: ``$ref`` and ``allOf``
+    followed, ``oneOf`` / ``anyOf`` (tagged tables, unions) spread out."""
+    if not isinstance(node, dict):
+        return []
+    node = _resolve(schema, node)
+    branches = node.get("oneOf") or node.get("anyOf")
+    if branches:
+        return [alt for b in branches for alt in _alternatives(schema, b)]
+    return [node]
+
+
+def _json_types(node: dict[str, Any]) -> set[str]:
+    t = node.get("type")
+    if isinstance(t, list):
+        return set(t)
+    if isinstance(t, str):
+        return {t}
+    if "enum" in node:
+        return {type_name(v) for v in node["enum"]}
+    return set()
+
+
+def type_name(value: Any) -> str:
+    """The JSON type name of a Python value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, (list, tuple)) else "object"
+
+
+def key_type(path: str, schema: dict[str, Any] | None = None) -> str | None:
+    """The JSON type of the value at a dotted scenario path: ``"boolean"``,
+    ``"integer"``, ``"number"``, ``"string"`` (quantities with units and
+    names included), ``"array"`` or ``"object"``; ``None`` when the schema
+    does not say (an unknown path, or a value that may be of several types,
+    e.g. a string or a number). Entries of maps (``nodes.<name>``,
+    ``links.<id>``, ``flows.<id>``) match any name; ``templates.<t>.flows.<key>.``
+    paths are typed as the flows they expand to (likewise nodes and links).
+
+    >>> key_type("tcp.delayed_ack"), key_type("links.x.per"), key_type("links.x.rate")
+    ('boolean', 'number', 'string')
+    """
+    schema = schema or scenario_schema()
+    parts = path.split(".")
+    if len(parts) >= 4 and parts[0] == "templates" and parts[2] in _MAP_KEYS:
+        parts = parts[2:]
+    nodes: list[Any] = [schema]
+    for part in parts:
+        found: list[Any] = []
+        for node in nodes:
+            for alt in _alternatives(schema, node):
+                props = alt.get("properties", {})
+                if part in props:
+                    found.append(props[part])
+                elif isinstance(alt.get("additionalProperties"), dict):
+                    found.append(alt["additionalProperties"])
+        if not found:
+            return None
+        nodes = found
+    types: set[str] = set()
+    for node in nodes:
+        for alt in _alternatives(schema, node):
+            types |= _json_types(alt)
+    types.discard("null")
+    if types == {"integer", "number"}:
+        return "number"
+    return types.pop() if len(types) == 1 else None
 
 
 def _type_name(schema: dict[str, Any], node: dict[str, Any]) -> str:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # `typing` for type checkers only (not imported by `skyhop run`)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 __all__ = [
     "ci95",
@@ -14,11 +17,7 @@ __all__ = [
     "summarize_values",
     "t975",
     "t_quantile",
-    "web_rows",
 ]
-
-#: FlowResult fields that are not per-run scalars (skipped in tables and summaries).
-_NON_SCALAR = frozenset({"legs"})
 
 
 def ci95(values: Sequence[float]) -> float | None:
@@ -155,29 +154,10 @@ def _is_nan(v: Any) -> bool:
     return isinstance(v, float) and math.isnan(v)
 
 
-#: the lists a web session's FlowResult carries, one table each
-WEB_TABLES = ("objects", "pages")
-
-
-def web_rows(result: Mapping[str, Any], key: str, head: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The ``objects`` or ``pages`` of every web session of one run result,
-    as table rows: ``head`` (e.g. the seed), ``flow``, for pages their index
-    ``page``, then the item's fields."""
-    rows = []
-    for name, flow in result["flows"].items():
-        for i, item in enumerate(flow.get(key) or []):
-            extra = {"page": i} if key == "pages" else {}
-            rows.append({**head, "flow": name, **extra, **item})
-    return rows
-
-
 def flow_metrics(flow: Mapping[str, Any]) -> dict[str, Any]:
-    """The scalar fields of one FlowResult dict (numbers, booleans, null)."""
-    return {
-        k: v
-        for k, v in flow.items()
-        if k not in _NON_SCALAR and (v is None or isinstance(v, (int, float)))
-    }
+    """The scalar fields of one FlowResult dict (numbers, booleans, null):
+    its metrics. Its lists of records are tables (:mod:`skyhop.tables`)."""
+    return {k: v for k, v in flow.items() if v is None or isinstance(v, (int, float))}
 
 
 def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:

@@ -4,8 +4,10 @@ between gateway and terminal), as distributions over 20 sessions of 50
 pages: HTTP/1.0 with four parallel connections against HTTP/1.1 with one
 persistent connection, with the studies' TCP defaults (SACK, IW 1,
 RFC 6298 RTO) and under tcp.profile = "linux". Writes
-docs/figures/web_geo_response_cdf.png and prints the quantiles quoted in
-docs/VALIDATION.md.
+docs/figures/web_geo_response_cdf.png (with skyhop.figures' palette and
+line styles) and prints the quantiles quoted in docs/VALIDATION.md.
+(`skyhop plot RUN.json --cdf response_time_s` draws the same curves for any
+saved run document.)
 
 Run from the repository root with skyhop installed:
     python3 validation/web/web_geo_figure.py
@@ -13,32 +15,31 @@ Run from the repository root with skyhop installed:
 
 import pathlib
 
-import matplotlib
 import matplotlib.ticker
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 
 import skyhop
+from skyhop.figures import save_figure, series_style, subplots
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCN = ROOT / "scenarios" / "web_geo.toml"
 OUT = ROOT / "docs" / "figures" / "web_geo_response_cdf.png"
 
 CASES = [
-    ("HTTP/1.0 ×4", {"flows.web.web.http": "1.0"}, "C0", "-"),
-    ("HTTP/1.1", {"flows.web.web.http": "1.1", "tcp.idle_restart": True}, "C1", "-"),
-    ("HTTP/1.0 ×4, linux", {"flows.web.web.http": "1.0", "tcp.profile": "linux"}, "C0", "--"),
-    ("HTTP/1.1, linux", {"flows.web.web.http": "1.1", "tcp.profile": "linux"}, "C1", "--"),
+    ("HTTP/1.0 ×4", {"flows.web.web.http": "1.0"}),
+    ("HTTP/1.1", {"flows.web.web.http": "1.1", "tcp.idle_restart": True}),
+    ("HTTP/1.0 ×4, linux", {"flows.web.web.http": "1.0", "tcp.profile": "linux"}),
+    ("HTTP/1.1, linux", {"flows.web.web.http": "1.1", "tcp.profile": "linux"}),
 ]
 
 
 def main() -> None:
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = subplots(1, 2, width=12, height=4.2)
+    axes = axes[0]
     print("| case | object p50 | object p95 | page p50 | page p95 | page p99 |")
     print("|---|---|---|---|---|---|")
-    for label, sets, color, style in CASES:
+    for i, (label, sets) in enumerate(CASES):
+        style = series_style(i)
         res = skyhop.run(SCN, runs=20, seed=1, set=sets)
         objs = res.objects_frame()["response_time_s"].dropna().to_numpy()
         pages = res.pages_frame()["response_time_s"].dropna().to_numpy()
@@ -48,9 +49,10 @@ def main() -> None:
                 x,
                 np.arange(1, len(x) + 1) / len(x),
                 where="post",
-                color=color,
-                linestyle=style,
-                label=label,
+                color=style["color"],
+                linestyle=style["linestyle"],
+                linewidth=1.4,
+                label=f"{label} (n = {len(x)})",
             )
         q = lambda v, p: float(np.quantile(v, p))  # noqa: E731
         print(
@@ -63,14 +65,17 @@ def main() -> None:
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xticks([0.5, 1, 2, 5, 10, 20, 50])
         ax.set_xlabel(f"{what} response time (s)")
-        ax.set_ylabel("fraction")
+        ax.set_ylabel("fraction ≤ x")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_title("objects (request to last reply byte)")
-    axes[1].set_title("pages (main request to last object)")
-    axes[1].legend(loc="lower right", fontsize=8)
-    fig.suptitle("One web user behind a GEO terminal (web_geo.toml), 20 sessions of 50 pages")
+        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.18), fontsize=7, ncol=2, frameon=False)
+    axes[0].set_title("objects (request to last reply byte)", fontsize=10)
+    axes[1].set_title("pages (main request to last object)", fontsize=10)
+    fig.suptitle(
+        "One web user behind a GEO terminal (web_geo.toml), 20 sessions of 50 pages, seeds 1..20",
+        fontsize=10,
+    )
     fig.tight_layout()
-    fig.savefig(OUT, dpi=120)
+    save_figure(fig, OUT, formats=("png",))
     print(f"wrote {OUT.relative_to(ROOT)}")
 
 

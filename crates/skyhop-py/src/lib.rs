@@ -462,7 +462,24 @@ fn sample_channel(
     result.map_err(|f| python_error(py, f))
 }
 
-/// Version of the compiled engine.
+/// A duration as the engine reads it in scenario files (`"120 s"`,
+/// `"120s"`, `"500 ms"`, `"2 min"`), in seconds. Python uses this one
+/// parser wherever it accepts a duration, so that a command-line option and
+/// a scenario key accept the same texts and refuse the others with the same
+/// words: a `ScenarioError(file, key, message)` with the engine's message.
+#[pyfunction]
+#[pyo3(signature = (text, key="duration", file="<options>"))]
+fn parse_duration(py: Python<'_>, text: &str, key: &str, file: &str) -> PyResult<f64> {
+    skyhop::units::Duration::parse(text)
+        .map(|d| d.0.as_secs_f64())
+        .map_err(|message| {
+            python_error(
+                py,
+                Failure::Scenario(ScenarioError::new(file, key, message)),
+            )
+        })
+}
+
 /// The JSON Schema of the scenario format (draft-07), generated from the
 /// engine's own scenario types.
 #[pyfunction]
@@ -470,6 +487,7 @@ fn scenario_json_schema() -> String {
     skyhop::scenario::json_schema::scenario_json_schema().to_string()
 }
 
+/// Version of the compiled engine.
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -486,6 +504,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cancel, m)?)?;
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     #[cfg(target_os = "linux")]
     {

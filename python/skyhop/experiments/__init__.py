@@ -1,36 +1,58 @@
 """The named reproductions of published studies: ``skyhop experiment E1|E2|E3|E4|E5|E6``.
 
-Each experiment runs its grid (resumable sub-sweeps under ``OUT/sweeps``),
-then writes into ``OUT``: ``results.parquet`` (every run of every sub-sweep),
-``summary.json`` (mirroring the key structure of the published targets, with
-our mean, 95 % CI and n beside each published number, and every published
-claim marked holds / does not hold with its evidence), ``claims.md`` and one
-PNG per published figure.
+Each experiment is one module implementing :class:`~.base.Experiment`: it
+declares its grid (resumable sub-sweeps under ``OUT/sweeps`` and plain runs),
+summarises the finished runs, checks the published claims of
+``targets.toml`` and draws its figures with :mod:`skyhop.figures`.
+:func:`run_experiment` runs any of them the same way and writes into ``OUT``:
+``results.parquet`` (every run of every sub-sweep), ``summary.json``
+(mirroring the key structure of the published targets, with our mean, 95 %
+CI and n beside each published number, every published claim marked holds /
+does not hold with its evidence, the runs per point and the wall time),
+``claims.md`` and each figure as PNG, PDF and SVG.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import e1, e4, e5, e6, geo_split
-from .common import Context, claims_markdown, write_json
+from .base import Context, Experiment, Progress, execute, jobs_size
+from .common import claims_markdown, write_json
+from .e1 import E1
+from .e2 import E2
+from .e3 import E3
+from .e4 import E4
+from .e5 import E5
+from .e6 import E6
 
-__all__ = ["DEFAULT_RUNS", "EXPERIMENTS", "run_experiment"]
+__all__ = ["DEFAULT_RUNS", "EXPERIMENTS", "Experiment", "run_experiment", "total_runs"]
+
+#: every experiment, by name
+EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (E1(), E2(), E3(), E4(), E5(), E6())}
 
 #: the published run counts (20 runs; 100 sessions for E2/E3; 1000 for E4; 20 for E5 and E6)
-DEFAULT_RUNS = {"E1": 20, "E2": 100, "E3": 100, "E4": 1000, "E5": 20, "E6": 20}
+DEFAULT_RUNS = {name: e.runs for name, e in EXPERIMENTS.items()}
 
-EXPERIMENTS: dict[str, Callable[[Context], dict[str, Any]]] = {
-    "E1": e1.run,
-    "E2": lambda ctx: geo_split.run(geo_split.E2, ctx),
-    "E3": lambda ctx: geo_split.run(geo_split.E3, ctx),
-    "E4": e4.run,
-    "E5": e5.run,
-    "E6": e6.run,
-}
+
+def _lookup(name: str) -> Experiment:
+    key = name.upper() if isinstance(name, str) else name
+    if key not in EXPERIMENTS:
+        from ..errors import ScenarioError
+
+        raise ScenarioError(
+            "<experiment>", "name", f"unknown experiment {name!r} (known: {', '.join(EXPERIMENTS)})"
+        )
+    return EXPERIMENTS[key]
+
+
+def total_runs(name: str, runs: int | None = None) -> int:
+    """Simulation runs of experiment ``name`` with ``runs`` per point
+    (default: the published count), every sub-sweep and plain run included."""
+    exp = _lookup(name)
+    n = runs or exp.runs
+    return jobs_size(exp.grid(Context(out=Path("."), runs=n)), n)
 
 
 def run_experiment(
@@ -41,51 +63,57 @@ def run_experiment(
     seed: int = 1,
     jobs: int | None = None,
     resume: bool = True,
-    progress: Callable[[str], None] | None = None,
+    on_progress: Progress | None = None,
+    on_warning: Any = None,
     backend: str = "local",
     address: str | None = None,
 ) -> dict[str, Any]:
     """Run experiment ``name`` into directory ``out``; returns its summary document.
 
-    ``backend="ray"`` (with an optional cluster ``address``) sends the runs of
-    every sub-sweep to a Ray cluster; the folder is the same either way.
+    ``on_progress(done, total, step, skipped)`` is called as runs finish
+    (``total``: every run of the experiment; ``skipped``: runs a resume found
+    finished; ``step``: the sub-sweep or runs under way); ``on_warning``
+    receives warnings (e.g. a damaged part redone). ``backend="ray"`` (with an
+    optional cluster ``address``) sends the runs of every sub-sweep to a Ray
+    cluster; the folder is the same either way.
     """
     import pandas as pd
 
-    key = name.upper()
-    if key not in EXPERIMENTS:
-        from ..errors import ScenarioError
-
-        raise ScenarioError(
-            "<experiment>", "name", f"unknown experiment {name!r} (known: {', '.join(EXPERIMENTS)})"
-        )
+    from .._output import write_table, write_text_atomic
     from ..sweep import check_backend
 
+    exp = _lookup(name)
     check_backend(backend, address)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ctx = Context(
         out=out,
-        runs=runs or DEFAULT_RUNS[key],
+        runs=runs or exp.runs,
         seed=seed,
         jobs=jobs,
         resume=resume,
-        progress=progress,
         backend=backend,
         address=address,
+        on_progress=on_progress,
+        on_warning=on_warning,
     )
     t0 = time.perf_counter()
+    grid = exp.grid(ctx)
     if backend == "ray":
-        from ..ray_backend import ray_session
+        from ..sweep.ray_backend import ray_session
 
         with ray_session(address, jobs):
-            body = EXPERIMENTS[key](ctx)
+            data = execute(ctx, grid)
     else:
-        body = EXPERIMENTS[key](ctx)
+        data = execute(ctx, grid)
+    analysis = exp.run(ctx, data)
+    exp.claims(ctx, analysis)
+    exp.figures(ctx, analysis)
     wall = time.perf_counter() - t0
-    doc = {key: body, "claims": ctx.claims, "runs_per_point": ctx.runs, "wall_time_s": wall}
+    doc = {exp.name: analysis.summary, "claims": ctx.claims, "runs_per_point": ctx.runs}
+    doc["wall_time_s"] = wall
     write_json(out / "summary.json", doc)
-    (out / "claims.md").write_text(claims_markdown(ctx.claims) + "\n")
+    write_text_atomic(out / "claims.md", claims_markdown(ctx.claims) + "\n")
     frames = []
     for d in sorted((out / "sweeps").iterdir()):
         f = d / "results.parquet"
@@ -94,5 +122,5 @@ def run_experiment(
             df.insert(0, "sweep", d.name)
             frames.append(df)
     if frames:
-        pd.concat(frames, ignore_index=True).to_parquet(out / "results.parquet")
+        write_table(pd.concat(frames, ignore_index=True), out / "results.parquet")
     return doc

@@ -9,9 +9,11 @@ leg's sender over time, and the half-free cache sweep (10..250 packets).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from .common import Context, grouped, plt, rel_dev, scenario_path, targets
+from .base import Analysis, Context, Job, Runs, SubSweep
+from .common import grouped, rel_dev, scenario_path, targets
 
 SCENARIO = "e1_haps.toml"
 PERS = [0.001, 0.005, 0.01]
@@ -35,110 +37,141 @@ def _placement_of(literal: str, placements: dict[str, list[str]]) -> str:
     raise ValueError(literal)
 
 
-def run(ctx: Context) -> dict[str, Any]:
-    scn = scenario_path(SCENARIO)
-    pub = targets()["E1"]
-    summary: dict[str, Any] = {"fig9": {}, "per_sweep": {}, "cache_sweep": {}, "cwnd": {}}
-    time_tables: dict[str, Any] = {}
-    tput_tables: dict[str, Any] = {}
+class E1:
+    """The E1 reproduction (see the module doc)."""
 
-    for d, (src, dst, placements) in DIRECTIONS.items():
-        tag = d.replace("->", "")
-        base = {"flows.ftp.from": src, "flows.ftp.to": dst}
-        grid = {
-            "links.wu.per": PERS,
-            "flows.ftp.tcp": TCPS,
-            "flows.ftp.proxies": [placements[p] for p in ("none", "T", "TS")],
-        }
-        # 5 MB transfer time.
-        df = ctx.sweep(f"time_{tag}", scn, grid, sets={**base, "flows.ftp.size": "5 MB"})
-        df["placement"] = [_placement_of(v, placements) for v in df["flows.ftp.proxies"]]
-        time_tables[d] = grouped(
-            df, ["links.wu.per", "flows.ftp.tcp", "placement"], "completion_time_s"
-        )
-        # 230 s bulk throughput.
-        df = ctx.sweep(
-            f"throughput_{tag}",
-            scn,
-            grid,
-            sets={**base, "flows.ftp.size": "unlimited", "run.duration": "230 s"},
-        )
-        df["placement"] = [_placement_of(v, placements) for v in df["flows.ftp.proxies"]]
-        tput_tables[d] = grouped(df, ["links.wu.per", "flows.ftp.tcp", "placement"], "goodput_bps")
-        summary["per_sweep"][d] = {
-            "transfer_time_s": _nest(time_tables[d]),
-            "throughput_bps": _nest(tput_tables[d]),
-        }
+    name = "E1"
+    runs = 20
 
-    # Fig. 9: W->G at 1 % PER.
-    fig9 = pub["fig9"]
-    for tcp in TCPS:
-        summary["fig9"][tcp] = {}
-        for p in ("none", "T", "TS"):
-            s = dict(time_tables["W->G"][(0.01, tcp, p)])
-            s["published"] = fig9[tcp][p]
-            s["deviation"] = rel_dev(s["mean"], fig9[tcp][p])
-            s["within_tolerance"] = (
-                s["deviation"] is not None and abs(s["deviation"]) <= fig9["tolerance"]
-            )
-            summary["fig9"][tcp][p] = s
-
-    # Cache sweep: proxy at T, 1 % PER, half-free, 230 s throughput, both directions.
-    cache_tables = {}
-    for d, (src, dst, _placements) in DIRECTIONS.items():
-        tag = d.replace("->", "")
-        df = ctx.sweep(
-            f"cache_{tag}",
-            scn,
-            {"nodes.T.proxy.cache_packets": CACHES, "flows.ftp.tcp": TCPS},
-            sets={
-                "flows.ftp.from": src,
-                "flows.ftp.to": dst,
-                "flows.ftp.size": "unlimited",
-                "run.duration": "230 s",
-                "flows.ftp.proxies": ["T"],
-                "nodes.T.proxy.policy": "half-free",
-                "links.wu.per": 0.01,
-            },
-        )
-        cache_tables[d] = grouped(
-            df, ["nodes.T.proxy.cache_packets", "flows.ftp.tcp"], "goodput_bps"
-        )
-        summary["cache_sweep"][d] = {
-            tcp: {
-                "cache_packets": CACHES,
-                "throughput_bps": [cache_tables[d][(c, tcp)] for c in CACHES],
-                "no_proxy_bps": tput_tables[d][(0.01, tcp, "none")],
+    def grid(self, ctx: Context) -> list[Job]:
+        scn = scenario_path(SCENARIO)
+        jobs: list[Job] = []
+        for d, (src, dst, placements) in DIRECTIONS.items():
+            tag = d.replace("->", "")
+            base = {"flows.ftp.from": src, "flows.ftp.to": dst}
+            grid = {
+                "links.wu.per": PERS,
+                "flows.ftp.tcp": TCPS,
+                "flows.ftp.proxies": [placements[p] for p in ("none", "T", "TS")],
             }
-            for tcp in TCPS
-        }
+            # 5 MB transfer time; 230 s bulk throughput.
+            jobs.append(SubSweep(f"time_{tag}", scn, grid, {**base, "flows.ftp.size": "5 MB"}))
+            jobs.append(
+                SubSweep(
+                    f"throughput_{tag}",
+                    scn,
+                    grid,
+                    {**base, "flows.ftp.size": "unlimited", "run.duration": "230 s"},
+                )
+            )
+        # Cache sweep: proxy at T, 1 % PER, half-free, 230 s throughput, both directions.
+        for d, (src, dst, _placements) in DIRECTIONS.items():
+            tag = d.replace("->", "")
+            jobs.append(
+                SubSweep(
+                    f"cache_{tag}",
+                    scn,
+                    {"nodes.T.proxy.cache_packets": CACHES, "flows.ftp.tcp": TCPS},
+                    {
+                        "flows.ftp.from": src,
+                        "flows.ftp.to": dst,
+                        "flows.ftp.size": "unlimited",
+                        "run.duration": "230 s",
+                        "flows.ftp.proxies": ["T"],
+                        "nodes.T.proxy.policy": "half-free",
+                        "links.wu.per": 0.01,
+                    },
+                )
+            )
+        # cwnd of the last leg's sender, NewReno, 1 % PER, W->G: one traced run each.
+        for p, nodes in DIRECTIONS["W->G"][2].items():
+            jobs.append(
+                Runs(
+                    f"cwnd_{p}",
+                    scn,
+                    {
+                        "flows.ftp.tcp": "newreno",
+                        "flows.ftp.proxies": nodes,
+                        "links.wu.per": 0.01,
+                        "flows.ftp.size": "unlimited",
+                        "run.duration": "230 s",
+                    },
+                    runs=1,
+                    trace=True,
+                )
+            )
+        return jobs
 
-    # cwnd of the last leg's sender, NewReno, 1 % PER, W->G.
-    import skyhop
+    def run(self, ctx: Context, data: dict[str, Any]) -> Analysis:
+        pub = targets()["E1"]
+        summary: dict[str, Any] = {"fig9": {}, "per_sweep": {}, "cache_sweep": {}, "cwnd": {}}
+        time_tables: dict[str, Any] = {}
+        tput_tables: dict[str, Any] = {}
+        for d, (_src, _dst, placements) in DIRECTIONS.items():
+            tag = d.replace("->", "")
+            df = data[f"time_{tag}"]
+            df["placement"] = [_placement_of(v, placements) for v in df["flows.ftp.proxies"]]
+            time_tables[d] = grouped(
+                df, ["links.wu.per", "flows.ftp.tcp", "placement"], "completion_time_s"
+            )
+            df = data[f"throughput_{tag}"]
+            df["placement"] = [_placement_of(v, placements) for v in df["flows.ftp.proxies"]]
+            tput_tables[d] = grouped(
+                df, ["links.wu.per", "flows.ftp.tcp", "placement"], "goodput_bps"
+            )
+            summary["per_sweep"][d] = {
+                "transfer_time_s": _nest(time_tables[d]),
+                "throughput_bps": _nest(tput_tables[d]),
+            }
 
-    traces = {}
-    for p, nodes in DIRECTIONS["W->G"][2].items():
-        res = skyhop.run(
-            scn,
-            runs=1,
-            seed=ctx.seed,
-            trace=True,
-            set={
-                "flows.ftp.tcp": "newreno",
-                "flows.ftp.proxies": nodes,
-                "links.wu.per": 0.01,
-                "flows.ftp.size": "unlimited",
-                "run.duration": "230 s",
-            },
+        # Fig. 9: W->G at 1 % PER.
+        fig9 = pub["fig9"]
+        for tcp in TCPS:
+            summary["fig9"][tcp] = {}
+            for p in ("none", "T", "TS"):
+                s = dict(time_tables["W->G"][(0.01, tcp, p)])
+                s["published"] = fig9[tcp][p]
+                s["deviation"] = rel_dev(s["mean"], fig9[tcp][p])
+                s["within_tolerance"] = (
+                    s["deviation"] is not None and abs(s["deviation"]) <= fig9["tolerance"]
+                )
+                summary["fig9"][tcp][p] = s
+
+        cache_tables = {}
+        for d in DIRECTIONS:
+            tag = d.replace("->", "")
+            cache_tables[d] = grouped(
+                data[f"cache_{tag}"],
+                ["nodes.T.proxy.cache_packets", "flows.ftp.tcp"],
+                "goodput_bps",
+            )
+            summary["cache_sweep"][d] = {
+                tcp: {
+                    "cache_packets": CACHES,
+                    "throughput_bps": [cache_tables[d][(c, tcp)] for c in CACHES],
+                    "no_proxy_bps": tput_tables[d][(0.01, tcp, "none")],
+                }
+                for tcp in TCPS
+            }
+
+        traces = {}
+        for p, nodes in DIRECTIONS["W->G"][2].items():
+            tr = data[f"cwnd_{p}"].runs[0]["traces"]
+            leg = len(nodes)
+            traces[p] = tr[f"ftp.{leg}.cwnd"]
+            summary["cwnd"][p] = {"leg": leg, "points": len(traces[p]["t_s"])}
+        return Analysis(
+            summary,
+            {"time": time_tables, "tput": tput_tables, "cache": cache_tables, "traces": traces},
         )
-        tr = res.runs[0]["traces"]
-        leg = len(nodes)
-        traces[p] = tr[f"ftp.{leg}.cwnd"]
-        summary["cwnd"][p] = {"leg": leg, "points": len(traces[p]["t_s"])}
 
-    _claims(ctx, summary, time_tables, tput_tables, cache_tables)
-    _figures(ctx, time_tables, tput_tables, cache_tables, traces, summary)
-    return summary
+    def claims(self, ctx: Context, analysis: Analysis) -> None:
+        t = analysis.tables
+        _claims(ctx, analysis.summary, t["time"], t["tput"], t["cache"])
+
+    def figures(self, ctx: Context, analysis: Analysis) -> list[Path]:
+        t = analysis.tables
+        return _figures(ctx, t["time"], t["tput"], t["cache"], t["traces"], analysis.summary)
 
 
 def _nest(table: dict[tuple, Any]) -> dict[str, Any]:
@@ -267,104 +300,105 @@ TCP_NAMES = {"newreno": "NewReno", "westwood": "Westwood"}
 PLACE_WORDS = {"none": "no proxy", "T": "proxy at T", "TS": "proxies at T and S"}
 
 
-def _figures(ctx: Context, time_t, tput_t, cache_t, traces, summary) -> None:
-    from .plotting import ci_legend, errorbar_series, reference_line, save_figure, series_style
+def _figures(ctx: Context, time_t, tput_t, cache_t, traces, summary) -> list[Path]:
+    from ..figures import (
+        bar_groups,
+        ci_legend,
+        errorbar_series,
+        published_points,
+        reference_line,
+        save_figure,
+        series_style,
+        subplots,
+    )
 
-    pyplot = plt()
     n = ctx.runs
-    # Transfer time and throughput against PER, both directions.
+    written: list[Path] = []
+    fig9 = targets()["E1"]["fig9"]
+    # Transfer time and throughput against PER, both directions; the
+    # published Fig. 9 times beside ours at 1 % PER (W to G).
     for name, table, scale, ylabel in (
         ("e1_transfer_time_vs_per", time_t, 1.0, "5 MB transfer time (s)"),
         ("e1_throughput_vs_per", tput_t, 1e3, "throughput over 230 s (kb/s)"),
     ):
-        fig, axes = pyplot.subplots(1, 2, figsize=(12, 4.4), sharey=True)
-        for ax, d in zip(axes, DIRECTIONS, strict=False):
+        fig, axes = subplots(1, 2, width=12, height=4.4, sharey=True)
+        for ax, d in zip(axes[0], DIRECTIONS, strict=True):
             series = {
                 f"{TCP_NAMES[tcp]}, {PLACE_WORDS[pl]}": [table[d][(p, tcp, pl)] for p in PERS]
                 for tcp in TCPS
                 for pl in ("none", "T", "TS")
             }
             errorbar_series(ax, [p * 100 for p in PERS], series, scale=scale)
+            if name == "e1_transfer_time_vs_per" and d == "W->G":
+                published_points(
+                    ax,
+                    [1.0] * 6,
+                    [fig9[tcp][pl] for tcp in TCPS for pl in ("none", "T", "TS")],
+                    "published, Fig. 9 (Palazzi et al. 2005): hollow",
+                    colors=[series_style(i)["color"] for i in range(6)],
+                )
             ax.set_title(f"E1, {d.replace('->', ' to ')}")
             ax.set_xlabel("packet error rate on W–U (%)")
-            ax.grid(alpha=0.3)
-        axes[0].set_ylabel(ylabel)
-        ci_legend(axes[1], n)
-        save_figure(fig, ctx.out / name)
+        axes[0][0].set_ylabel(ylabel)
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        ci_legend(axes[0][1], n, handles=handles, labels=labels)
+        written += save_figure(fig, ctx.out / name)
     # Fig. 9 bars, ours beside published.
-    fig, ax = pyplot.subplots(figsize=(9, 4.4))
-    labels, ours, errs, pub = [], [], [], []
+    fig, axes = subplots(1, 1, width=9, height=4.4)
+    ax = axes[0][0]
+    groups, ours, pub = [], [], []
     for tcp in TCPS:
         for p in ("none", "T", "TS"):
             s = summary["fig9"][tcp][p]
-            labels.append(f"{TCP_NAMES[tcp]}\n{PLACE_WORDS[p]}")
-            ours.append(s["mean"])
-            errs.append(s["ci95"] or 0)
+            groups.append(f"{TCP_NAMES[tcp]}\n{PLACE_WORDS[p]}")
+            ours.append(s)
             pub.append(s["published"])
-    x = range(len(labels))
-    ax.bar(
-        [i - 0.2 for i in x],
-        ours,
-        0.4,
-        yerr=errs,
-        capsize=3,
-        label="skyhop (mean, 95 % CI)",
-        color=series_style(0)["color"],
-        edgecolor="black",
+    bar_groups(
+        ax,
+        groups,
+        {"skyhop (mean)": ours},
+        published={"published (Palazzi et al. 2005, Fig. 9)": pub},
     )
-    ax.bar(
-        [i + 0.2 for i in x],
-        pub,
-        0.4,
-        label="published (Palazzi et al. 2005, Fig. 9)",
-        color="white",
-        edgecolor="black",
-        hatch="//",
-    )
-    ax.set_xticks(list(x), labels, fontsize=8)
     ax.set_ylabel("5 MB transfer time W to G (s)")
     ax.set_title("E1, 1 % packet error rate on W–U")
     ci_legend(ax, n)
-    save_figure(fig, ctx.out / "e1_fig9")
+    written += save_figure(fig, ctx.out / "e1_fig9")
     # Cache sweep.
-    fig, axes = pyplot.subplots(1, 2, figsize=(12, 4.4), sharey=True)
-    for ax, d in zip(axes, DIRECTIONS, strict=False):
+    fig, axes = subplots(1, 2, width=12, height=4.4, sharey=True)
+    for ax, d in zip(axes[0], DIRECTIONS, strict=True):
         series = {
             f"{TCP_NAMES[tcp]}, proxy at T": [cache_t[d][(c, tcp)] for c in CACHES] for tcp in TCPS
         }
         errorbar_series(ax, CACHES, series, scale=1e3)
         for i, tcp in enumerate(TCPS):
             y = _m(tput_t[d][(0.01, tcp, "none")])
-            if y is not None:
-                ax.axhline(
-                    y / 1e3,
-                    color=series_style(i)["color"],
-                    linestyle=(0, (1, 2)),
-                    linewidth=1,
-                    label=f"{TCP_NAMES[tcp]}, no proxy (mean)",
-                )
+            reference_line(
+                ax, y / 1e3, f"{TCP_NAMES[tcp]}, no proxy (mean)", color=series_style(i)["color"]
+            )
         reference_line(ax, 84, "twice the 42-packet pipe (84 packets)", vertical=True)
         ax.set_title(f"E1 cache sweep, {d.replace('->', ' to ')} (half-free, 1 % PER)")
         ax.set_xlabel("proxy cache at T (packets)")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("throughput over 230 s (kb/s)")
-    ci_legend(axes[1], n)
-    save_figure(fig, ctx.out / "e1_cache_sweep")
-    # cwnd traces.
-    fig, axes = pyplot.subplots(3, 1, figsize=(9, 7), sharex=True)
-    for ax, (p, tr) in zip(axes, traces.items(), strict=True):
+    axes[0][0].set_ylabel("throughput over 230 s (kb/s)")
+    ci_legend(axes[0][1], n)
+    written += save_figure(fig, ctx.out / "e1_cache_sweep")
+    # cwnd traces: one panel per placement (one run each).
+    fig, axes = subplots(3, 1, width=9, height=7, sharex=True)
+    for i, (ax, (p, tr)) in enumerate(zip(axes[:, 0], traces.items(), strict=True)):
+        style = series_style(i)
         ax.step(
             tr["t_s"],
             [v / 1460 if v is not None else None for v in tr["value"]],
             where="post",
             lw=0.8,
+            color=style["color"],
+            linestyle="-",  # one series per panel: the panel names it
         )
         ax.set_ylabel("cwnd (segments)")
         ax.set_title(
-            f"sender of the last leg, {PLACE_WORDS.get(p, p)} (NewReno, 1 % PER, one run)",
-            fontsize=9,
+            f"sender of the last leg, {PLACE_WORDS.get(p, p)} (NewReno, 1 % PER)", fontsize=9
         )
-        ax.grid(alpha=0.3)
-    axes[-1].set_xlabel("time (s)")
+    axes[-1][0].set_xlabel("time (s)")
+    fig.suptitle(f"E1: congestion window over time, one run each (seed {ctx.seed})", fontsize=10)
     fig.tight_layout()
-    save_figure(fig, ctx.out / "e1_cwnd")
+    written += save_figure(fig, ctx.out / "e1_cwnd")
+    return written

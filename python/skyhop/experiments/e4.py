@@ -15,12 +15,13 @@ E2's published 100 sessions) as the reference.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from . import geo_split
-from .common import Context, grouped, plt, scenario_path
-from .geo_split import BERS, QUEUE_PER_MBPS, RATES_MBPS, TCP_WORDS, TCPS, _m, _ratio, _split_summary
-from .plotting import errorbar_series, figure_legend_right, save_figure, series_style
+from .base import Analysis, Context, Job, SubSweep
+from .common import grouped, scenario_path
+from .geo_split import BERS, QUEUE_PER_MBPS, RATES_MBPS, TCPS, _m, _ratio, _split_summary
 
 SCENARIO = "e4_shadowed.toml"
 PROXY = "SAT"
@@ -47,72 +48,117 @@ def _sets(rate: int, ber: float) -> dict[str, Any]:
     }
 
 
-def run(ctx: Context) -> dict[str, Any]:
-    scn = scenario_path(SCENARIO)
-    summary: dict[str, Any] = {"cache_sweep": {}, "summary": {}, "reference_e2": {}}
-    tables: dict[tuple[int, float], Any] = {}
-    e2e: dict[tuple[int, float], Any] = {}
-    ref: dict[tuple[int, float], Any] = {}
-    for rate in RATES_MBPS:
-        for ber in BERS:
-            tag = f"{rate}mbps_ber{ber:g}"
-            sets = _sets(rate, ber)
-            df = ctx.sweep(
-                f"e2e_{tag}", scn, {"flows.ftp.tcp": TCPS}, sets={**sets, "flows.ftp.proxies": []}
-            )
-            e2e[(rate, ber)] = grouped(df, ["flows.ftp.tcp"], "goodput_bps")
-            cs = caches(rate)
-            df = ctx.sweep(
-                f"split_{tag}",
-                scn,
-                {f"nodes.{PROXY}.proxy.cache_packets": cs, "flows.ftp.tcp": TCPS},
-                sets={**sets, "flows.ftp.proxies": [PROXY]},
-            )
-            tables[(rate, ber)] = grouped(
-                df, [f"nodes.{PROXY}.proxy.cache_packets", "flows.ftp.tcp"], "goodput_bps"
-            )
-            # The unshadowed E2 path, end to end.
-            ref_sets = {
-                f"links.{link}.{k}": v
-                for link in ("up", "down")
-                for k, v in (
-                    ("rate", f"{rate} Mbps"),
-                    ("ber", ber),
-                    ("queue", QUEUE_PER_MBPS * rate),
+class E4:
+    """The E4 reproduction (see the module doc)."""
+
+    name = "E4"
+    runs = 1000
+
+    def grid(self, ctx: Context) -> list[Job]:
+        scn = scenario_path(SCENARIO)
+        jobs: list[Job] = []
+        for rate in RATES_MBPS:
+            for ber in BERS:
+                tag = f"{rate}mbps_ber{ber:g}"
+                sets = _sets(rate, ber)
+                jobs.append(
+                    SubSweep(
+                        f"e2e_{tag}",
+                        scn,
+                        {"flows.ftp.tcp": TCPS},
+                        {**sets, "flows.ftp.proxies": []},
+                    )
                 )
-            }
-            df = ctx.sweep(
-                f"ref_e2_e2e_{tag}",
-                scenario_path(geo_split.E2.scenario),
-                {"flows.ftp.tcp": TCPS},
-                sets={**ref_sets, "flows.ftp.proxies": []},
-                runs=min(REFERENCE_RUNS, ctx.runs),
-            )
-            ref[(rate, ber)] = grouped(df, ["flows.ftp.tcp"], "goodput_bps")
-            key, b = f"{rate}Mbps", f"{ber:g}"
-            summary["cache_sweep"].setdefault(key, {})[b] = {
-                tcp: {
-                    "cache_packets": cs,
-                    "throughput_bps": [tables[(rate, ber)][(c, tcp)] for c in cs],
-                    "end_to_end_bps": e2e[(rate, ber)][(tcp,)],
+                jobs.append(
+                    SubSweep(
+                        f"split_{tag}",
+                        scn,
+                        {f"nodes.{PROXY}.proxy.cache_packets": caches(rate), "flows.ftp.tcp": TCPS},
+                        {**sets, "flows.ftp.proxies": [PROXY]},
+                    )
+                )
+                # The unshadowed E2 path, end to end.
+                ref_sets = {
+                    f"links.{link}.{k}": v
+                    for link in ("up", "down")
+                    for k, v in (
+                        ("rate", f"{rate} Mbps"),
+                        ("ber", ber),
+                        ("queue", QUEUE_PER_MBPS * rate),
+                    )
                 }
-                for tcp in TCPS
-            }
-            summary["summary"].setdefault(key, {})[b] = {
-                tcp: _split_summary(cs, tables[(rate, ber)], e2e[(rate, ber)], tcp) for tcp in TCPS
-            }
-            summary["reference_e2"].setdefault(key, {})[b] = {
-                tcp: {
-                    "end_to_end_bps": ref[(rate, ber)][(tcp,)],
-                    "shadowed_over_unshadowed": _ratio(
-                        _m(e2e[(rate, ber)][(tcp,)]), _m(ref[(rate, ber)][(tcp,)])
-                    ),
+                jobs.append(
+                    SubSweep(
+                        f"ref_e2_e2e_{tag}",
+                        scenario_path(geo_split.E2.scenario),
+                        {"flows.ftp.tcp": TCPS},
+                        {**ref_sets, "flows.ftp.proxies": []},
+                        runs=min(REFERENCE_RUNS, ctx.runs),
+                    )
+                )
+        return jobs
+
+    def run(self, ctx: Context, data: dict[str, Any]) -> Analysis:
+        summary: dict[str, Any] = {"cache_sweep": {}, "summary": {}, "reference_e2": {}}
+        tables: dict[tuple[int, float], Any] = {}
+        e2e: dict[tuple[int, float], Any] = {}
+        ref: dict[tuple[int, float], Any] = {}
+        for rate in RATES_MBPS:
+            for ber in BERS:
+                tag = f"{rate}mbps_ber{ber:g}"
+                e2e[(rate, ber)] = grouped(data[f"e2e_{tag}"], ["flows.ftp.tcp"], "goodput_bps")
+                cs = caches(rate)
+                tables[(rate, ber)] = grouped(
+                    data[f"split_{tag}"],
+                    [f"nodes.{PROXY}.proxy.cache_packets", "flows.ftp.tcp"],
+                    "goodput_bps",
+                )
+                ref[(rate, ber)] = grouped(
+                    data[f"ref_e2_e2e_{tag}"], ["flows.ftp.tcp"], "goodput_bps"
+                )
+                key, b = f"{rate}Mbps", f"{ber:g}"
+                summary["cache_sweep"].setdefault(key, {})[b] = {
+                    tcp: {
+                        "cache_packets": cs,
+                        "throughput_bps": [tables[(rate, ber)][(c, tcp)] for c in cs],
+                        "end_to_end_bps": e2e[(rate, ber)][(tcp,)],
+                    }
+                    for tcp in TCPS
                 }
-                for tcp in TCPS
-            }
-    _claims(ctx, summary, e2e, ref)
-    _figures(ctx, summary, tables, e2e, ref)
-    return summary
+                summary["summary"].setdefault(key, {})[b] = {
+                    tcp: _split_summary(cs, tables[(rate, ber)], e2e[(rate, ber)], tcp)
+                    for tcp in TCPS
+                }
+                summary["reference_e2"].setdefault(key, {})[b] = {
+                    tcp: {
+                        "end_to_end_bps": ref[(rate, ber)][(tcp,)],
+                        "shadowed_over_unshadowed": _ratio(
+                            _m(e2e[(rate, ber)][(tcp,)]), _m(ref[(rate, ber)][(tcp,)])
+                        ),
+                    }
+                    for tcp in TCPS
+                }
+        return Analysis(summary, {"split": tables, "e2e": e2e, "ref": ref})
+
+    def claims(self, ctx: Context, analysis: Analysis) -> None:
+        t = analysis.tables
+        _claims(ctx, analysis.summary, t["e2e"], t["ref"])
+
+    def figures(self, ctx: Context, analysis: Analysis) -> list[Path]:
+        t = analysis.tables
+        return geo_split.cache_figure(
+            ctx, "e4_cache_sweep", "E4 (shadowed)", caches, t["split"], t["e2e"]
+        ) + geo_split.summary_figure(
+            ctx,
+            "e4_summary",
+            "E4",
+            analysis.summary,
+            t["split"],
+            t["e2e"],
+            reference=t["ref"],
+            reference_label="unshadowed (E2), end to end",
+            labels=("shadowed, end to end", "shadowed, split on board (best cache)"),
+        )
 
 
 def _claims(ctx: Context, summary, e2e, ref) -> None:
@@ -172,84 +218,3 @@ def _claims(ctx: Context, summary, e2e, ref) -> None:
             for t in TCPS
         ),
     )
-
-
-def _figures(ctx: Context, summary, tables, e2e, ref) -> None:
-    pyplot = plt()
-    fig, axes = pyplot.subplots(len(RATES_MBPS), len(BERS), figsize=(13, 7.5))
-    for i, rate in enumerate(RATES_MBPS):
-        cs = caches(rate)
-        scale = 1e3 if rate == 1 else 1e6
-        for j, ber in enumerate(BERS):
-            ax = axes[i][j]
-            series = {
-                f"{TCP_WORDS.get(t, t)}, split on board": [tables[(rate, ber)][(c, t)] for c in cs]
-                for t in TCPS
-            }
-            errorbar_series(ax, cs, series, scale=scale)
-            for k, t in enumerate(TCPS):
-                ax.axhline(
-                    _m(e2e[(rate, ber)][(t,)]) / scale,
-                    ls=(0, (1, 2)),
-                    color=series_style(k)["color"],
-                    lw=1,
-                    label=f"{TCP_WORDS.get(t, t)}, end to end (mean)",
-                )
-            ax.set_title(f"E4 (shadowed): {rate} Mb/s, BER {ber:g}", fontsize=9)
-            ax.set_xlabel("on-board proxy cache (packets)", fontsize=8)
-            ax.set_ylabel("throughput (kb/s)" if rate == 1 else "throughput (Mb/s)", fontsize=8)
-            ax.grid(alpha=0.3)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.tight_layout(rect=(0, 0, 0.82, 1))
-    fig.legend(
-        handles,
-        labels,
-        loc="upper left",
-        bbox_to_anchor=(0.83, 0.95),
-        fontsize=8,
-        title=f"error bars: 95 % CI,\nn = {ctx.runs} runs per point",
-        title_fontsize=8,
-    )
-    save_figure(fig, ctx.out / "e4_cache_sweep")
-    fig, axes = pyplot.subplots(1, len(RATES_MBPS), figsize=(13, 4))
-    for ax, rate in zip(axes, RATES_MBPS, strict=True):
-        labels, u, a, b = [], [], [], []
-        for ber in BERS:
-            for t in TCPS:
-                sm = summary["summary"][f"{rate}Mbps"][f"{ber:g}"][t]
-                labels.append(f"{TCP_WORDS.get(t, t)}\nBER {ber:g}")
-                u.append(_m(ref[(rate, ber)][(t,)]) / 1e6)
-                a.append((sm["end_to_end_bps"] or 0) / 1e6)
-                b.append((sm["split_best_bps"] or 0) / 1e6)
-        x = range(len(labels))
-        ax.bar(
-            [k - 0.27 for k in x],
-            u,
-            0.27,
-            label="unshadowed (E2), end to end",
-            color="0.85",
-            edgecolor="black",
-            hatch="..",
-        )
-        ax.bar(
-            list(x),
-            a,
-            0.27,
-            label="shadowed, end to end",
-            color="white",
-            edgecolor="black",
-            hatch="//",
-        )
-        ax.bar(
-            [k + 0.27 for k in x],
-            b,
-            0.27,
-            label="shadowed, split on board (best cache)",
-            color=series_style(0)["color"],
-            edgecolor="black",
-        )
-        ax.set_xticks(list(x), labels, fontsize=7)
-        ax.set_ylabel("throughput (Mb/s)")
-        ax.set_title(f"E4: {rate} Mb/s")
-    figure_legend_right(fig, axes[0])
-    save_figure(fig, ctx.out / "e4_summary")

@@ -26,11 +26,11 @@ uniform BER 1e-9 … 1e-4 on the satellite link, data and ACKs.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
-import skyhop
-
-from .common import Context, errorbar_lines, plt, scenario_path, stats, targets
+from .base import Analysis, Context, Job, Runs, SubSweep
+from .common import scenario_path, stats, targets
 
 SCENARIO = "e5_aero.toml"
 BERS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
@@ -92,115 +92,159 @@ def _conn(key: str, value: Any) -> dict[str, Any]:
     return {f"templates.conn.flows.f{{i}}.{key}": value}
 
 
-def run(ctx: Context, *, bers=BERS, files=FILES, objects=OBJECT_KB) -> dict[str, Any]:
-    scn = scenario_path(SCENARIO)
-    summary: dict[str, Any] = {"a_end_to_end": {}, "b_ten_clients": {}, "c_web_objects": {}}
-    one = {"templates.conn.count": 1}
+class E5:
+    """The E5 reproduction (see the module doc). ``bers``, ``files`` and
+    ``objects`` narrow the grid (the defaults are the thesis's)."""
 
-    # (a) one connection end to end, 64 KB buffers.
-    a_time: dict[tuple, Any] = {}
-    a_tput: dict[tuple, Any] = {}
-    for size in files:
-        tag = size.replace(" ", "").replace(".", "_")
-        df = ctx.sweep(
-            f"a_e2e_{tag}",
-            scn,
-            {"links.sat.ber": list(bers), "flows.f0.legs": [[t] for t in E2E_TCPS]},
-            sets={
-                **one,
-                **_conn("proxies", []),
-                **_conn("legs", ["sack"]),
-                **_conn("size", size),
-                "run.duration": DURATION_A,
-            },
-        )
-        df["tcp"] = [
-            v[0] if isinstance(v, (list, tuple)) else str(v).strip("[]\"' ")
-            for v in df["flows.f0.legs"]
-        ]
-        for (ber, tcp), g in df.groupby(["links.sat.ber", "tcp"], sort=True):
-            a_time[(size, tcp, ber)] = stats(g["completion_time_s"].tolist())
-            a_tput[(size, tcp, ber)] = stats(g["goodput_bps"].tolist())
-            finished = int(g["completion_time_s"].notna().sum())
-            summary["a_end_to_end"].setdefault(size, {}).setdefault(tcp, {})[f"{ber:g}"] = {
-                "response_time_s": a_time[(size, tcp, ber)],
-                "throughput_bps": a_tput[(size, tcp, ber)],
-                "finished": finished,
-                "runs": len(g),
-            }
-    cwnd = {}
-    for tcp in E2E_TCPS:
-        res = skyhop.run(
-            scn,
-            runs=1,
-            seed=ctx.seed,
-            trace=True,
-            set={
-                **one,
-                **_conn("proxies", []),
-                **_conn("legs", [tcp]),
-                **_conn("size", "10 MB"),
-                "links.sat.ber": 1e-6,
-                "run.duration": DURATION_A,
-            },
-        )
-        cwnd[tcp] = res.runs[0]["traces"]["f0.0.cwnd"]
+    name = "E5"
+    runs = 20
 
-    # (b) ten clients.
-    b: dict[tuple, Any] = {}
-    per_conn: dict[tuple, Any] = {}
-    for cfg, over in CONFIGS.items():
-        sets = {"run.duration": DURATION_B}
-        for k, v in over.items():
-            sets.update(_conn(k, v))
-        df = ctx.sweep(f"b_{cfg}", scn, {"links.sat.ber": list(bers)}, sets=sets)
-        for ber, g in df.groupby("links.sat.ber", sort=True):
-            aggs, jains, times = [], [], []
-            for _, run_rows in g.groupby("seed"):
-                delivered = run_rows["bytes_delivered"].sum()
-                span = run_rows["active_time_s"].max()
-                aggs.append(8.0 * delivered / span if span > 0 else 0.0)
-                x = run_rows["goodput_bps"].to_numpy(dtype=float)
-                jains.append(
-                    float(x.sum() ** 2 / (len(x) * (x**2).sum())) if (x**2).sum() > 0 else None
+    def __init__(self, bers=BERS, files=FILES, objects=OBJECT_KB) -> None:
+        self.bers, self.files, self.objects = tuple(bers), tuple(files), tuple(objects)
+
+    def grid(self, ctx: Context) -> list[Job]:
+        scn = scenario_path(SCENARIO)
+        one = {"templates.conn.count": 1}
+        jobs: list[Job] = []
+        # (a) one connection end to end, 64 KB buffers.
+        for size in self.files:
+            jobs.append(
+                SubSweep(
+                    f"a_e2e_{_tag(size)}",
+                    scn,
+                    {"links.sat.ber": list(self.bers), "flows.f0.legs": [[t] for t in E2E_TCPS]},
+                    {
+                        **one,
+                        **_conn("proxies", []),
+                        **_conn("legs", ["sack"]),
+                        **_conn("size", size),
+                        "run.duration": DURATION_A,
+                    },
                 )
-            for flow, fg in g.groupby("flow", sort=True):
-                per_conn[(cfg, ber, flow)] = stats(fg["completion_time_s"].tolist())
-                times.append(per_conn[(cfg, ber, flow)]["mean"])
-            b[(cfg, ber)] = {
-                "aggregate_throughput_bps": stats(aggs),
-                "jain_fairness": stats(jains),
-                "response_time_s": {f: per_conn[(cfg, ber, f)] for f in sorted(set(g["flow"]))},
-                "finished": int(g["completion_time_s"].notna().sum()),
-                "transfers": len(g),
+            )
+        for tcp in E2E_TCPS:
+            jobs.append(
+                Runs(
+                    f"a_cwnd_{tcp}",
+                    scn,
+                    {
+                        **one,
+                        **_conn("proxies", []),
+                        **_conn("legs", [tcp]),
+                        **_conn("size", "10 MB"),
+                        "links.sat.ber": 1e-6,
+                        "run.duration": DURATION_A,
+                    },
+                    runs=1,
+                    trace=True,
+                )
+            )
+        # (b) ten clients.
+        for cfg, over in CONFIGS.items():
+            sets = {"run.duration": DURATION_B}
+            for k, v in over.items():
+                sets.update(_conn(k, v))
+            jobs.append(SubSweep(f"b_{cfg}", scn, {"links.sat.ber": list(self.bers)}, sets))
+        # (c) single web objects at BER 1e-7.
+        for cfg in ("aerotcp", "split-sack"):
+            sets = {
+                **one,
+                "links.sat.ber": 1e-7,
+                "run.duration": "120 s",
+                "flows.f0.size": "unlimited",
+                "flows.f0.app": "web",
+                "flows.f0.web.http": "1.0",
+                "flows.f0.web.pages": 1,
             }
-            summary["b_ten_clients"].setdefault(cfg, {})[f"{ber:g}"] = b[(cfg, ber)]
+            for k, v in CONFIGS[cfg].items():
+                sets.update(_conn(k, v))
+            jobs.append(
+                SubSweep(f"c_{cfg}", scn, {WEB_SIZE: [f"{k * 1024} B" for k in self.objects]}, sets)
+            )
+        return jobs
 
-    # (c) single web objects at BER 1e-7.
-    c: dict[tuple, Any] = {}
-    key = "flows.f0.web.object_size"
-    for cfg in ("aerotcp", "split-sack"):
-        sets = {
-            **one,
-            "links.sat.ber": 1e-7,
-            "run.duration": "120 s",
-            "flows.f0.size": "unlimited",
-            "flows.f0.app": "web",
-            "flows.f0.web.http": "1.0",
-            "flows.f0.web.pages": 1,
-        }
-        for k, v in CONFIGS[cfg].items():
-            sets.update(_conn(k, v))
-        df = ctx.sweep(f"c_{cfg}", scn, {key: [f"{k * 1024} B" for k in objects]}, sets=sets)
-        for size, g in df.groupby(key, sort=False):
-            kb = int(str(size).split()[0]) // 1024
-            c[(cfg, kb)] = stats(g["object_response_mean_s"].tolist())
-            summary["c_web_objects"].setdefault(cfg, {})[f"{kb} KB"] = c[(cfg, kb)]
+    def run(self, ctx: Context, data: dict[str, Any]) -> Analysis:
+        summary: dict[str, Any] = {"a_end_to_end": {}, "b_ten_clients": {}, "c_web_objects": {}}
+        a_time: dict[tuple, Any] = {}
+        a_tput: dict[tuple, Any] = {}
+        for size in self.files:
+            df = data[f"a_e2e_{_tag(size)}"]
+            df["tcp"] = [
+                v[0] if isinstance(v, (list, tuple)) else str(v).strip("[]\"' ")
+                for v in df["flows.f0.legs"]
+            ]
+            for (ber, tcp), g in df.groupby(["links.sat.ber", "tcp"], sort=True):
+                a_time[(size, tcp, ber)] = stats(g["completion_time_s"].tolist())
+                a_tput[(size, tcp, ber)] = stats(g["goodput_bps"].tolist())
+                finished = int(g["completion_time_s"].notna().sum())
+                summary["a_end_to_end"].setdefault(size, {}).setdefault(tcp, {})[f"{ber:g}"] = {
+                    "response_time_s": a_time[(size, tcp, ber)],
+                    "throughput_bps": a_tput[(size, tcp, ber)],
+                    "finished": finished,
+                    "runs": len(g),
+                }
+        cwnd = {tcp: data[f"a_cwnd_{tcp}"].runs[0]["traces"]["f0.0.cwnd"] for tcp in E2E_TCPS}
 
-    summary["buffers"] = gateway_buffers(1e6, 0.48, 0.14, 0.0001, min_bytes=2 * 1460)
-    _claims(ctx, bers, files, a_time, b, c, objects)
-    _figures(ctx, bers, files, a_time, a_tput, cwnd, b, c, objects)
-    return summary
+        b: dict[tuple, Any] = {}
+        per_conn: dict[tuple, Any] = {}
+        for cfg in CONFIGS:
+            g_all = data[f"b_{cfg}"]
+            for ber, g in g_all.groupby("links.sat.ber", sort=True):
+                aggs, jains, times = [], [], []
+                for _, run_rows in g.groupby("seed"):
+                    delivered = run_rows["bytes_delivered"].sum()
+                    span = run_rows["active_time_s"].max()
+                    aggs.append(8.0 * delivered / span if span > 0 else 0.0)
+                    x = run_rows["goodput_bps"].to_numpy(dtype=float)
+                    jains.append(
+                        float(x.sum() ** 2 / (len(x) * (x**2).sum())) if (x**2).sum() > 0 else None
+                    )
+                for flow, fg in g.groupby("flow", sort=True):
+                    per_conn[(cfg, ber, flow)] = stats(fg["completion_time_s"].tolist())
+                    times.append(per_conn[(cfg, ber, flow)]["mean"])
+                b[(cfg, ber)] = {
+                    "aggregate_throughput_bps": stats(aggs),
+                    "jain_fairness": stats(jains),
+                    "response_time_s": {f: per_conn[(cfg, ber, f)] for f in sorted(set(g["flow"]))},
+                    "finished": int(g["completion_time_s"].notna().sum()),
+                    "transfers": len(g),
+                }
+                summary["b_ten_clients"].setdefault(cfg, {})[f"{ber:g}"] = b[(cfg, ber)]
+
+        c: dict[tuple, Any] = {}
+        for cfg in ("aerotcp", "split-sack"):
+            for size, g in data[f"c_{cfg}"].groupby(WEB_SIZE, sort=False):
+                kb = int(str(size).split()[0]) // 1024
+                c[(cfg, kb)] = stats(g["object_response_mean_s"].tolist())
+                summary["c_web_objects"].setdefault(cfg, {})[f"{kb} KB"] = c[(cfg, kb)]
+
+        summary["buffers"] = gateway_buffers(1e6, 0.48, 0.14, 0.0001, min_bytes=2 * 1460)
+        return Analysis(summary, {"a_time": a_time, "a_tput": a_tput, "cwnd": cwnd, "b": b, "c": c})
+
+    def claims(self, ctx: Context, analysis: Analysis) -> None:
+        t = analysis.tables
+        _claims(ctx, self.bers, self.files, t["a_time"], t["b"], t["c"], self.objects)
+
+    def figures(self, ctx: Context, analysis: Analysis) -> list[Path]:
+        t = analysis.tables
+        return _figures(
+            ctx,
+            self.bers,
+            self.files,
+            t["a_time"],
+            t["a_tput"],
+            t["cwnd"],
+            t["b"],
+            t["c"],
+            self.objects,
+        )
+
+
+WEB_SIZE = "flows.f0.web.object_size"
+
+
+def _tag(size: str) -> str:
+    return size.replace(" ", "").replace(".", "_")
 
 
 def _m(s: dict[str, Any] | None) -> float:
@@ -283,82 +327,118 @@ def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
     ctx.claim("E5", claims[3], far and grows, f"AeroTCP vs split SACK: {ev}")
 
 
-def _figures(ctx: Context, bers, files, a_time, a_tput, cwnd, b, c, objects) -> None:
-    p = plt()
+CONFIG_WORDS = {
+    "aerotcp": "AeroTCP (split)",
+    "split-sack": "split, SACK on the satellite leg",
+    "e2e-sack": "end-to-end SACK",
+}
+TCP_WORDS = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "sack": "SACK"}
+
+
+def _figures(ctx: Context, bers, files, a_time, a_tput, cwnd, b, c, objects) -> list[Path]:
+    from ..figures import (
+        bar_groups,
+        ci_legend,
+        errorbar_series,
+        figure,
+        figure_legend,
+        save_figure,
+        series_style,
+        subplots,
+    )
+
+    n = ctx.runs
+    written: list[Path] = []
+    # (a) response time and throughput against BER, end to end.
     for size in files:
-        fig, axes = p.subplots(1, 2, figsize=(11, 4))
+        fig, axes = subplots(1, 2, width=12, height=4.2)
         for table, ax, scale, label in (
-            (a_time, axes[0], 1.0, "response time (s)"),
-            (a_tput, axes[1], 1e6, "throughput (Mb/s)"),
+            (a_time, axes[0][0], 1.0, "response time (s)"),
+            (a_tput, axes[0][1], 1e6, "throughput (Mb/s)"),
         ):
-            errorbar_lines(
+            errorbar_series(
                 ax,
                 list(bers),
-                {t: [table[(size, t, x)] for x in bers] for t in E2E_TCPS},
+                {TCP_WORDS[t]: [table[(size, t, x)] for x in bers] for t in E2E_TCPS},
                 scale=scale,
             )
             ax.set_xscale("log")
-            ax.set_xlabel("BER")
+            ax.set_xlabel("bit error rate on the satellite link")
             ax.set_ylabel(label)
-            ax.legend()
-        fig.suptitle(f"E5(a) end to end, {size}, 64 KB buffers")
-        fig.tight_layout()
-        fig.savefig(ctx.out / f"e5a_{size.replace(' ', '').replace('.', '_')}.png", dpi=120)
-        p.close(fig)
-    fig, ax = p.subplots(figsize=(8, 4))
-    for t, tr in cwnd.items():
-        ax.step(tr["t_s"], [v / 1460 for v in tr["value"]], where="post", label=t)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("cwnd (segments)")
-    ax.set_title("E5(a) cwnd at BER 1e-6, 10 MB end to end")
-    ax.legend()
+        fig.suptitle(
+            f"E5(a) end to end, {size}, 64 KB buffers (missing points: no transfer finished)",
+            fontsize=10,
+        )
+        figure_legend(fig, axes[0][0], n, right=0.85)
+        written += save_figure(fig, ctx.out / f"e5a_{_tag(size)}")
+    # (a) cwnd at BER 1e-6: one panel per variant, shared axes (one run each).
+    fig, axes = subplots(
+        len(cwnd), 1, width=9, height=1.9 * len(cwnd) + 0.8, sharex=True, sharey=True
+    )
+    for i, (ax, (t, tr)) in enumerate(zip(axes[:, 0], cwnd.items(), strict=True)):
+        style = series_style(i)
+        ax.step(
+            tr["t_s"],
+            [v / 1460 for v in tr["value"]],
+            where="post",
+            color=style["color"],
+            linestyle="-",  # one series per panel: the panel names it
+            linewidth=0.9,
+        )
+        ax.set_ylabel("cwnd\n(segments)")
+        ax.set_title(TCP_WORDS[t], fontsize=9, loc="left")
+    axes[-1][0].set_xlabel("time (s)")
+    fig.suptitle(
+        f"E5(a) cwnd at BER 1e-6, 10 MB end to end, one run each (seed {ctx.seed})", fontsize=10
+    )
     fig.tight_layout()
-    fig.savefig(ctx.out / "e5a_cwnd.png", dpi=120)
-    p.close(fig)
-    fig, ax = p.subplots(figsize=(7, 4))
-    errorbar_lines(
+    written += save_figure(fig, ctx.out / "e5a_cwnd")
+    # (b) aggregate throughput against BER.
+    fig, ax = figure(8.5, 4.2)
+    errorbar_series(
         ax,
         list(bers),
-        {cfg: [b[(cfg, x)]["aggregate_throughput_bps"] for x in bers] for cfg in CONFIGS},
+        {
+            CONFIG_WORDS[cfg]: [b[(cfg, x)]["aggregate_throughput_bps"] for x in bers]
+            for cfg in CONFIGS
+        },
         scale=1e6,
     )
     ax.set_xscale("log")
-    ax.set_xlabel("BER")
+    ax.set_xlabel("bit error rate on the satellite link")
     ax.set_ylabel("aggregate throughput (Mb/s)")
-    ax.set_title("E5(b) ten clients x 1.6 MB")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(ctx.out / "e5b_aggregate.png", dpi=120)
-    p.close(fig)
-    fig, ax = p.subplots(figsize=(8, 4))
+    ax.set_title("E5(b) ten clients × 1.6 MB", fontsize=10)
+    ci_legend(ax, n)
+    written += save_figure(fig, ctx.out / "e5b_aggregate")
+    # (b) per-connection response time.
     ber = 1e-6 if 1e-6 in bers else bers[0]
-    for k, cfg in enumerate(CONFIGS):
-        rt = b[(cfg, ber)]["response_time_s"]
-        names = sorted(rt, key=lambda f: int(f[1:]))
-        ax.bar(
-            [i + 0.27 * (k - 1) for i in range(len(names))],
-            [_m(rt[f]) for f in names],
-            width=0.27,
-            label=cfg,
-        )
-    ax.set_xlabel("connection i (ground RTT 50 + 10 i ms)")
-    ax.set_ylabel("response time (s)")
-    ax.set_title(f"E5(b) per-connection response time, BER {ber:g}")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(ctx.out / "e5b_per_connection.png", dpi=120)
-    p.close(fig)
-    fig, ax = p.subplots(figsize=(7, 4))
-    errorbar_lines(
+    names = sorted(b[(next(iter(CONFIGS)), ber)]["response_time_s"], key=lambda f: int(f[1:]))
+    fig, ax = figure(10, 4.2)
+    bar_groups(
+        ax,
+        [f"{int(f[1:])}" for f in names],
+        {
+            CONFIG_WORDS[cfg]: [b[(cfg, ber)]["response_time_s"].get(f) for f in names]
+            for cfg in CONFIGS
+        },
+    )
+    ax.set_xlabel("connection i (ground round trip 50 + 10 i ms)")
+    ax.set_ylabel("response time of 1.6 MB (s)")
+    ax.set_title(f"E5(b) per-connection response time, BER {ber:g}", fontsize=10)
+    ci_legend(ax, n)
+    written += save_figure(fig, ctx.out / "e5b_per_connection")
+    # (c) web objects.
+    fig, ax = figure(8.5, 4.2)
+    errorbar_series(
         ax,
         list(objects),
-        {cfg: [c[(cfg, k)] for k in objects] for cfg in ("aerotcp", "split-sack")},
+        {CONFIG_WORDS[cfg]: [c[(cfg, k)] for k in objects] for cfg in ("aerotcp", "split-sack")},
     )
     ax.set_xscale("log", base=2)
+    ax.set_xticks(list(objects), [str(k) for k in objects])
     ax.set_xlabel("object size (KB)")
-    ax.set_ylabel("response time (s)")
-    ax.set_title("E5(c) single objects, BER 1e-7")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(ctx.out / "e5c_objects.png", dpi=120)
-    p.close(fig)
+    ax.set_ylabel("object response time (s)")
+    ax.set_title("E5(c) single web objects, BER 1e-7", fontsize=10)
+    ci_legend(ax, n)
+    written += save_figure(fig, ctx.out / "e5c_objects")
+    return written

@@ -22,9 +22,11 @@ layer-2 information rate measured by a saturating probe.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
-from .common import Context, errorbar_lines, grouped, plt, rel_dev, scenario_path, targets
+from .base import Analysis, Context, Job, Runs, SubSweep
+from .common import grouped, rel_dev, scenario_path, stats, targets
 
 SCENARIO = "e6_geo_3g.toml"
 LL = "links.sat.link_layer."
@@ -71,119 +73,137 @@ def _m(s: dict[str, Any]) -> float:
     return s["mean"] if s["mean"] is not None else math.nan
 
 
-def run(ctx: Context) -> dict[str, Any]:
-    scn = scenario_path(SCENARIO)
-    pub = targets()["E6"]
-    g = "goodput_bps"
-    summary: dict[str, Any] = {}
-
-    # (i) return path.
-    rp: dict[str, Any] = {}
-    for name, extra in (("rct", {LL + "return_path": "rct"}), ("rcs", RCS_SETS)):
-        df = ctx.sweep(f"return_{name}", scn, {TCP: TCPS}, sets={**ARQ["arq_asto"], **extra})
-        t = grouped(df, [TCP], g)
-        rp[name] = {tcp: _kbs(t[(tcp,)]) for tcp in TCPS}
-    summary["return_path"] = rp
-
-    # (ii) CQE time, with and without ASTO.
-    df = ctx.sweep(
-        "cqe",
-        scn,
-        {LL + "cqe": [f"{c} ms" for c in CQES_MS], LL + "asto": [True, False]},
-        sets={LL + "arq": True, TCP: REF_TCP},
-    )
-    # (boolean grid values come back as "true" / "false")
-    t = grouped(df, [LL + "cqe", LL + "asto"], g)
-    summary["cqe_sweep"] = {
-        "tcp": REF_TCP,
-        "cqe_ms": CQES_MS,
-        "asto": [_kbs(t[(f"{c} ms", "true")]) for c in CQES_MS],
-        "no_asto": [_kbs(t[(f"{c} ms", "false")]) for c in CQES_MS],
-    }
-
-    # (iii) the 36 combinations.
-    matrix: dict[str, Any] = {}
-    for arq, sets in ARQ.items():
-        df = ctx.sweep(f"matrix_{arq}", scn, {LL + "acm": MODES, TCP: TCPS}, sets=sets)
-        t = grouped(df, [LL + "acm", TCP], g)
-        matrix[arq] = {m: {tcp: _kbs(t[(m, tcp)]) for tcp in TCPS} for m in MODES}
-    summary["matrix"] = matrix
-
-    # (iv) FER in the BAD state: ARQ+ACM against ARQ with fixed HBW.
-    df = ctx.sweep(
-        "fer_bad",
-        scn,
-        {LL + "fer_bad": FERS_BAD, LL + "acm": ["acm", "fixed-hbw"]},
-        sets={**ARQ["arq_asto"], TCP: REF_TCP},
-    )
-    t = grouped(df, [LL + "fer_bad", LL + "acm"], g)
-    summary["fer_bad_sweep"] = {
-        "tcp": REF_TCP,
-        "fer_bad": FERS_BAD,
-        "acm": [_kbs(t[(f, "acm")]) for f in FERS_BAD],
-        "fixed-hbw": [_kbs(t[(f, "fixed-hbw")]) for f in FERS_BAD],
-    }
-
-    # (v) mean GOOD duration, T_bad = 2 s.
-    df = ctx.sweep(
-        "t_good",
-        scn,
-        {LL + "t_good": [f"{x} s" for x in T_GOODS_S], LL + "arq": [True, False]},
-        sets={LL + "asto": True, LL + "t_bad": "2 s", TCP: REF_TCP},
-    )
-    t = grouped(df, [LL + "t_good", LL + "arq"], g)
-    summary["t_good_sweep"] = {
-        "tcp": REF_TCP,
-        "t_good_s": T_GOODS_S,
-        "t_bad_s": 2,
-        "arq_asto": [_kbs(t[(f"{x} s", "true")]) for x in T_GOODS_S],
-        "no_arq": [_kbs(t[(f"{x} s", "false")]) for x in T_GOODS_S],
-    }
-
-    # (vi) ARQ ACK loss rate (TCP ACKs lost with 1 - (1 - ALR)^5).
-    df = ctx.sweep("alr", scn, {LL + "alr": ALRS}, sets={**ARQ["arq_asto"], TCP: REF_TCP})
-    t = grouped(df, [LL + "alr"], g)
-    summary["alr_sweep"] = {
-        "tcp": REF_TCP,
-        "alr": ALRS,
-        "goodput": [_kbs(t[(a,)]) for a in ALRS],
-    }
-
-    # The mean layer-2 information rate, measured.
-    rate = _layer2_rate(ctx, scn)
-    summary["mean_layer2_rate_mbps"] = {
-        **rate,
-        "published": pub["mean_layer2_rate_mbps"],
-        "deviation": rel_dev(rate["mean"], pub["mean_layer2_rate_mbps"]),
-    }
-    _claims(ctx, summary, pub)
-    _figures(ctx, summary)
-    return summary
+#: the probe that measures the mean layer-2 information rate (see :func:`_layer2_rate`)
+LAYER2_SETS = {
+    TCP: "newreno",
+    "flows.ftp.app": "cbr",
+    "flows.ftp.rate": "1.6 Mbps",
+    "flows.ftp.packet": "1504 B",
+    LL + "acm": "acm",
+    LL + "arq": False,
+    LL + "asto": False,
+    LL + "fer_good": 0.0,
+    LL + "fer_bad": 0.0,
+}
 
 
-def _layer2_rate(ctx: Context, scn: str) -> dict[str, Any]:
+class E6:
+    """The E6 reproduction (see the module doc)."""
+
+    name = "E6"
+    runs = 20
+
+    def grid(self, ctx: Context) -> list[Job]:
+        scn = scenario_path(SCENARIO)
+        jobs: list[Job] = [
+            # (i) return path.
+            SubSweep(
+                "return_rct", scn, {TCP: TCPS}, {**ARQ["arq_asto"], LL + "return_path": "rct"}
+            ),
+            SubSweep("return_rcs", scn, {TCP: TCPS}, {**ARQ["arq_asto"], **RCS_SETS}),
+            # (ii) CQE time, with and without ASTO.
+            SubSweep(
+                "cqe",
+                scn,
+                {LL + "cqe": [f"{c} ms" for c in CQES_MS], LL + "asto": [True, False]},
+                {LL + "arq": True, TCP: REF_TCP},
+            ),
+        ]
+        # (iii) the 36 combinations.
+        for arq, sets in ARQ.items():
+            jobs.append(SubSweep(f"matrix_{arq}", scn, {LL + "acm": MODES, TCP: TCPS}, sets))
+        jobs += [
+            # (iv) FER in the BAD state: ARQ+ACM against ARQ with fixed HBW.
+            SubSweep(
+                "fer_bad",
+                scn,
+                {LL + "fer_bad": FERS_BAD, LL + "acm": ["acm", "fixed-hbw"]},
+                {**ARQ["arq_asto"], TCP: REF_TCP},
+            ),
+            # (v) mean GOOD duration, T_bad = 2 s.
+            SubSweep(
+                "t_good",
+                scn,
+                {LL + "t_good": [f"{x} s" for x in T_GOODS_S], LL + "arq": [True, False]},
+                {LL + "asto": True, LL + "t_bad": "2 s", TCP: REF_TCP},
+            ),
+            # (vi) ARQ ACK loss rate (TCP ACKs lost with 1 - (1 - ALR)^5).
+            SubSweep("alr", scn, {LL + "alr": ALRS}, {**ARQ["arq_asto"], TCP: REF_TCP}),
+            # The mean layer-2 information rate, measured.
+            Runs("layer2_rate", scn, LAYER2_SETS),
+        ]
+        return jobs
+
+    def run(self, ctx: Context, data: dict[str, Any]) -> Analysis:
+        pub = targets()["E6"]
+        g = "goodput_bps"
+        summary: dict[str, Any] = {}
+
+        rp: dict[str, Any] = {}
+        for name in ("rct", "rcs"):
+            t = grouped(data[f"return_{name}"], [TCP], g)
+            rp[name] = {tcp: _kbs(t[(tcp,)]) for tcp in TCPS}
+        summary["return_path"] = rp
+
+        t = grouped(data["cqe"], [LL + "cqe", LL + "asto"], g)
+        summary["cqe_sweep"] = {
+            "tcp": REF_TCP,
+            "cqe_ms": CQES_MS,
+            "asto": [_kbs(t[(f"{c} ms", True)]) for c in CQES_MS],
+            "no_asto": [_kbs(t[(f"{c} ms", False)]) for c in CQES_MS],
+        }
+
+        matrix: dict[str, Any] = {}
+        for arq in ARQ:
+            t = grouped(data[f"matrix_{arq}"], [LL + "acm", TCP], g)
+            matrix[arq] = {m: {tcp: _kbs(t[(m, tcp)]) for tcp in TCPS} for m in MODES}
+        summary["matrix"] = matrix
+
+        t = grouped(data["fer_bad"], [LL + "fer_bad", LL + "acm"], g)
+        summary["fer_bad_sweep"] = {
+            "tcp": REF_TCP,
+            "fer_bad": FERS_BAD,
+            "acm": [_kbs(t[(f, "acm")]) for f in FERS_BAD],
+            "fixed-hbw": [_kbs(t[(f, "fixed-hbw")]) for f in FERS_BAD],
+        }
+
+        t = grouped(data["t_good"], [LL + "t_good", LL + "arq"], g)
+        summary["t_good_sweep"] = {
+            "tcp": REF_TCP,
+            "t_good_s": T_GOODS_S,
+            "t_bad_s": 2,
+            "arq_asto": [_kbs(t[(f"{x} s", True)]) for x in T_GOODS_S],
+            "no_arq": [_kbs(t[(f"{x} s", False)]) for x in T_GOODS_S],
+        }
+
+        t = grouped(data["alr"], [LL + "alr"], g)
+        summary["alr_sweep"] = {
+            "tcp": REF_TCP,
+            "alr": ALRS,
+            "goodput": [_kbs(t[(a,)]) for a in ALRS],
+        }
+
+        rate = _layer2_rate(data["layer2_rate"])
+        summary["mean_layer2_rate_mbps"] = {
+            **rate,
+            "published": pub["mean_layer2_rate_mbps"],
+            "deviation": rel_dev(rate["mean"], pub["mean_layer2_rate_mbps"]),
+        }
+        return Analysis(summary, {"published": pub})
+
+    def claims(self, ctx: Context, analysis: Analysis) -> None:
+        _claims(ctx, analysis.summary, analysis.tables["published"])
+
+    def figures(self, ctx: Context, analysis: Analysis) -> list[Path]:
+        return _figures(ctx, analysis.summary)
+
+
+def _layer2_rate(res) -> dict[str, Any]:
     """A cbr probe of 1504-byte datagrams (8 frames each) saturating the
-    forward link under ACM, without ARQ or frame errors: every datagram the
-    link sent was delivered or lost to misalignment, so (delivered + lost
-    on the channel) x 1504 B over the run is the information rate the link
-    sent at, mode by mode as the reports switched it."""
-    from ..api import run as run_scenario
-    from .common import stats
-
-    sets = {
-        TCP: "newreno",
-        "flows.ftp.app": "cbr",
-        "flows.ftp.rate": "1.6 Mbps",
-        "flows.ftp.packet": "1504 B",
-        LL + "acm": "acm",
-        LL + "arq": False,
-        LL + "asto": False,
-        LL + "fer_good": 0.0,
-        LL + "fer_bad": 0.0,
-    }
-    if ctx.progress:
-        ctx.progress("layer2_rate")
-    res = run_scenario(scn, runs=ctx.runs, seed=ctx.seed, set=sets, jobs=ctx.jobs)
+    forward link under ACM, without ARQ or frame errors (:data:`LAYER2_SETS`):
+    every datagram the link sent was delivered or lost to misalignment, so
+    (delivered + lost on the channel) x 1504 B over the run is the
+    information rate the link sent at, mode by mode as the reports switched it."""
     rates = []
     for r in res.runs:
         fwd = next(x for x in r["links"] if x["link"] == "sat" and x["dir"] == "forward")
@@ -270,92 +290,102 @@ def _claims(ctx: Context, s: dict[str, Any], pub: dict[str, Any]) -> None:
     )
 
 
-def _figures(ctx: Context, s: dict[str, Any]) -> None:
-    pyplot = plt()
+def _figures(ctx: Context, s: dict[str, Any]) -> list[Path]:
+    from ..figures import (
+        bar_groups,
+        ci_legend,
+        errorbar_series,
+        figure,
+        figure_legend,
+        published_points,
+        reference_line,
+        save_figure,
+        subplots,
+    )
 
-    def lines(name, xs, series, xlabel, title, logx=False):
-        fig, ax = pyplot.subplots(figsize=(6.4, 4.2))
-        errorbar_lines(ax, xs, series)
+    n = ctx.runs
+    written: list[Path] = []
+
+    def lines(name, xs, series, xlabel, title, logx=False, ticks=None):
+        fig, ax = figure(8.2, 4.2)
+        errorbar_series(ax, xs, series)
         if logx:
             ax.set_xscale("log")
+        if ticks is not None:
+            ax.set_xticks(xs, ticks)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("goodput (kB/s)")
         ax.set_title(title, fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(ctx.out / name, dpi=100)
-        pyplot.close(fig)
+        ci_legend(ax, n)
+        return save_figure(fig, ctx.out / name)
 
     def bars(ax, groups: dict[str, dict[str, dict[str, Any]]], title: str):
-        width = 0.8 / len(TCPS)
         keys = list(groups)
-        for i, t in enumerate(TCPS):
-            xs = [k + (i - (len(TCPS) - 1) / 2) * width for k in range(len(keys))]
-            ax.bar(
-                xs,
-                [_m(groups[k][t]) for k in keys],
-                width,
-                yerr=[groups[k][t]["ci95"] or 0 for k in keys],
-                capsize=2,
-                label=TCP_LABELS[t],
-            )
-        ax.set_xticks(range(len(keys)), keys, fontsize=8)
+        bar_groups(ax, keys, {TCP_LABELS[t]: [groups[k][t] for k in keys] for t in TCPS})
         ax.set_ylabel("goodput (kB/s)")
         ax.set_title(title, fontsize=9)
-        ax.grid(alpha=0.3, axis="y")
 
-    fig, ax = pyplot.subplots(figsize=(6.4, 4.2))
+    fig, ax = figure(8.2, 4.2)
     bars(
         ax,
         {"RCT (3G)": s["return_path"]["rct"], "RCS (satellite)": s["return_path"]["rcs"]},
         "E6: return path (ACM, ARQ + ASTO)",
     )
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "e6_return_path.png", dpi=100)
-    pyplot.close(fig)
+    ci_legend(ax, n)
+    written += save_figure(fig, ctx.out / "e6_return_path")
 
-    fig, axes = pyplot.subplots(1, 3, figsize=(14, 4.2), sharey=True)
-    for ax, (arq, m) in zip(axes, s["matrix"].items(), strict=True):
+    fig, axes = subplots(1, 3, width=15, height=4.2, sharey=True)
+    for ax, (arq, m) in zip(axes[0], s["matrix"].items(), strict=True):
         bars(ax, {k: m[k] for k in MODES}, f"E6: {ARQ_LABELS[arq]}")
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "e6_matrix.png", dpi=100)
-    pyplot.close(fig)
+    figure_legend(fig, axes[0][0], n, right=0.85)
+    written += save_figure(fig, ctx.out / "e6_matrix")
 
     cq = s["cqe_sweep"]
-    lines(
-        "e6_cqe.png",
+    written += lines(
+        "e6_cqe",
         cq["cqe_ms"],
         {"ARQ + ASTO 0.32 s": cq["asto"], "ARQ, no ASTO": cq["no_asto"]},
         "CQE time (ms)",
         f"E6: goodput vs CQE time ({REF_TCP}, ACM)",
     )
     fb = s["fer_bad_sweep"]
-    lines(
-        "e6_fer_bad.png",
+    written += lines(
+        "e6_fer_bad",
         fb["fer_bad"],
         {"ARQ + ACM": fb["acm"], "ARQ, fixed HBW": fb["fixed-hbw"]},
-        "FER in the BAD state",
+        "frame error rate in the BAD state",
         f"E6: goodput vs BAD-state FER ({REF_TCP}, ASTO)",
         logx=True,
     )
     tg = s["t_good_sweep"]
-    lines(
-        "e6_t_good.png",
+    written += lines(
+        "e6_t_good",
         tg["t_good_s"],
         {"ACM, ARQ + ASTO": tg["arq_asto"], "ACM, no ARQ": tg["no_arq"]},
         "mean GOOD duration (s), T_bad = 2 s",
         f"E6: goodput vs mean GOOD duration ({REF_TCP})",
     )
     al = s["alr_sweep"]
-    xs = [max(a, 1e-4) for a in al["alr"]]
-    lines(
-        "e6_alr.png",
-        xs,
+    written += lines(
+        "e6_alr",
+        [max(a, 1e-4) for a in al["alr"]],
         {"ACM, ARQ + ASTO": al["goodput"]},
         "ARQ ACK loss rate (0 drawn at 1e-4)",
         f"E6: goodput vs ACK loss ({REF_TCP})",
         logx=True,
     )
+    # the measured mean layer-2 rate beside the published one
+    rate = s["mean_layer2_rate_mbps"]
+    fig, ax = figure(6.5, 3.6)
+    errorbar_series(ax, [0], {"skyhop (cbr probe, mean)": [rate]})
+    published_points(ax, [0], [rate["published"]], "published (Celandroni et al. 2007), 6 s / 2 s")
+    reference_line(ax, 1.416, "QPSK 3/4 (HBW) information rate, 1.416 Mb/s")
+    reference_line(ax, 0.472, "BPSK 1/2 (LBW) information rate, 0.472 Mb/s", color="0.7")
+    ax.set_xticks([0], ["ACM, GOOD 6 s / BAD 2 s"])
+    ax.set_xlim(-1, 1)
+    ax.set_ylim(0, 1.6)
+    ax.set_ylabel("mean layer-2 information rate (Mb/s)")
+    ax.set_title("E6: the DVB-S link's mean information rate", fontsize=10)
+    ci_legend(ax, n)
+    written += save_figure(fig, ctx.out / "e6_layer2_rate")
+    return written

@@ -1,6 +1,6 @@
 """Sweeps on a Ray cluster: each (point, seed) is one Ray task.
 
-A task computes its part (:func:`skyhop.sweep.compute_part`: the rows, their
+A task computes its part (:func:`skyhop.sweep.store.compute_part`: the rows, their
 checksum and, with traces, the Parquet bytes) on whichever machine Ray puts
 it and returns it; the driver writes it into the sweep's part store the
 moment it arrives, exactly as a local worker would have. The store does not
@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import ScenarioError, SimulationError, SkyhopError, SweepError
+from ..errors import ScenarioError, SimulationError, SkyhopError, SweepError
 
 __all__ = ["MAX_RETRIES", "execute_on_ray", "probe_address", "ray_session"]
 
@@ -122,8 +122,9 @@ def ray_session(address: str | None = None, jobs: int | None = None) -> Iterator
 def skyhop_run(compute: Callable, point: Any, seed: int, run_index: int, trace: bool) -> tuple:
     """The body of one Ray task: ``("ok", doc, traces)`` or ``("error", kind, message)``.
 
-    ``compute`` is :func:`skyhop.sweep.compute_part` (passed in, by reference,
-    so that this module does not import the sweep library that imports it).
+    ``compute`` is :func:`skyhop.sweep.store.compute_part` (passed in, by
+    reference, so that this module does not import the sweep library that
+    imports it).
     Errors of the run itself travel back as values, so that Ray neither
     retries them nor wraps them in its own exception types.
     """

@@ -1,0 +1,225 @@
+"""A sweep from start to tables: validate the grid, check the store, run
+what is missing on a backend, assemble (:func:`run_sweep`, :func:`sweep_frame`).
+
+Run i (0-based) of every point uses seed S + i, so points are compared on
+common random numbers. An interrupted sweep (Ctrl-C, SIGTERM, a crash, a
+killed worker) continues with ``resume``: every part is checked against its
+identity and checksum, good parts are kept and skipped, damaged, empty or
+misplaced ones are redone (with a warning), nothing is run twice and no row is
+lost or duplicated. The tables are replaced only by a complete assembly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._output import check_writable_dir, write_text_atomic
+from ..api import (
+    ScenarioSource,
+    SetOverrides,
+    _set_strings,
+    check_bool,
+    check_int,
+    check_jobs,
+    check_seeds,
+    load_scenario,
+)
+from ..errors import ScenarioError, SweepError
+from .base import SweepInterrupted, check_backend
+from .grid import GridSpec, build_points, parse_grid
+from .local import Terminated, WorkerLost, at_point, execute
+from .store import (
+    MANIFEST,
+    PARTS,
+    TRACES,
+    assemble,
+    check_resume,
+    compute_part,
+    manifest_of,
+    scan_parts,
+    store_part,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["run_sweep", "sweep_frame"]
+
+Reporter = Callable[[str], None]
+
+
+def run_sweep(
+    scenario: ScenarioSource,
+    grid: GridSpec,
+    *,
+    out: str | os.PathLike[str],
+    runs: int | None = None,
+    seed: int | None = None,
+    set: SetOverrides = None,
+    resume: bool = False,
+    jobs: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    on_warning: Reporter | None = None,
+    trace: bool = False,
+    backend: str = "local",
+    address: str | None = None,
+) -> dict[str, Any]:
+    """Run a sweep into ``out``; return ``{"done", "skipped", "total", "out",
+    "tables"}`` (``tables``: ``{name: path}`` of the result tables written;
+    with ``trace`` also ``"traces"``, the path of ``traces.parquet``).
+
+    ``on_progress(done, total)`` is called once with the runs already done
+    (skipped by ``resume``) and after every finished (point, seed);
+    ``on_warning(message)`` receives each warning (a redone or ignored part;
+    on Ray, a run that failed). ``backend`` is ``"local"`` (worker processes
+    of this machine) or ``"ray"`` (tasks on a Ray cluster at ``address``;
+    :mod:`skyhop.sweep.ray_backend`). Raises SweepInterrupted (a
+    KeyboardInterrupt) on Ctrl-C or SIGTERM, SweepError when a worker dies
+    from outside, the cluster cannot be reached or (on Ray) some runs
+    failed; finished parts are kept in every case.
+    """
+    resume = check_bool("resume", resume)
+    trace = check_bool("trace", trace)
+    jobs = check_jobs(jobs)
+    backend = check_backend(backend, address)
+    if runs is not None:
+        check_int("runs", runs, minimum=1)
+    if seed is not None:
+        check_int("seed", seed, minimum=0)
+    if not isinstance(out, (str, os.PathLike)):
+        raise ScenarioError("<options>", "out", f"must be a directory path, got {out!r}")
+    warn = on_warning or (lambda _m: None)
+
+    base_sets = _set_strings(set)
+    parsed = parse_grid(grid)
+    base = load_scenario(scenario, set=base_sets)
+    first_seed, n = check_seeds(
+        base.default_seed if seed is None else seed, base.default_runs if runs is None else runs
+    )
+    seeds = list(range(first_seed, first_seed + n))
+
+    # Validate every point up front: a bad grid path fails before any run.
+    paths = [p for p, _ in parsed]
+    points = build_points(scenario, base_sets, parsed)
+
+    out = Path(out)
+    manifest = manifest_of(base.file, base_sets, parsed, n, first_seed, points, trace)
+    check_resume(out, manifest, resume)
+    parts = out / PARTS
+    if parts.exists() and not parts.is_dir():
+        raise SweepError(f"{parts}: exists and is not a directory; cannot store parts", str(out))
+    check_writable_dir(parts)  # before any run: an unwritable --out fails now
+    for stale in out.glob(".*.tmp"):
+        stale.unlink(missing_ok=True)
+    write_text_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+
+    good = scan_parts(parts, points, seeds, warn, trace)
+    tasks = [(p, s) for p in points for s in seeds]
+    todo = [(p, s) for p, s in tasks if (p.index, s) not in good]
+    total, skipped = len(tasks), len(tasks) - len(todo)
+    state = {"done": skipped}
+    if on_progress:
+        on_progress(skipped, total)
+
+    if todo:
+        try:
+            if backend == "ray":
+                from .ray_backend import execute_on_ray
+
+                execute_on_ray(
+                    todo,
+                    parts,
+                    first_seed,
+                    trace,
+                    jobs,
+                    address,
+                    state,
+                    total,
+                    on_progress,
+                    warn,
+                    compute=compute_part,
+                    store=store_part,
+                    at_point=at_point,
+                    terminated=Terminated,
+                )
+            else:
+                execute(todo, parts, jobs, state, total, on_progress, first_seed, trace)
+        except (KeyboardInterrupt, Terminated):
+            raise SweepInterrupted(state["done"], total, str(out)) from None
+        except WorkerLost as e:
+            raise SweepError(
+                f"a sweep worker process died ({e}; killed from outside, e.g. by the "
+                f"out-of-memory killer?); {state['done']} of {total} runs are saved in "
+                f"{out}; continue with --resume (resume=True in Python)",
+                str(out),
+            ) from None
+    tables = assemble(out, points, seeds, paths, trace, warn)
+    info: dict[str, Any] = {
+        "done": state["done"] - skipped,
+        "skipped": skipped,
+        "total": total,
+        "out": str(out),
+        "tables": tables,
+    }
+    if trace:
+        info["traces"] = str(out / TRACES)
+    return info
+
+
+def sweep_frame(
+    scenario: ScenarioSource,
+    grid: GridSpec,
+    *,
+    runs: int | None = None,
+    seed: int | None = None,
+    set: SetOverrides = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    jobs: int | None = None,
+    trace: bool = False,
+    backend: str = "local",
+    address: str | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    on_warning: Reporter | None = None,
+) -> pd.DataFrame:
+    """:func:`skyhop.sweep` (documented there): the sweep's results.parquet as
+    a DataFrame. Warnings become ``RuntimeWarning`` unless ``on_warning`` is given."""
+    import warnings
+
+    import pandas as pd
+
+    def warn(message: str) -> None:
+        warnings.warn(message, RuntimeWarning, stacklevel=6)
+
+    kwargs: dict[str, Any] = {
+        "runs": runs,
+        "seed": seed,
+        "set": set,
+        "jobs": jobs,
+        "on_progress": on_progress,
+        "on_warning": on_warning or warn,
+        "trace": trace,
+        "backend": backend,
+        "address": address,
+    }
+    if out is None:
+        import tempfile
+
+        check_bool("resume", resume)
+        if check_bool("trace", trace):
+            raise ScenarioError(
+                "<options>", "trace", "trace=True needs out=DIR (traces.parquet is written there)"
+            )
+        with tempfile.TemporaryDirectory(prefix="skyhop-sweep-") as tmp:
+            run_sweep(scenario, grid, out=tmp, **kwargs)
+            return pd.read_parquet(Path(tmp) / "results.parquet")
+    info = run_sweep(scenario, grid, out=out, resume=resume, **kwargs)
+    df = pd.read_parquet(Path(out) / "results.parquet")
+    df.attrs["tables"] = info["tables"]
+    if "traces" in info:
+        df.attrs["traces"] = info["traces"]
+    return df
