@@ -618,3 +618,78 @@ def print_description(file: str, d: dict[str, Any]) -> None:
     out.append("warnings:" if d["warnings"] else "warnings: none")
     out.extend(f"  {w}" for w in d["warnings"])
     print("\n".join(out))
+
+
+def _ms(s: float | None) -> str:
+    if s is None:
+        return "—"
+    return f"{s * 1e3:.3f} ms" if s >= 1e-3 else f"{s * 1e6:.0f} µs"
+
+
+def lateness_text(report: dict[str, Any]) -> str:
+    """The one-line time-fidelity summary of a live run (stderr)."""
+    lat = report["lateness"]
+    rt = report["realtime"]
+    how = []
+    if rt.get("fifo_priority") is not None:
+        how.append(f"SCHED_FIFO {rt['fifo_priority']}")
+    if rt.get("cpu") is not None:
+        how.append(f"CPU {rt['cpu']}")
+    rt_text = ", ".join(how) if how else "no real-time scheduling"
+    return (
+        f"live: {lat['packets']} packets released to the hosts, lateness p50 {_ms(lat['p50_s'])}"
+        f", p99 {_ms(lat['p99_s'])}, max {_ms(lat['max_s'])} ({rt_text}); "
+        f"stopped: {report['stop_reason']} at {report['duration_s']:.3f} s"
+    )
+
+
+def print_live_report(file: str, result: dict[str, Any], report: dict[str, Any] | None) -> None:
+    """The human-readable summary of ``skyhop live`` (and ``replay``, without
+    ``report``): per link direction what it carried, the commands' ends, the
+    simulated flows."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    links = Table(title=f"{one_line(file)}: links")
+    for col in ("link", "dir", "from", "to", "packets", "bytes", "delivered", "drops", "util"):
+        links.add_column(col, justify="left" if col in ("link", "dir", "from", "to") else "right")
+    for lk in result.get("links", []):
+        drops = lk["queue_drops"] + lk["channel_drops"] + lk["link_drops"]
+        links.add_row(
+            one_line(lk["link"]),
+            lk["dir"],
+            one_line(lk["from"]),
+            one_line(lk["to"]),
+            str(lk["packets"]),
+            _bytes(lk["bytes"]),
+            str(lk["delivered"]),
+            str(drops),
+            f"{lk['utilisation']:.3f}",
+        )
+    console.print(links)
+    if report is not None and report["commands"]:
+        cmds = Table(title="commands")
+        for col in ("node", "command", "status", "ended at"):
+            cmds.add_column(col)
+        for c in report["commands"]:
+            status = (
+                "stopped at the end"
+                if c["stopped_at_end"]
+                else f"exit {c['exit_code']}"
+                if c["exit_code"] is not None
+                else f"signal {c['signal']}"
+            )
+            ended = f"{c['ended_at_s']:.3f} s" if c.get("ended_at_s") is not None else "—"
+            cmds.add_row(
+                one_line(c["node"]),
+                one_line(c["command"]),
+                status + (" (daemon)" if c["background"] else ""),
+                ended,
+            )
+        console.print(cmds)
+    flows = result.get("flows", {})
+    if flows:
+        from .stats import summarize
+
+        print_run_table(f"{file}: simulated flows", [result.get("seed", 0)], summarize([result]))

@@ -192,6 +192,100 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_run.set_defaults(func=cmd_run)
 
+    p_live = sub.add_parser(
+        "live",
+        help="run a scenario in real time between real hosts running your commands",
+        description="Make every node named by --run/--daemon (or marked live = true) a real "
+        "host: its own network namespace with a TUN device carrying the node's address. "
+        "Each COMMAND runs inside its node's namespace (SKYHOP_ADDR_<NODE> names every "
+        "node's address); its packets cross the scenario's links, channels, link layers and "
+        "queues in wall-clock time, beside the simulated flows. The run ends when every "
+        "--run command has exited, or at --duration; the exit status is the first failing "
+        "command's. Needs root, or unprivileged user namespaces (docs/live.md).",
+    )
+    p_live.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
+    p_live.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="NODE:COMMAND",
+        dest="runs_cmd",
+        help="run COMMAND (a shell command line) in NODE's namespace; the run waits for it; "
+        "repeatable",
+    )
+    p_live.add_argument(
+        "--daemon",
+        action="append",
+        default=[],
+        metavar="NODE:COMMAND",
+        help="run COMMAND in NODE's namespace without waiting for it (a server); stopped "
+        "at the end; repeatable",
+    )
+    p_live.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        dest="sets",
+        help="override a scenario value by dotted path (as for run); repeatable",
+    )
+    p_live.add_argument("--seed", type=_seed, metavar="S", help="seed (default: run.seed)")
+    p_live.add_argument(
+        "--duration",
+        metavar="D",
+        help="stop after D (e.g. 60s); default: the scenario's run.duration",
+    )
+    p_live.add_argument(
+        "--json", action="store_true", help="print one JSON document on stdout (as run --json)"
+    )
+    p_live.add_argument("--pcap", metavar="DIR", help="write one pcap file per link direction")
+    p_live.add_argument(
+        "--pcap-links", metavar="LINKS", help="comma-separated links to capture (default all)"
+    )
+    p_live.add_argument(
+        "--record",
+        metavar="DIR",
+        help="record every packet from the hosts into DIR (arrivals.pcapng, replay.json) "
+        "for skyhop replay",
+    )
+    p_live.add_argument("--trace", action="store_true", help="record time series")
+    p_live.add_argument(
+        "--grace",
+        default="2s",
+        metavar="D",
+        help="time stopped commands get between SIGTERM and SIGKILL (default 2s)",
+    )
+    p_live.add_argument(
+        "--lateness-warn",
+        default="1ms",
+        metavar="D",
+        help="warn when the 99th percentile of the packets' lateness exceeds D (default 1ms)",
+    )
+    p_live.add_argument(
+        "--lateness-abort",
+        metavar="D",
+        help="stop the run with an error when more than 1 %% of the packets are later than D",
+    )
+    p_live.add_argument(
+        "--no-realtime",
+        action="store_true",
+        help="do not ask for SCHED_FIFO and a pinned CPU for the engine",
+    )
+    p_live.set_defaults(func=cmd_live)
+
+    p_replay = sub.add_parser(
+        "replay",
+        help="replay a live run's record as a deterministic simulation",
+        description="Re-run the scenario of a live run recorded with --record DIR, "
+        "injecting every recorded packet from the hosts at the simulated time it entered "
+        "the network: the live run's network again, deterministically (same per-link counts).",
+    )
+    p_replay.add_argument("record", metavar="DIR", help="the folder given to skyhop live --record")
+    p_replay.add_argument("--json", action="store_true", help="print one JSON document")
+    p_replay.add_argument("--pcap", metavar="DIR", help="write one pcap file per link direction")
+    p_replay.add_argument("--trace", action="store_true", help="record time series")
+    p_replay.set_defaults(func=cmd_replay)
+
     p_desc = sub.add_parser(
         "describe",
         help="show the resolved network: links, delays, queues, legs, BDPs, warnings",
@@ -578,6 +672,116 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         if args.out:
             print(f"wrote {args.out}")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------
+# skyhop live, skyhop replay
+
+
+def cmd_live(args: argparse.Namespace) -> int:
+    from .api import load_scenario
+    from .live import parse_command, userns_reexec_argv
+    from .units import duration_s
+
+    if os.geteuid() != 0 and not os.environ.get("SKYHOP_LIVE_USERNS"):
+        argv = userns_reexec_argv(sys.argv[1:])
+        if argv is None:
+            raise UsageError(
+                "skyhop live needs root, or unprivileged user namespaces and util-linux "
+                "unshare (neither is available here)"
+            )
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.environ["SKYHOP_LIVE_USERNS"] = "1"
+        os.execv(argv[0], argv)
+    commands = [parse_command(t, "--run") for t in args.runs_cmd]
+    commands += [parse_command(t, "--daemon") for t in args.daemon]
+    scn = load_scenario(args.scenario, set=args.sets)
+    duration = duration_s(args.duration, "--duration") if args.duration else None
+    if duration is not None and duration <= 0:
+        raise UsageError("--duration must be positive")
+    grace = duration_s(args.grace, "--grace")
+    warn = duration_s(args.lateness_warn, "--lateness-warn")
+    abort = duration_s(args.lateness_abort, "--lateness-abort") if args.lateness_abort else None
+    if args.pcap:
+        output.check_writable_dir(args.pcap, "--pcap")
+    elif args.pcap_links:
+        raise UsageError("--pcap-links needs --pcap DIR")
+    pcap_links = _link_names(args.pcap_links, scn, "--pcap-links")
+    seed = scn.default_seed if args.seed is None else args.seed
+    import signal
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt  # stop the hosts' commands and clean up, as Ctrl-C does
+
+    old_term = signal.signal(signal.SIGTERM, on_term)
+    try:
+        doc = _live_run(scn, commands, seed, args, duration, grace, warn, abort, pcap_links)
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+    result, report = doc["result"], doc["live"]
+    result["seed"] = seed
+    if "pcap_files" in doc:
+        result["pcap_files"] = doc["pcap_files"]
+    for w in result.get("warnings", []):
+        if w not in report["warnings"]:
+            output.warning_line(w)
+    for w in report["warnings"]:
+        output.warning_line(w)
+    output.info_line(output.lateness_text(report))
+    if args.json:
+        from .api import describe
+
+        network = describe(args.scenario, set=args.sets)
+        out = run_document(scn.resolved, [result], args.trace, network)
+        out["live"] = report
+        sys.stdout.write(output.dump_json(out) + "\n")
+    else:
+        output.print_live_report(scn.file, result, report)
+    return report["exit_code"]
+
+
+def _live_run(
+    scn: Any,
+    commands: list[Any],
+    seed: int,
+    args: argparse.Namespace,
+    duration: float | None,
+    grace: float,
+    warn: float,
+    abort: float | None,
+    pcap_links: list[str] | None,
+) -> dict[str, Any]:
+    from .live import live
+
+    return live(
+        scn,
+        commands,
+        seed=seed,
+        duration_s=duration,
+        grace_s=grace,
+        lateness_warn_s=warn,
+        lateness_abort_s=abort,
+        realtime=not args.no_realtime,
+        record=args.record,
+        trace=args.trace,
+        pcap_dir=args.pcap,
+        pcap_links=pcap_links,
+        stdout_to_stderr=args.json,
+    )
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .live import replay
+
+    if args.pcap:
+        output.check_writable_dir(args.pcap, "--pcap")
+    scn, result = replay(args.record, trace=args.trace, pcap_dir=args.pcap)
+    if args.json:
+        sys.stdout.write(output.dump_json(run_document(scn.resolved, [result], args.trace)) + "\n")
+    else:
+        output.print_live_report(args.record, result, None)
     return EXIT_OK
 
 

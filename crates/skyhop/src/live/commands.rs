@@ -198,6 +198,7 @@ pub fn stop_all(cmds: &mut [Running], grace: Duration, started: Instant, ns_inod
     let mut live: Vec<usize> = (0..cmds.len())
         .filter(|&i| !cmds[i].poll(started))
         .collect();
+    let stopped = live.clone();
     for &i in &live {
         cmds[i].signal_group(libc::SIGTERM);
     }
@@ -214,7 +215,7 @@ pub fn stop_all(cmds: &mut [Running], grace: Duration, started: Instant, ns_inod
         let r = cmds[i].poll(started);
         debug_assert!(r);
     }
-    for &i in &live {
+    for &i in &stopped {
         if let Some(r) = cmds[i].result.as_mut() {
             r.stopped_at_end = true;
         }

@@ -1,0 +1,219 @@
+"""Live runs: the engine in wall-clock time between real hosts.
+
+Every node named by a command (or marked ``live = true``) becomes a real
+host: its own Linux network namespace with a TUN device carrying the node's
+address. The commands run inside those namespaces; the packets they send
+cross the scenario's links, channels, link layers, queues and proxies,
+beside its simulated flows. See ``docs/live.md``.
+
+This module is a library: it parses no command line and prints nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from .api import Scenario
+from .errors import ScenarioError
+
+__all__ = [
+    "LiveCommand",
+    "live",
+    "parse_command",
+    "replay",
+    "userns_reexec_argv",
+]
+
+#: shell words that are not programs in PATH
+_SHELL_WORDS = frozenset(
+    "! . : [ alias bg break builtin case cd command continue declare echo eval exec exit "
+    "export false fg for function getopts hash if jobs kill let local printf pwd read "
+    "readonly return set shift source test times trap true type ulimit umask unalias "
+    "unset until wait while { ( ((".split()
+)
+
+
+@dataclass(frozen=True)
+class LiveCommand:
+    """A command to run on a node (``background``: the run does not wait for it)."""
+
+    node: str
+    command: str
+    background: bool = False
+
+
+def parse_command(text: str, key: str = "--run") -> LiveCommand:
+    """``NODE:COMMAND`` as a :class:`LiveCommand` (checked for form only)."""
+    node, sep, command = text.partition(":")
+    if not sep or not node.strip() or not command.strip():
+        raise ScenarioError(
+            "<options>",
+            key,
+            f"expected NODE:COMMAND, e.g. G:'python3 -m http.server', got {text!r}",
+        )
+    return LiveCommand(node.strip(), command.strip(), background=key == "--daemon")
+
+
+def check_startable(cmd: LiveCommand, key: str) -> None:
+    """Refuse a command whose program cannot be found, before anything is made."""
+    try:
+        words = shlex.split(cmd.command)
+    except ValueError as e:
+        raise ScenarioError("<options>", key, f"node {cmd.node}: {cmd.command!r}: {e}") from None
+    while words and "=" in words[0] and not words[0].startswith("="):
+        words = words[1:]  # VAR=value prefixes
+    if not words:
+        return
+    prog = words[0]
+    if prog in _SHELL_WORDS or any(c in prog for c in "$`|;&<>("):
+        return
+    if "/" in prog:
+        ok = os.path.isfile(prog) and os.access(prog, os.X_OK)
+    else:
+        ok = shutil.which(prog) is not None
+    if not ok:
+        raise ScenarioError(
+            "<options>", key, f"node {cmd.node}: cannot start {cmd.command!r}: {prog}: not found"
+        )
+
+
+def live_nodes_of(scenario: Scenario) -> list[str]:
+    """Nodes the scenario marks ``live = true``."""
+    return [n for n, sec in scenario.resolved.get("nodes", {}).items() if (sec or {}).get("live")]
+
+
+def live(
+    scenario: Scenario,
+    commands: Sequence[LiveCommand],
+    *,
+    seed: int,
+    duration_s: float | None = None,
+    grace_s: float = 2.0,
+    lateness_warn_s: float = 1e-3,
+    lateness_abort_s: float | None = None,
+    realtime: bool = True,
+    record: str | os.PathLike[str] | None = None,
+    trace: bool = False,
+    pcap_dir: str | os.PathLike[str] | None = None,
+    pcap_links: list[str] | None = None,
+    stdout_to_stderr: bool = False,
+) -> dict[str, Any]:
+    """Run ``scenario`` live with ``seed``; returns ``{"result", "live", "pcap_files"?}``.
+
+    ``record``: a folder that receives ``arrivals.pcapng`` (every packet from
+    the hosts, with the simulated time it entered the network) and
+    ``replay.json`` (what :func:`replay` needs).
+    """
+    nodes = list(scenario.resolved.get("nodes", {}))
+    for c in commands:
+        key = "--daemon" if c.background else "--run"
+        if c.node not in nodes:
+            raise ScenarioError(
+                "<options>", key, f"unknown node {c.node!r} (nodes: {', '.join(nodes)})"
+            )
+        check_startable(c, key)
+    record_dir = Path(record) if record is not None else None
+    if record_dir is not None:
+        record_dir.mkdir(parents=True, exist_ok=True)
+    args = {
+        "commands": [
+            {"node": c.node, "command": c.command, "background": c.background} for c in commands
+        ],
+        "live_nodes": live_nodes_of(scenario),
+        "duration_s": duration_s,
+        "grace_s": grace_s,
+        "lateness_warn_s": lateness_warn_s,
+        "lateness_abort_s": lateness_abort_s,
+        "realtime": realtime,
+        "record": str(record_dir / "arrivals.pcapng") if record_dir else None,
+        "trace": trace,
+        "pcap_dir": os.fspath(pcap_dir) if pcap_dir is not None else None,
+        "pcap_links": pcap_links,
+        "stdout_to_stderr": stdout_to_stderr,
+    }
+    _core.reset_cancel()
+    doc = json.loads(_core.live(scenario.json, seed, json.dumps(args)))
+    if record_dir is not None:
+        meta = {
+            "scenario": scenario.resolved,
+            "seed": seed,
+            "live_nodes": [h["node"] for h in doc["live"]["hosts"]],
+            "stop_ns": doc["live"]["stop_ns"],
+            "arrivals": "arrivals.pcapng",
+            "links": doc["result"].get("links", []),
+        }
+        from ._output import write_text_atomic
+
+        write_text_atomic(record_dir / "replay.json", json.dumps(meta, indent=1) + "\n")
+    return doc
+
+
+def replay(
+    record: str | os.PathLike[str],
+    *,
+    trace: bool = False,
+    pcap_dir: str | os.PathLike[str] | None = None,
+) -> tuple[Scenario, dict[str, Any]]:
+    """Replay a live run's record folder as a deterministic simulation;
+    returns the scenario and the run result (same schema as a run's)."""
+    folder = Path(record)
+    meta_path = folder / "replay.json"
+    try:
+        meta = json.loads(meta_path.read_text())
+    except FileNotFoundError:
+        raise ScenarioError(
+            str(folder),
+            "",
+            "not a live run's record (no replay.json; use skyhop live --record DIR)",
+        ) from None
+    except (OSError, ValueError) as e:
+        raise ScenarioError(str(meta_path), "", f"cannot read: {e}") from None
+    for k in ("scenario", "seed", "live_nodes", "stop_ns", "arrivals"):
+        if k not in meta:
+            raise ScenarioError(str(meta_path), k, "missing")
+    text = json.dumps(meta["scenario"])
+    scn = Scenario(str(meta_path), _core.load_scenario(text, str(meta_path), [], "json"))
+    _core.reset_cancel()
+    result = json.loads(
+        _core.replay(
+            scn.json,
+            int(meta["seed"]),
+            str(folder / meta["arrivals"]),
+            list(meta["live_nodes"]),
+            int(meta["stop_ns"]),
+            trace,
+            os.fspath(pcap_dir) if pcap_dir is not None else None,
+        )
+    )
+    return scn, result
+
+
+def userns_reexec_argv(argv: list[str]) -> list[str] | None:
+    """The command line that re-runs ``skyhop`` as root of a new user
+    namespace (where unprivileged user namespaces are allowed and util-linux
+    ``unshare`` is installed); ``None`` if that is not possible."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return None
+    try:
+        if int(Path("/proc/sys/user/max_user_namespaces").read_text()) == 0:
+            return None
+    except (OSError, ValueError):
+        return None
+    clone = Path("/proc/sys/kernel/unprivileged_userns_clone")
+    try:
+        if clone.exists() and clone.read_text().strip() == "0":
+            return None
+    except OSError:
+        return None
+    import sys
+
+    return [unshare, "--user", "--map-root-user", sys.executable, "-m", "skyhop", *argv]
