@@ -34,6 +34,7 @@ pub const SYSCTLS: &[&str] = &[
     "net/ipv4/tcp_early_retrans",
     "net/ipv4/tcp_frto",
     "net/core/default_qdisc",
+    "net/ipv4/ip_forward",
 ];
 
 /// A real host standing for one node.
@@ -73,7 +74,21 @@ impl Host {
                         format!("/proc/sys/net/ipv6/conf/{DEVICE}/disable_ipv6"),
                         "1",
                     );
+                    // A live node on the path between two others forwards
+                    // their packets (a router), back out through the device
+                    // they came in by: no ICMP redirects for that.
+                    for (k, v) in [
+                        ("net/ipv4/ip_forward", "1"),
+                        ("net/ipv4/conf/all/send_redirects", "0"),
+                        ("net/ipv4/conf/default/send_redirects", "0"),
+                    ] {
+                        let _ = std::fs::write(format!("/proc/sys/{k}"), v);
+                    }
                     sys::configure(DEVICE, ip, 8, MTU)?;
+                    let _ = std::fs::write(
+                        format!("/proc/sys/net/ipv4/conf/{DEVICE}/send_redirects"),
+                        "0",
+                    );
                     let sysctls = SYSCTLS
                         .iter()
                         .filter_map(|k| {
