@@ -722,8 +722,8 @@ def cmd_live(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, old_term)
     result, report = doc["result"], doc["live"]
     result["seed"] = seed
-    if "pcap_files" in doc:
-        result["pcap_files"] = doc["pcap_files"]
+    if report.get("pcap_files") is not None:
+        result["pcap_files"] = report.pop("pcap_files")
     for w in result.get("warnings", []):
         if w not in report["warnings"]:
             output.warning_line(w)

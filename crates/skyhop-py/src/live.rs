@@ -114,11 +114,11 @@ pub fn live(py: Python<'_>, resolved_json: &str, seed: u64, args_json: &str) -> 
                 realtime: a.realtime,
                 record: a.record.as_ref().map(Into::into),
                 trace: a.trace,
-                packet_log: pcap_dirs.as_ref().map(|d| PacketLogOptions {
-                    link_dirs: Some(d.clone()),
-                    from: Time::ZERO,
-                    to: Time::MAX,
-                }),
+                pcap: a
+                    .pcap_dir
+                    .as_ref()
+                    .zip(pcap_dirs)
+                    .map(|(d, dirs)| (d.into(), dirs)),
                 stdout_to_stderr: a.stdout_to_stderr,
                 cancel: Some(cancel_check()),
             };
@@ -129,14 +129,11 @@ pub fn live(py: Python<'_>, resolved_json: &str, seed: u64, args_json: &str) -> 
                 },
                 e => Failure::from(e),
             })?;
-            let log = out.result.packet_log.take();
-            let mut doc = serde_json::json!({
+            out.result.packet_log = None;
+            let doc = serde_json::json!({
                 "result": out.result,
                 "live": out.report,
             });
-            if let (Some(dir), Some(dirs), Some(log)) = (&a.pcap_dir, &pcap_dirs, &log) {
-                doc["pcap_files"] = pcaps(&plan, log, dir, dirs)?;
-            }
             to_json(&doc, "the live run's result")
         })
     });

@@ -245,6 +245,111 @@ pub fn encode(
     size_bytes.max(ip_total)
 }
 
+/// pcap files being written, one per link direction, appended to as a run
+/// goes (a live run writes what it logged every few hundred milliseconds,
+/// so its memory does not grow with its length).
+pub struct PcapStream {
+    files: Vec<Option<(BufWriter<File>, u64, u16)>>,
+    paths: Vec<(u32, PathBuf)>,
+    buf: Vec<u8>,
+}
+
+impl PcapStream {
+    /// Create one file per link direction in `link_dirs` in `dir` (which
+    /// must exist), named `<link>.<forward|reverse><suffix>.pcap`.
+    pub fn create(
+        plan: &Plan,
+        dir: &Path,
+        link_dirs: &[u32],
+        suffix: &str,
+    ) -> io::Result<PcapStream> {
+        let mut files: Vec<Option<(BufWriter<File>, u64, u16)>> =
+            (0..plan.links.len()).map(|_| None).collect();
+        let mut paths = Vec::new();
+        for &ld in link_dirs {
+            let path = dir.join(file_name(plan, ld, suffix));
+            let mut w = BufWriter::new(File::create(&path)?);
+            // Global header: nanosecond magic, version 2.4, zone 0, sigfigs 0,
+            // snap length, LINKTYPE_RAW (101).
+            w.write_all(&0xa1b2_3c4du32.to_le_bytes())?;
+            w.write_all(&2u16.to_le_bytes())?;
+            w.write_all(&4u16.to_le_bytes())?;
+            w.write_all(&0i32.to_le_bytes())?;
+            w.write_all(&0u32.to_le_bytes())?;
+            w.write_all(&65_535u32.to_le_bytes())?;
+            w.write_all(&101u32.to_le_bytes())?;
+            files[ld as usize] = Some((w, 0, 0));
+            paths.push((ld, path));
+        }
+        Ok(PcapStream {
+            files,
+            paths,
+            buf: Vec::with_capacity(128),
+        })
+    }
+
+    /// Append the accepted packets of `log` (a whole log, or the part of a
+    /// run's log taken so far).
+    pub fn write(&mut self, plan: &Plan, log: &PacketLog) -> io::Result<()> {
+        let conns = pcap_conns(plan, &log.conns);
+        let buf = &mut self.buf;
+        for (i, e) in log.events.iter().enumerate() {
+            let Some((w, n, ip_id)) = self.files[e.link_dir as usize].as_mut() else {
+                continue;
+            };
+            if !log.accepted(i) {
+                continue;
+            }
+            if let Payload::External = e.payload {
+                // A real packet: written whole, as it was carried.
+                let Some(data) = log.blobs.get(e.conn as usize) else {
+                    continue;
+                };
+                *n += 1;
+                w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;
+                w.write_all(&((e.t.0 % 1_000_000_000) as u32).to_le_bytes())?;
+                w.write_all(&(data.len() as u32).to_le_bytes())?;
+                w.write_all(&(data.len() as u32).to_le_bytes())?;
+                w.write_all(data)?;
+                continue;
+            }
+            let orig = if let Payload::Datagram { .. } = e.payload {
+                // A probe datagram: `conn` is the flow index.
+                let f = &plan.flows[e.conn as usize];
+                let (src, dst) = (*f.path.first().unwrap(), *f.path.last().unwrap());
+                encode_udp(e.conn, src, dst, e.size_bytes, *ip_id, buf)
+            } else {
+                encode(
+                    &conns[e.conn as usize],
+                    &e.payload,
+                    e.size_bytes,
+                    *ip_id,
+                    buf,
+                )
+            };
+            *ip_id = ip_id.wrapping_add(1);
+            *n += 1;
+            w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;
+            w.write_all(&((e.t.0 % 1_000_000_000) as u32).to_le_bytes())?;
+            w.write_all(&(buf.len() as u32).to_le_bytes())?;
+            w.write_all(&orig.to_le_bytes())?;
+            w.write_all(buf)?;
+        }
+        Ok(())
+    }
+
+    /// Flush and close every file; each file and its number of packets.
+    pub fn finish(mut self) -> io::Result<Vec<(PathBuf, u64)>> {
+        let mut out = Vec::new();
+        for (ld, path) in std::mem::take(&mut self.paths) {
+            let (mut w, n, _) = self.files[ld as usize].take().unwrap();
+            w.flush()?;
+            out.push((path, n));
+        }
+        Ok(out)
+    }
+}
+
 /// Write one pcap file per link direction in `link_dirs` into `dir` (which
 /// must exist); returns each file and its number of packets.
 pub fn write_pcaps(
@@ -254,75 +359,9 @@ pub fn write_pcaps(
     link_dirs: &[u32],
     suffix: &str,
 ) -> io::Result<Vec<(PathBuf, u64)>> {
-    let conns = pcap_conns(plan, &log.conns);
-    let mut files: Vec<Option<(BufWriter<File>, u64, u16)>> =
-        (0..plan.links.len()).map(|_| None).collect();
-    let mut paths = Vec::new();
-    for &ld in link_dirs {
-        let path = dir.join(file_name(plan, ld, suffix));
-        let mut w = BufWriter::new(File::create(&path)?);
-        // Global header: nanosecond magic, version 2.4, zone 0, sigfigs 0,
-        // snap length, LINKTYPE_RAW (101).
-        w.write_all(&0xa1b2_3c4du32.to_le_bytes())?;
-        w.write_all(&2u16.to_le_bytes())?;
-        w.write_all(&4u16.to_le_bytes())?;
-        w.write_all(&0i32.to_le_bytes())?;
-        w.write_all(&0u32.to_le_bytes())?;
-        w.write_all(&65_535u32.to_le_bytes())?;
-        w.write_all(&101u32.to_le_bytes())?;
-        files[ld as usize] = Some((w, 0, 0));
-        paths.push((ld, path));
-    }
-    let mut buf = Vec::with_capacity(128);
-    for (i, e) in log.events.iter().enumerate() {
-        let Some((w, n, ip_id)) = files[e.link_dir as usize].as_mut() else {
-            continue;
-        };
-        if !log.accepted(i) {
-            continue;
-        }
-        if let Payload::External = e.payload {
-            // A real packet: written whole, as it was carried.
-            let Some(data) = log.blobs.get(e.conn as usize) else {
-                continue;
-            };
-            *n += 1;
-            w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;
-            w.write_all(&((e.t.0 % 1_000_000_000) as u32).to_le_bytes())?;
-            w.write_all(&(data.len() as u32).to_le_bytes())?;
-            w.write_all(&(data.len() as u32).to_le_bytes())?;
-            w.write_all(data)?;
-            continue;
-        }
-        let orig = if let Payload::Datagram { .. } = e.payload {
-            // A probe datagram: `conn` is the flow index.
-            let f = &plan.flows[e.conn as usize];
-            let (src, dst) = (*f.path.first().unwrap(), *f.path.last().unwrap());
-            encode_udp(e.conn, src, dst, e.size_bytes, *ip_id, &mut buf)
-        } else {
-            encode(
-                &conns[e.conn as usize],
-                &e.payload,
-                e.size_bytes,
-                *ip_id,
-                &mut buf,
-            )
-        };
-        *ip_id = ip_id.wrapping_add(1);
-        *n += 1;
-        w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;
-        w.write_all(&((e.t.0 % 1_000_000_000) as u32).to_le_bytes())?;
-        w.write_all(&(buf.len() as u32).to_le_bytes())?;
-        w.write_all(&orig.to_le_bytes())?;
-        w.write_all(&buf)?;
-    }
-    let mut out = Vec::new();
-    for (ld, path) in paths {
-        let (mut w, n, _) = files[ld as usize].take().unwrap();
-        w.flush()?;
-        out.push((path, n));
-    }
-    Ok(out)
+    let mut s = PcapStream::create(plan, dir, link_dirs, suffix)?;
+    s.write(plan, log)?;
+    s.finish()
 }
 
 #[cfg(test)]

@@ -12,7 +12,9 @@ use super::record::Recorder;
 use super::sys;
 use crate::engine::Time;
 use crate::error::SimError;
+use crate::export::pcap::PcapStream;
 use crate::net::addr::node_of_ip;
+use crate::scenario::Plan;
 use crate::sim::{Driver, ExternalPacket, Injected, Outbound, World};
 use serde::Serialize;
 
@@ -60,6 +62,10 @@ pub struct WallClock<'a> {
     pub stopped: Option<StopReason>,
     /// Record errors (the record stops, the run goes on).
     pub record_error: Option<String>,
+    /// pcap files written as the run goes (the packet log drained into them).
+    pub pcap: Option<PcapStream>,
+    pub pcap_error: Option<String>,
+    plan: &'a Plan,
     /// CLOCK_MONOTONIC at the run's time zero.
     start_ns: u64,
     /// Host (index in `hosts`) of each node index.
@@ -72,6 +78,8 @@ pub struct WallClock<'a> {
 const SPIN_NS: u64 = 20_000;
 /// How often the stop condition is asked.
 const CHECK_NS: u64 = 5_000_000;
+/// How often the packet log is written to the pcap files.
+const PCAP_NS: u64 = 200_000_000;
 /// At most this many packets are taken from one host per turn (the others
 /// and the events are not starved).
 const BATCH: usize = 64;
@@ -79,12 +87,14 @@ const BATCH: usize = 64;
 impl<'a> WallClock<'a> {
     pub fn new(
         hosts: &'a [Host],
-        nodes: usize,
+        plan: &'a Plan,
         end: Time,
         should_stop: &'a mut dyn FnMut() -> Option<StopReason>,
         lateness: Lateness,
         recorder: Option<Recorder>,
+        pcap: Option<PcapStream>,
     ) -> WallClock<'a> {
+        let nodes = plan.nodes.len();
         let mut host_of = vec![None; nodes];
         for (i, h) in hosts.iter().enumerate() {
             host_of[h.node as usize] = Some(i);
@@ -98,6 +108,9 @@ impl<'a> WallClock<'a> {
             counters: LiveCounters::default(),
             stopped: None,
             record_error: None,
+            pcap,
+            pcap_error: None,
+            plan,
             start_ns: 0,
             host_of,
             nodes,
@@ -122,6 +135,19 @@ impl<'a> WallClock<'a> {
                 self.lateness.push(late);
             } else {
                 self.counters.release_refused += 1;
+            }
+        }
+    }
+
+    /// Write what the packet log holds before `now` to the pcap files.
+    fn write_pcap(&mut self, world: &mut World, now: Time) {
+        let Some(p) = self.pcap.as_mut() else {
+            return;
+        };
+        if let Some(log) = world.take_packet_log_before(now) {
+            if let Err(e) = p.write(self.plan, &log) {
+                self.pcap_error = Some(e.to_string());
+                self.pcap = None;
             }
         }
     }
@@ -177,6 +203,7 @@ impl Driver for WallClock<'_> {
         let mut out = Vec::with_capacity(256);
         self.start_ns = sys::monotonic_ns();
         let mut next_check = 0u64;
+        let mut next_pcap = PCAP_NS;
         loop {
             let now = self.now();
             let until = now.min(self.end);
@@ -192,6 +219,10 @@ impl Driver for WallClock<'_> {
             self.release(&mut out);
             if now.0 >= next_check {
                 next_check = now.0 + CHECK_NS;
+                if now.0 >= next_pcap {
+                    next_pcap = now.0 + PCAP_NS;
+                    self.write_pcap(world, now);
+                }
                 if let Some(why) = (self.should_stop)() {
                     self.stopped = Some(why);
                     return Ok(now);

@@ -37,6 +37,9 @@ pub const SYSCTLS: &[&str] = &[
     "net/ipv4/ip_forward",
 ];
 
+/// What the set-up thread makes: the namespace, the device, the settings read.
+type Made = (OwnedFd, OwnedFd, Vec<(String, String)>);
+
 /// A real host standing for one node.
 pub struct Host {
     pub node: u32,
@@ -65,40 +68,38 @@ impl Host {
     pub fn create(index: u32, name: &str) -> io::Result<Host> {
         let ip = node_ip(index);
         let (ns, tun, sysctls) = std::thread::scope(|s| {
-            s.spawn(
-                move || -> io::Result<(OwnedFd, OwnedFd, Vec<(String, String)>)> {
-                    let ns = sys::new_netns()?;
-                    let tun = sys::tun(DEVICE)?;
-                    // No IPv6 on the device: the engine carries IPv4 only.
-                    let _ = std::fs::write(
-                        format!("/proc/sys/net/ipv6/conf/{DEVICE}/disable_ipv6"),
-                        "1",
-                    );
-                    // A live node on the path between two others forwards
-                    // their packets (a router), back out through the device
-                    // they came in by: no ICMP redirects for that.
-                    for (k, v) in [
-                        ("net/ipv4/ip_forward", "1"),
-                        ("net/ipv4/conf/all/send_redirects", "0"),
-                        ("net/ipv4/conf/default/send_redirects", "0"),
-                    ] {
-                        let _ = std::fs::write(format!("/proc/sys/{k}"), v);
-                    }
-                    sys::configure(DEVICE, ip, 8, MTU)?;
-                    let _ = std::fs::write(
-                        format!("/proc/sys/net/ipv4/conf/{DEVICE}/send_redirects"),
-                        "0",
-                    );
-                    let sysctls = SYSCTLS
-                        .iter()
-                        .filter_map(|k| {
-                            let v = std::fs::read_to_string(format!("/proc/sys/{k}")).ok()?;
-                            Some((k.replace('/', "."), v.trim().replace('\t', " ")))
-                        })
-                        .collect();
-                    Ok((ns, tun, sysctls))
-                },
-            )
+            s.spawn(move || -> io::Result<Made> {
+                let ns = sys::new_netns()?;
+                let tun = sys::tun(DEVICE)?;
+                // No IPv6 on the device: the engine carries IPv4 only.
+                let _ = std::fs::write(
+                    format!("/proc/sys/net/ipv6/conf/{DEVICE}/disable_ipv6"),
+                    "1",
+                );
+                // A live node on the path between two others forwards
+                // their packets (a router), back out through the device
+                // they came in by: no ICMP redirects for that.
+                for (k, v) in [
+                    ("net/ipv4/ip_forward", "1"),
+                    ("net/ipv4/conf/all/send_redirects", "0"),
+                    ("net/ipv4/conf/default/send_redirects", "0"),
+                ] {
+                    let _ = std::fs::write(format!("/proc/sys/{k}"), v);
+                }
+                sys::configure(DEVICE, ip, 8, MTU)?;
+                let _ = std::fs::write(
+                    format!("/proc/sys/net/ipv4/conf/{DEVICE}/send_redirects"),
+                    "0",
+                );
+                let sysctls = SYSCTLS
+                    .iter()
+                    .filter_map(|k| {
+                        let v = std::fs::read_to_string(format!("/proc/sys/{k}")).ok()?;
+                        Some((k.replace('/', "."), v.trim().replace('\t', " ")))
+                    })
+                    .collect();
+                Ok((ns, tun, sysctls))
+            })
             .join()
             .expect("host set-up thread")
         })?;

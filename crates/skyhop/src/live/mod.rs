@@ -67,8 +67,9 @@ pub struct LiveOptions {
     /// Record every packet from the hosts here (pcapng), for a replay.
     pub record: Option<PathBuf>,
     pub trace: bool,
-    /// A per-packet log of the links (for pcap files), real packets whole.
-    pub packet_log: Option<PacketLogOptions>,
+    /// pcap files of these link directions, written into this folder as
+    /// the run goes (real packets whole, simulated ones as headers).
+    pub pcap: Option<(PathBuf, Vec<u32>)>,
     /// The commands' standard output goes to skyhop's standard error.
     pub stdout_to_stderr: bool,
     /// Asked every few milliseconds; true stops the run (Ctrl-C).
@@ -95,6 +96,8 @@ pub struct LiveReport {
     /// The record of the hosts' packets, if one was written.
     pub record: Option<String>,
     pub record_packets: Option<u64>,
+    /// The pcap files written, with their number of packets.
+    pub pcap_files: Option<Vec<(String, u64)>>,
     pub warnings: Vec<String>,
     /// The run's exit status: the first failing command's, else 0.
     pub exit_code: i32,
@@ -221,8 +224,19 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
     let ns_inodes: Vec<u64> = hosts.iter().filter_map(|h| h.ns_inode().ok()).collect();
     let run_opts = RunOptions {
         trace: opts.trace,
-        packet_log: opts.packet_log.clone(),
+        packet_log: opts.pcap.as_ref().map(|(_, dirs)| PacketLogOptions {
+            link_dirs: Some(dirs.clone()),
+            from: Time::ZERO,
+            to: Time::MAX,
+        }),
         cancel: None,
+    };
+    let pcap = match &opts.pcap {
+        Some((dir, dirs)) => Some(
+            crate::export::pcap::PcapStream::create(plan, dir, dirs, "")
+                .map_err(|e| setup(&format!("writing pcap files into {}", dir.display()), e))?,
+        ),
+        None => None,
     };
     let mut world = World::build(plan, seed, &run_opts);
     // Every node's address, for every command.
@@ -301,11 +315,12 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
     };
     let mut driver = driver::WallClock::new(
         &hosts,
-        plan.nodes.len(),
+        plan,
         end,
         &mut should_stop,
         lateness,
         recorder,
+        pcap,
     );
     let driven = driver.drive(&mut world);
     if opts.realtime {
@@ -316,12 +331,36 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
     let lateness = driver.lateness.summary();
     let record_error = driver.record_error.take();
     let record_packets = driver.recorder.as_ref().map(|r| r.packets);
+    let pcap_error = driver.pcap_error.take();
+    let pcap_files = driver.pcap.take();
     if let Some(r) = driver.recorder.take() {
         r.finish().map_err(|e| setup("writing the record", e))?;
     }
     drop(driver);
     cmds.stop();
     let stop = driven?;
+    let pcap_files = match pcap_files {
+        Some(mut p) => {
+            // What the log holds since the last write.
+            if let Some(rest) = world.take_packet_log_before(Time::MAX) {
+                p.write(plan, &rest)
+                    .map_err(|e| setup("writing pcap files", e))?;
+            }
+            let files = p.finish().map_err(|e| setup("writing pcap files", e))?;
+            Some(
+                files
+                    .into_iter()
+                    .map(|(p, n)| (p.display().to_string(), n))
+                    .collect(),
+            )
+        }
+        None => None,
+    };
+    if let Some(e) = pcap_error {
+        return Err(SimError::Live {
+            detail: format!("writing pcap files: {e}"),
+        });
+    }
     if stop_reason == StopReason::Interrupted {
         return Err(SimError::Cancelled {
             sim_time_s: stop.as_secs_f64(),
@@ -377,6 +416,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         pid_namespaces: unshare.is_some(),
         record: opts.record.as_ref().map(|p| p.display().to_string()),
         record_packets,
+        pcap_files,
         warnings,
         exit_code,
     };

@@ -129,7 +129,7 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Vec<Arrival>, String> {
             return Err("not a pcapng record of a live run (no section header)".into());
         }
         first = false;
-        if len < 12 || len % 4 != 0 || len as u64 > 1 << 24 {
+        if len < 12 || !len.is_multiple_of(4) || len as u64 > 1 << 24 {
             return Err(format!("a block of impossible length {len}"));
         }
         let mut body = vec![0u8; len - 8];
@@ -137,12 +137,12 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Vec<Arrival>, String> {
             .map_err(|_| "truncated block".to_string())?;
         let body = &body[..len - 12];
         match kind {
-            SHB => {
-                if body.len() < 4 || u32::from_le_bytes(body[..4].try_into().unwrap()) != BYTE_ORDER
-                {
-                    return Err("a section in another byte order".into());
-                }
+            SHB if body.len() < 4
+                || u32::from_le_bytes(body[..4].try_into().unwrap()) != BYTE_ORDER =>
+            {
+                return Err("a section in another byte order".into());
             }
+            SHB => {}
             IDB => {
                 let mut name = format!("if{}", names.len());
                 let mut o = 8;

@@ -113,7 +113,12 @@ impl PacketLog {
             link_dir,
             kind,
             slot,
-            conn: p.conn,
+            // Only an external packet's enqueue holds its bytes (`blobs`).
+            conn: if let Payload::External = p.payload {
+                u32::MAX
+            } else {
+                p.conn
+            },
             size_bytes: p.size_bytes,
             payload: p.payload,
         });
@@ -150,6 +155,37 @@ impl PacketLog {
             size_bytes: p.size_bytes,
             payload: p.payload,
         });
+    }
+
+    /// Move the events before `t` (and the bytes they hold) into a log of
+    /// their own, with the same connection labels; this log keeps the rest.
+    /// An enqueue and the queue drop that refuses it share an instant, so a
+    /// split before `t` never separates them.
+    pub fn split_before(&mut self, t: Time) -> PacketLog {
+        let k = self.events.partition_point(|e| e.t < t);
+        let events: Vec<PacketEvent> = self.events.drain(..k).collect();
+        let nblobs = events
+            .iter()
+            .filter(|e| matches!(e.payload, Payload::External) && e.conn != u32::MAX)
+            .map(|e| e.conn as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let blobs: Vec<Vec<u8>> = self.blobs.drain(..nblobs).collect();
+        if nblobs > 0 {
+            for e in &mut self.events {
+                if matches!(e.payload, Payload::External) && e.conn != u32::MAX {
+                    e.conn -= nblobs as u32;
+                }
+            }
+        }
+        PacketLog {
+            keep: self.keep.clone(),
+            from: self.from,
+            to: self.to,
+            events,
+            conns: self.conns.clone(),
+            blobs,
+        }
     }
 
     /// Was the enqueue at `events[i]` accepted (not refused by a full queue)?

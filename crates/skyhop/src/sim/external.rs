@@ -234,3 +234,11 @@ impl World {
         self.ext.data(id)
     }
 }
+
+impl World {
+    /// The packet log's events before `t` (a live run writes them out as it
+    /// goes); `None` when the run keeps no log.
+    pub fn take_packet_log_before(&mut self, t: Time) -> Option<crate::observe::PacketLog> {
+        self.log.as_deref_mut().map(|l| l.split_before(t))
+    }
+}
