@@ -91,6 +91,8 @@ pub struct LiveReport {
     pub lateness_warn_s: f64,
     pub packets: LiveCounters,
     pub realtime: Realtime,
+    /// CPU seconds the engine's thread used during the run (user + system).
+    pub engine_cpu_s: f64,
     /// Each command ran in a PID namespace of its own (`unshare` found).
     pub pid_namespaces: bool,
     /// The record of the hosts' packets, if one was written.
@@ -322,7 +324,9 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         recorder,
         pcap,
     );
+    let cpu0 = sys::thread_cpu_s();
     let driven = driver.drive(&mut world);
+    let engine_cpu_s = sys::thread_cpu_s() - cpu0;
     if opts.realtime {
         sys::normal_scheduling();
     }
@@ -413,6 +417,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         lateness_warn_s: warn_s,
         packets: counters,
         realtime: rt,
+        engine_cpu_s,
         pid_namespaces: unshare.is_some(),
         record: opts.record.as_ref().map(|p| p.display().to_string()),
         record_packets,

@@ -269,3 +269,12 @@ pub fn pollfd(fd: RawFd) -> libc::pollfd {
         revents: 0,
     }
 }
+
+/// CPU seconds (user + system) the calling thread has used.
+pub fn thread_cpu_s() -> f64 {
+    // SAFETY: getrusage into a zeroed struct, for the calling thread.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}

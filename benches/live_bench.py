@@ -1,0 +1,129 @@
+"""Live-run benchmark: real Linux TCP between two live hosts through a
+simulated path, measured (not asserted): goodput at the receiver, the
+lateness of the packets the engine released (p50/p99/max), the CPU the
+engine's thread used.
+
+    python3 benches/live_bench.py [--seconds 10] [--json]
+
+Needs what `skyhop live` needs (root, or user namespaces). Each case runs a
+bulk TCP transfer for --seconds with the kernel's congestion control set in
+the sender's namespace. Results depend on the machine and what else runs on
+it; docs/live.md shows one set and the machine it came from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CASES = [
+    # (name, link rate, one-way delay per link, links, queue packets, cc)
+    ("1 Gb/s, 10 ms", "1 Gbps", "10 ms", 1, 2000, "cubic"),
+    ("1 Gb/s, 10 ms", "1 Gbps", "10 ms", 1, 2000, "bbr"),
+    ("100 Mb/s, 10 ms", "100 Mbps", "10 ms", 1, 500, "cubic"),
+    ("GEO 10 Mb/s, 2 x 125 ms", "10 Mbps", "125 ms", 2, 250, "cubic"),
+    ("GEO 10 Mb/s, 2 x 125 ms", "10 Mbps", "125 ms", 2, 250, "bbr"),
+]
+
+BULK = r"""
+import os, socket, sys, time
+mode, secs, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+if mode == "server":
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((os.environ["SKYHOP_ADDR"], 5003)); s.listen(1)
+    c, _ = s.accept(); n = 0; t0 = None
+    while True:
+        b = c.recv(1 << 20)
+        if not b: break
+        if t0 is None: t0 = time.monotonic()
+        n += len(b)
+    dt = time.monotonic() - t0
+    open(out, "w").write(f'{{"bytes": {n}, "seconds": {dt}}}')
+else:
+    dst = os.environ["SKYHOP_ADDR_B"]
+    for _ in range(200):
+        try:
+            s = socket.create_connection((dst, 5003)); break
+        except OSError: time.sleep(0.05)
+    buf = b"x" * (1 << 20); t0 = time.monotonic()
+    while time.monotonic() - t0 < secs:
+        s.sendall(buf)
+    s.close()
+"""
+
+
+def scenario(rate: str, delay: str, links: int, queue: int) -> str:
+    nodes = ["A"] + [f"R{i}" for i in range(1, links)] + ["B"]
+    text = '[run]\nduration = "600 s"\n' + "".join(f"[nodes.{n}]\n" for n in nodes)
+    for i in range(links):
+        a, b = nodes[i], nodes[i + 1]
+        text += (
+            f'[links.l{i}]\nbetween = ["{a}", "{b}"]\nrate = "{rate}"\n'
+            f'delay = "{delay}"\nqueue = {queue}\n'
+        )
+    # one tiny simulated flow beside the real one
+    return text + '[flows.probe]\nfrom = "A"\nto = "B"\nsize = "1 kB"\n'
+
+
+def run_case(case, seconds: float, tmp: Path) -> dict:
+    name, rate, delay, links, queue, cc = case
+    scn = tmp / "bench.toml"
+    scn.write_text(scenario(rate, delay, links, queue))
+    bulk = tmp / "bulk.py"
+    bulk.write_text(BULK)
+    out = tmp / "server.json"
+    out.unlink(missing_ok=True)
+    cmd = [
+        sys.executable, "-m", "skyhop", "live", str(scn), "--json",
+        "--duration", f"{seconds + 30}s",
+        "--run", f"B:{sys.executable} {bulk} server 0 {out}",
+        "--run", f"A:sysctl -qw net.ipv4.tcp_congestion_control={cc}; "
+        f"{sys.executable} {bulk} client {seconds} /dev/null",
+    ]  # fmt: skip
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{name} {cc}: skyhop live failed: {p.stderr.strip()}")
+    doc = json.loads(p.stdout)["live"]
+    got = json.loads(out.read_text())
+    lat = doc["lateness"]
+    return {
+        "case": name,
+        "cc": cc,
+        "goodput_mbps": got["bytes"] * 8 / got["seconds"] / 1e6,
+        "packets_released": lat["packets"],
+        "lateness_p50_us": (lat["p50_s"] or 0) * 1e6,
+        "lateness_p99_us": (lat["p99_s"] or 0) * 1e6,
+        "lateness_max_us": (lat["max_s"] or 0) * 1e6,
+        "engine_cpu_share": doc["engine_cpu_s"] / doc["duration_s"],
+        "realtime": doc["realtime"],
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        for case in CASES:
+            rows.append(run_case(case, args.seconds, Path(d)))
+            if not args.json:
+                r = rows[-1]
+                print(
+                    f"{r['case']:<26} {r['cc']:<6} {r['goodput_mbps']:8.1f} Mb/s   "
+                    f"lateness p50 {r['lateness_p50_us']:6.0f} µs  p99 {r['lateness_p99_us']:7.0f} µs"
+                    f"  max {r['lateness_max_us']:8.0f} µs   engine CPU {r['engine_cpu_share']:.0%}",
+                    flush=True,
+                )
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
