@@ -114,10 +114,11 @@ def main() -> int:
             rows.append(run_case(case, args.seconds, Path(d)))
             if not args.json:
                 r = rows[-1]
+                lat = (r["lateness_p50_us"], r["lateness_p99_us"], r["lateness_max_us"])
                 print(
                     f"{r['case']:<26} {r['cc']:<6} {r['goodput_mbps']:8.1f} Mb/s   "
-                    f"lateness p50 {r['lateness_p50_us']:6.0f} µs  p99 {r['lateness_p99_us']:7.0f} µs"
-                    f"  max {r['lateness_max_us']:8.0f} µs   engine CPU {r['engine_cpu_share']:.0%}",
+                    f"lateness p50 {lat[0]:6.0f} µs  p99 {lat[1]:7.0f} µs  max {lat[2]:8.0f} µs"
+                    f"   engine CPU {r['engine_cpu_share']:.0%}",
                     flush=True,
                 )
     if args.json:
