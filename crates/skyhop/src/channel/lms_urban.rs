@@ -51,6 +51,11 @@
 //! Shadowed packets see `shadowed_per` (default 1) or `shadowed_ber`; in line
 //! of sight, `los_per` (default 0) or `los_ber`.
 //!
+//! Moving ends: on a link between moving nodes, the satellite's elevation
+//! and azimuth are those seen from the lower end at each instant (unless
+//! `elevation_deg` and `azimuth_deg` fix them); the street and the
+//! terminal's progress along it stay as above.
+//!
 //! Streams: the street, orientation and start point are drawn from a stream
 //! of the link (not of the direction), so both directions of a link see the
 //! same street; loss draws use each direction's own stream.
@@ -496,6 +501,10 @@ pub struct LmsUrban {
     los: StateLoss,
     apply_to: ApplyTo,
     rng: RngStream,
+    /// The satellite's elevation and azimuth over time, when the link's
+    /// ends move (and the spec does not fix them).
+    look: Option<super::LookFn>,
+    fixed_angles: bool,
 }
 
 impl LmsUrban {
@@ -532,6 +541,24 @@ impl LmsUrban {
             los: StateLoss::from_pair(s.los_per, s.los_ber, 0.0),
             apply_to: s.apply_to.unwrap_or_default(),
             rng: ctx.own_rng("lms-urban"),
+            look: None,
+            fixed_angles: s.elevation_deg.is_some() && s.azimuth_deg.is_some(),
+        }
+    }
+
+    /// Take the satellite's elevation and azimuth from `look` at each instant.
+    pub fn follow(&mut self, look: super::LookFn) {
+        if !self.fixed_angles {
+            self.look = Some(look);
+        }
+    }
+
+    /// The satellite's (elevation, azimuth) at `t`, degrees.
+    #[inline]
+    pub fn angles_at(&self, t: Time) -> (f64, f64) {
+        match &self.look {
+            Some(f) => f(t),
+            None => (self.elevation_deg, self.azimuth_deg),
         }
     }
 
@@ -554,12 +581,13 @@ impl LmsUrban {
 
     /// Masking angle towards the satellite at `t`.
     pub fn masking_at(&self, t: Time) -> f64 {
-        self.masking_at_distance(self.distance_at(t), self.azimuth_deg)
+        self.masking_at_distance(self.distance_at(t), self.angles_at(t).1)
     }
 
     /// Line of sight at `t`.
     pub fn los_at(&self, t: Time) -> bool {
-        self.elevation_deg > self.masking_at(t)
+        let (el, az) = self.angles_at(t);
+        el > self.masking_at_distance(self.distance_at(t), az)
     }
 
     /// The full skyline at `t`: masking angle per whole degree of azimuth 0..359.

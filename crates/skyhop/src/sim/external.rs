@@ -168,6 +168,11 @@ impl World {
     pub fn inject(&mut self, now: Time, from: u32, to: u32, packet: ExternalPacket) -> Injected {
         assert!(now >= self.q.now(), "a packet injected in the past");
         let route = match self.ext.routes.get(&(from, to)) {
+            // A moving world forwards by destination.
+            None if self.mobile.is_some() && from != to => {
+                let r = self.mobile.as_deref_mut().unwrap().route(from, to);
+                Some((r, to))
+            }
             Some(r) => *r,
             None => {
                 let r = self.external_route(from, to);
@@ -188,7 +193,7 @@ impl World {
             exit,
             injected_at: now,
         });
-        if self.routes[route as usize].is_empty() {
+        if from == to || (route & super::mobile::DYN_ROUTE == 0 && self.routes[route as usize].is_empty()) {
             self.ext.leave(now, id);
             return Injected::Sent;
         }

@@ -8,6 +8,8 @@
 //! - `apps.rs`: the application I/O; AeroTCP's open-connection count.
 //! - `relay.rs`: split proxies between their two legs.
 //! - `external.rs`: packets from and to outside the simulated network.
+//! - `mobile.rs`: moving worlds: forwarding by destination, links built on
+//!   first use, routes recomputed on a schedule, handovers and route changes.
 //! - `assemble.rs`: the results when the run stops.
 //! - `driver.rs`: the [`Driver`] trait and the virtual-time driver.
 
@@ -16,6 +18,7 @@ mod assemble;
 mod build;
 mod driver;
 mod external;
+mod mobile;
 mod relay;
 mod world;
 
@@ -64,7 +67,18 @@ pub fn run(scn: &Scenario, seed: u64, opts: &RunOptions) -> Result<RunResult, Si
 
 /// Simulate a resolved plan once with `seed`, in virtual time.
 pub fn run_plan(plan: &Plan, seed: u64, opts: &RunOptions) -> Result<RunResult, SimError> {
-    let mut world = World::build(plan, seed, opts);
+    run_plan_with(plan, None, seed, opts)
+}
+
+/// Simulate a resolved plan with the motion of its nodes once with `seed`,
+/// in virtual time.
+pub fn run_plan_with(
+    plan: &Plan,
+    motion: Option<&crate::net::mobile::MotionPlan>,
+    seed: u64,
+    opts: &RunOptions,
+) -> Result<RunResult, SimError> {
+    let mut world = World::build_with(plan, motion, seed, opts);
     let mut driver = VirtualTime {
         end: Time(plan.duration.0),
         cancel: opts.cancel.clone(),
