@@ -1,6 +1,7 @@
 //! TCP endpoints as sans-IO state machines.
 pub mod cc;
 pub mod config;
+mod handshake;
 pub mod rack;
 pub mod rangeset;
 pub mod rate_sample;
@@ -9,6 +10,7 @@ pub mod recovery;
 pub mod registry;
 pub mod rtt;
 pub mod seg;
+pub mod send_core;
 pub mod sender;
 
 #[cfg(test)]
@@ -17,6 +19,7 @@ mod tests;
 pub use config::{CcKind, RecKind, TcpConfig, Variant};
 pub use receiver::{TcpReceiver, WindowPolicy};
 pub use seg::{AckSeg, DataSeg, SackBlocks};
+pub use send_core::SendCore;
 pub use sender::TcpSender;
 
 /// Build a sender with the controller and recovery its variant names.

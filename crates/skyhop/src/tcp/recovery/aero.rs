@@ -36,7 +36,7 @@ use super::RecoveryOps;
 use crate::engine::time::{Dur, Time};
 use crate::tcp::cc::AckSample;
 use crate::tcp::seg::DataSeg;
-use crate::tcp::sender::TcpSender;
+use crate::tcp::send_core::SendCore;
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]
@@ -61,7 +61,7 @@ impl AeroRecovery {
 
     /// The fine-grained retransmission timeout: SRTT + 4 RTTVAR (at least
     /// the clock granularity), or the coarse RTO before any sample.
-    fn fine_rto(s: &TcpSender) -> Dur {
+    fn fine_rto(s: &SendCore) -> Dur {
         match s.rtt.srtt() {
             Some(srtt) => {
                 srtt + Dur(s
@@ -76,7 +76,7 @@ impl AeroRecovery {
     }
 
     /// Forget retransmissions that were acknowledged (cumulatively or by SACK).
-    fn prune(&mut self, s: &TcpSender) {
+    fn prune(&mut self, s: &SendCore) {
         self.rexmits.retain(|&(seq, len, _)| {
             let end = seq + len as u64;
             end > s.snd_una && !(s.sb.contains(seq) && s.sb.contains(end - 1))
@@ -85,15 +85,15 @@ impl AeroRecovery {
 
     /// Arm the sender's timer at the earliest fine-grained deadline, if it
     /// comes before the coarse one.
-    fn arm(&mut self, s: &mut TcpSender, now: Time) {
+    fn arm(&mut self, s: &mut SendCore, now: Time) {
         self.prune(s);
         if let Some(&(_, _, t)) = self.rexmits.front() {
             let at = (t + Self::fine_rto(s)).max(now);
-            s.rto_at = Some(s.rto_at.map_or(at, |r| r.min(at)));
+            s.rto_no_later_than(at);
         }
     }
 
-    fn send(&mut self, s: &mut TcpSender, now: Time, seq: u64, len: u32, out: &mut Vec<DataSeg>) {
+    fn send(&mut self, s: &mut SendCore, now: Time, seq: u64, len: u32, out: &mut Vec<DataSeg>) {
         let retx = seq < s.snd_max;
         s.emit(now, seq, len, false, out);
         if s.snd_nxt < s.snd_max {
@@ -106,7 +106,7 @@ impl AeroRecovery {
     }
 
     /// The first hole at or above `high_rxt` below the highest SACKed byte.
-    fn next_hole(&self, s: &TcpSender) -> Option<(u64, u32)> {
+    fn next_hole(&self, s: &SendCore) -> Option<(u64, u32)> {
         let from = self.high_rxt.max(s.snd_una);
         s.sb.first_gap_from(from).map(|(g0, g1)| {
             (
@@ -126,7 +126,7 @@ impl RecoveryOps for AeroRecovery {
         self.in_recovery
     }
 
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if self.in_recovery {
             // Rule 2: one segment out of the pipe per newly SACKed segment.
             self.pipe = self
@@ -150,13 +150,13 @@ impl RecoveryOps for AeroRecovery {
         self.high_rxt = seq + len as u64;
         // Rule 1: pipe = cwnd once the first hole is re-sent.
         self.pipe = s.st.cwnd;
-        s.rto_at = Some(now + s.rtt.rto());
+        s.restart_rto(now);
         self.arm(s, now);
     }
 
     fn on_new_ack(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         a: &AckSample,
         _out: &mut Vec<DataSeg>,
@@ -174,7 +174,7 @@ impl RecoveryOps for AeroRecovery {
     }
 
     /// While pipe < cwnd: the next hole, else new data within the receive window.
-    fn transmit(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<DataSeg>) -> bool {
+    fn transmit(&mut self, s: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) -> bool {
         let mut guard = 0;
         while self.pipe + s.st.mss <= s.st.cwnd && guard < 1 << 20 {
             guard += 1;
@@ -185,7 +185,7 @@ impl RecoveryOps for AeroRecovery {
             }
             if s.snd_max < s.app_end {
                 let len = s.seg_len_at(s.snd_max);
-                let wnd = s.cfg.max_unacked.map_or(s.rwnd, |cap| cap.min(s.rwnd));
+                let wnd = s.send_window();
                 if s.snd_max + len as u64 <= s.snd_una.saturating_add(wnd) {
                     let seq = s.snd_max;
                     self.send(s, now, seq, len, out);
@@ -208,7 +208,7 @@ impl RecoveryOps for AeroRecovery {
     /// overdue by the fine-grained timeout, send two copies of it.
     fn on_timer_in_recovery(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         out: &mut Vec<DataSeg>,
     ) -> bool {
@@ -226,7 +226,7 @@ impl RecoveryOps for AeroRecovery {
         self.send(s, now, seq, len, out);
         // The second copy is already queued; keep one timer entry for both.
         self.rexmits.pop_back();
-        s.rto_at = Some(now + s.rtt.rto());
+        s.restart_rto(now);
         self.arm(s, now);
         true
     }

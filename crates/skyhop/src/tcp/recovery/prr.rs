@@ -29,7 +29,7 @@ use super::RecoveryOps;
 use crate::engine::time::Time;
 use crate::tcp::cc::AckSample;
 use crate::tcp::seg::DataSeg;
-use crate::tcp::sender::TcpSender;
+use crate::tcp::send_core::SendCore;
 
 #[derive(Clone, Debug, Default)]
 pub struct PrrRecovery {
@@ -54,7 +54,7 @@ impl PrrRecovery {
         self.recover_fs
     }
     /// RFC 6675 SetPipe() over the sender's scoreboard.
-    pub fn set_pipe(&self, s: &TcpSender) -> u64 {
+    pub fn set_pipe(&self, s: &SendCore) -> u64 {
         self.sack.set_pipe(s)
     }
 
@@ -67,7 +67,7 @@ impl PrrRecovery {
     /// rounded up to whole segments, CEIL(prr_delivered * ssthresh /
     /// (RecoverFS * SMSS)) * SMSS, as Linux computes it in packets. With
     /// full segments this is the RFC's formula exactly.
-    fn on_ack_in_recovery(&mut self, s: &TcpSender, a: &AckSample, already_sent: u64) {
+    fn on_ack_in_recovery(&mut self, s: &SendCore, a: &AckSample, already_sent: u64) {
         let sacked_now = s.sb.bytes();
         let delivered = (a.acked_bytes + sacked_now).saturating_sub(self.sacked);
         self.sacked = sacked_now;
@@ -101,10 +101,10 @@ impl PrrRecovery {
     /// Recovery begins (the fast retransmission is sent by `start`).
     fn begin(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         a: &AckSample,
         out: &mut Vec<DataSeg>,
-        start: impl FnOnce(&mut SackRecovery, &mut TcpSender, &mut Vec<DataSeg>),
+        start: impl FnOnce(&mut SackRecovery, &mut SendCore, &mut Vec<DataSeg>),
     ) {
         // RecoverFS = snd.nxt - snd.una before the fast retransmission.
         let recover_fs = s.snd_max() - s.snd_una();
@@ -133,7 +133,7 @@ impl RecoveryOps for PrrRecovery {
         self.sack.in_recovery()
     }
 
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if self.sack.in_rto_recovery() {
             // A timeout's recovery is RFC 6675's alone (PRR is for fast recovery).
             return;
@@ -145,26 +145,20 @@ impl RecoveryOps for PrrRecovery {
         self.begin(s, a, out, |sack, s, out| sack.on_dupack(s, now, a, out));
     }
 
-    fn on_rack_loss(
-        &mut self,
-        s: &mut TcpSender,
-        now: Time,
-        a: &AckSample,
-        out: &mut Vec<DataSeg>,
-    ) {
+    fn on_rack_loss(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if !self.sack.in_recovery() {
             self.begin(s, a, out, |sack, s, out| sack.on_rack_loss(s, now, a, out));
         }
     }
 
-    fn on_rto_keep_sack(&mut self, s: &mut TcpSender, now: Time) -> bool {
+    fn on_rto_keep_sack(&mut self, s: &mut SendCore, now: Time) -> bool {
         self.sndcnt = 0;
         self.sack.on_rto_keep_sack(s, now)
     }
 
     fn on_new_ack(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         a: &AckSample,
         out: &mut Vec<DataSeg>,
@@ -184,7 +178,7 @@ impl RecoveryOps for PrrRecovery {
 
     /// Send up to sndcnt bytes, chosen by NextSeg(): cwnd = pipe + sndcnt
     /// for RFC 6675 step (C).
-    fn transmit(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<DataSeg>) -> bool {
+    fn transmit(&mut self, s: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) -> bool {
         if self.sack.in_rto_recovery() {
             return self.sack.transmit(s, now, out);
         }

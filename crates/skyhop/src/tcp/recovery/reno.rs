@@ -4,14 +4,14 @@ use super::RecoveryOps;
 use crate::engine::time::Time;
 use crate::tcp::cc::AckSample;
 use crate::tcp::seg::DataSeg;
-use crate::tcp::sender::TcpSender;
+use crate::tcp::send_core::SendCore;
 
 /// Reno duplicate ACKs: enter on the DupThresh-th one (once per window with
 /// NewReno), inflate by one SMSS per further one. Shared by both.
 fn reno_dupack(
     in_recovery: &mut bool,
     guard_recover: bool,
-    s: &mut TcpSender,
+    s: &mut SendCore,
     now: Time,
     a: &AckSample,
     out: &mut Vec<DataSeg>,
@@ -48,12 +48,12 @@ impl RecoveryOps for RenoRecovery {
     fn in_recovery(&self) -> bool {
         self.in_recovery
     }
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         reno_dupack(&mut self.in_recovery, false, s, now, a, out);
     }
     fn on_new_ack(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         _a: &AckSample,
         _out: &mut Vec<DataSeg>,
@@ -94,14 +94,14 @@ impl RecoveryOps for NewRenoRecovery {
     fn in_recovery(&self) -> bool {
         self.in_recovery
     }
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if reno_dupack(&mut self.in_recovery, true, s, now, a, out) {
             self.partial_seen = false;
         }
     }
     fn on_new_ack(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         a: &AckSample,
         out: &mut Vec<DataSeg>,

@@ -14,9 +14,9 @@
 
 use super::RecoveryOps;
 use crate::engine::time::Time;
-use crate::tcp::cc::{AckSample, CongestionOps};
+use crate::tcp::cc::AckSample;
 use crate::tcp::seg::DataSeg;
-use crate::tcp::sender::TcpSender;
+use crate::tcp::send_core::SendCore;
 
 /// Which NextSeg() rule chose a segment (RFC 6675 section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +41,7 @@ pub struct SackRecovery {
 impl SackRecovery {
     /// RFC 6675 IsLost(seq): DupThresh discontiguous SACKed ranges above
     /// `seq`, or more than (DupThresh - 1) * SMSS bytes SACKed above it.
-    pub fn is_lost(s: &TcpSender, seq: u64) -> bool {
+    pub fn is_lost(s: &SendCore, seq: u64) -> bool {
         if let Some(r) = s.rack.as_deref() {
             return r.is_lost(seq);
         }
@@ -59,7 +59,7 @@ impl SackRecovery {
     /// tail above the highest SACK need a look; the retransmitted part is
     /// the unSACKed span below HighRxt. O(DupThresh · log n) per call, for
     /// scoreboards of thousands of holes.
-    pub fn set_pipe(&self, s: &TcpSender) -> u64 {
+    pub fn set_pipe(&self, s: &SendCore) -> u64 {
         if let Some(r) = s.rack.as_deref() {
             return r.pipe(s.snd_una, s.snd_max, s.sb.bytes());
         }
@@ -102,7 +102,7 @@ impl SackRecovery {
 
     /// SetPipe() by walking every hole (the definition; tests compare).
     #[cfg(test)]
-    pub(crate) fn set_pipe_walk(&self, s: &TcpSender) -> u64 {
+    pub(crate) fn set_pipe_walk(&self, s: &SendCore) -> u64 {
         let mut pipe = 0;
         let mut prev = s.snd_una;
         let high_rxt = self.high_rxt;
@@ -129,7 +129,7 @@ impl SackRecovery {
     }
 
     /// RFC 6675 NextSeg(): the next segment to send during recovery.
-    pub fn next_seg(&self, s: &TcpSender) -> Option<(u64, u32, NextRule)> {
+    pub fn next_seg(&self, s: &SendCore) -> Option<(u64, u32, NextRule)> {
         let mss = s.st.mss;
         if let Some(r) = s.rack.as_deref() {
             // Rule (1) with RACK: the first segment marked lost and not
@@ -181,10 +181,10 @@ impl SackRecovery {
     /// NextSeg() rule (2): new data, if the receive window allows. A split
     /// proxy's cap on unacknowledged bytes (`max_unacked`) binds like the
     /// window, as it does outside recovery (`window()`); cwnd is governed by pipe.
-    fn new_data(s: &TcpSender) -> Option<(u64, u32, NextRule)> {
+    fn new_data(s: &SendCore) -> Option<(u64, u32, NextRule)> {
         if s.snd_max < s.app_end {
             let len = s.seg_len_at(s.snd_max) as u64;
-            let wnd = s.config().max_unacked.map_or(s.rwnd, |cap| cap.min(s.rwnd));
+            let wnd = s.send_window();
             if s.snd_max + len <= s.snd_una.saturating_add(wnd) {
                 return Some((s.snd_max, len as u32, NextRule::NewData));
             }
@@ -199,7 +199,7 @@ impl SackRecovery {
 
     /// RFC 6675 section 5 steps (4.1)-(4.3): enter recovery and retransmit
     /// the first segment presumed lost.
-    fn enter(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn enter(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = FlightSize / 2 (controller).
         s.enter_loss(now, a);
         self.in_recovery = true;
@@ -222,7 +222,7 @@ impl SackRecovery {
         if s.snd_nxt < self.high_rxt {
             s.snd_nxt = self.high_rxt;
         }
-        s.rto_at = Some(now + s.rtt.rto());
+        s.restart_rto(now);
         // (4.4)-(4.5) SetPipe and step (C) run from try_send.
     }
 }
@@ -234,7 +234,7 @@ impl RecoveryOps for SackRecovery {
 
     /// A duplicate ACK with SACK: enter recovery on the DupThresh-th one or
     /// when IsLost(HighACK + 1) (RFC 6675 section 5, steps 3-4).
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if self.in_recovery || s.rack.is_some() {
             // Step (C) runs from try_send; with RACK, its loss marks start
             // the recovery (on_rack_loss), not the duplicate-ACK count.
@@ -248,19 +248,13 @@ impl RecoveryOps for SackRecovery {
         self.enter(s, now, a, out);
     }
 
-    fn on_rack_loss(
-        &mut self,
-        s: &mut TcpSender,
-        now: Time,
-        a: &AckSample,
-        out: &mut Vec<DataSeg>,
-    ) {
+    fn on_rack_loss(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if !self.in_recovery {
             self.enter(s, now, a, out);
         }
     }
 
-    fn on_rto_keep_sack(&mut self, s: &mut TcpSender, _now: Time) -> bool {
+    fn on_rto_keep_sack(&mut self, s: &mut SendCore, _now: Time) -> bool {
         self.in_recovery = true;
         self.rto_recovery = true;
         self.high_rxt = s.snd_una;
@@ -271,14 +265,14 @@ impl RecoveryOps for SackRecovery {
     /// A cumulative ACK during SACK recovery: leave at RecoveryPoint.
     fn on_new_ack(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         a: &AckSample,
         _out: &mut Vec<DataSeg>,
     ) -> bool {
         if self.rto_recovery {
             // RTO recovery: the loss window grows by slow start (RFC 5681 (3.1)).
-            s.cc.on_ack(&mut s.st, a);
+            s.grow_window(a);
         }
         if let Some(r) = s.recover() {
             if s.snd_una >= r {
@@ -291,7 +285,7 @@ impl RecoveryOps for SackRecovery {
     }
 
     /// RFC 6675 step (C): while cwnd - pipe >= 1 SMSS, send NextSeg().
-    fn transmit(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<DataSeg>) -> bool {
+    fn transmit(&mut self, s: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) -> bool {
         let mut pipe = self.set_pipe(s);
         let mut guard = 0;
         while s.st.cwnd >= pipe + s.st.mss {
@@ -310,7 +304,7 @@ impl RecoveryOps for SackRecovery {
                 // lost retransmission of it, found by RACK) restarts the
                 // retransmission timer, as Linux's tcp_xmit_retransmit_queue
                 // does: the RTO stays the last resort behind RACK.
-                s.rto_at = Some(now + s.rtt.rto());
+                s.restart_rto(now);
             }
             // (C.2) HighRxt, unless rule (4) chose the segment.
             if below_high_data {
@@ -363,7 +357,7 @@ mod tests {
                 mss: 1000,
                 ..TcpConfig::default()
             };
-            let mut s = new_sender(cfg);
+            let mut s = new_sender(cfg).core;
             let una = (rng.uniform() * 5000.0) as u64;
             let span = 1 + (rng.uniform() * 40_000.0) as u64;
             s.snd_una = una;
