@@ -12,6 +12,7 @@ pub mod rtt;
 pub mod seg;
 pub mod send_core;
 pub mod sender;
+mod tlp;
 
 #[cfg(test)]
 mod tests;

@@ -8,8 +8,8 @@
 //! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the
 //! first data byte is 0.
 //!
-//! A recovery from user code reads and changes this through its public
-//! methods; the built-in recoveries use the fields directly.
+//! Every recovery, built in or from user code, reads and changes it through
+//! its public methods only; the fields are for the sender.
 
 use super::cc::{AckSample, Cc, CcState, CongestionOps, SendSample};
 use super::config::TcpConfig;
@@ -139,9 +139,18 @@ impl SendCore {
     pub fn cc_state(&self) -> CcState {
         self.st
     }
-    /// Set cwnd (bytes), as a recovery inflates or deflates it.
-    pub fn set_cwnd(&mut self, cwnd: u64) {
-        self.st.cwnd = cwnd;
+    #[inline]
+    pub fn cwnd(&self) -> u64 {
+        self.st.cwnd
+    }
+    #[inline]
+    pub fn ssthresh(&self) -> u64 {
+        self.st.ssthresh
+    }
+    /// SMSS in bytes.
+    #[inline]
+    pub fn mss(&self) -> u64 {
+        self.st.mss
     }
     /// Duplicate ACKs counted since the last new cumulative ACK.
     pub fn dupacks(&self) -> u32 {
@@ -171,6 +180,11 @@ impl SendCore {
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
     }
+    /// A pacing controller holds the next segment until after `now`.
+    #[inline]
+    pub fn paced(&self, now: Time) -> bool {
+        self.pace_at.is_some_and(|t| t > now)
+    }
 
     /// Usable window: min(cwnd, rwnd, cap on unacknowledged bytes).
     #[inline]
@@ -198,7 +212,66 @@ impl SendCore {
         (self.app_end - seq).min(self.cfg.mss as u64) as u32
     }
 
+    // ---- what the sender does on an ACK -----------------------------------
+
+    /// RFC 6675 Update(): the SACK blocks of an ACK of `a` enter the
+    /// scoreboard, clipped to [a, HighData), and what `a` covers leaves it.
+    /// Returns the bytes newly SACKed.
+    pub(in crate::tcp) fn update_scoreboard(&mut self, a: u64, blocks: &[(u64, u64)]) -> u64 {
+        let mut sacked = 0;
+        if self.cfg.variant.sack {
+            for &(s, e) in blocks {
+                let e = e.min(self.snd_max);
+                let s = s.max(a);
+                if s < e {
+                    if let Some(r) = self.rack.as_deref_mut() {
+                        r.note_sack_block(&self.sb, s, e);
+                    }
+                    sacked += self.sb.insert(s, e);
+                }
+            }
+        }
+        if a > self.snd_una {
+            self.sb.remove_below(a);
+        }
+        sacked
+    }
+
+    /// The RTT sample an ACK of `a` gives from the timed segment (Karn: none
+    /// once a retransmission stopped the timing).
+    pub(in crate::tcp) fn take_rtt_sample(&mut self, now: Time, a: u64) -> Option<Dur> {
+        let (end, t0) = self.timed?;
+        if a < end {
+            return None;
+        }
+        let r = now - t0;
+        self.rtt.sample(r);
+        self.timed = None;
+        Some(r)
+    }
+
     // ---- what a recovery does ----------------------------------------------
+
+    /// Set cwnd (bytes), as a recovery inflates or deflates it.
+    #[inline]
+    pub fn set_cwnd(&mut self, cwnd: u64) {
+        self.st.cwnd = cwnd;
+    }
+
+    /// Keep `snd_nxt` at or above `seq` (new data is sent from there).
+    #[inline]
+    pub fn raise_snd_nxt(&mut self, seq: u64) {
+        if self.snd_nxt < seq {
+            self.snd_nxt = seq;
+        }
+    }
+
+    /// Go back N: forget the SACK scoreboard and send again from the first
+    /// unacknowledged byte, as the window allows.
+    pub fn go_back_n(&mut self) {
+        self.sb.clear();
+        self.snd_nxt = self.snd_una;
+    }
 
     /// Loss detected: count the recovery, let the controller set ssthresh and
     /// the base cwnd, remember the recovery point, and stop timing (Karn, as
@@ -237,20 +310,16 @@ impl SendCore {
     pub fn retransmit_first(&mut self, now: Time, out: &mut Vec<DataSeg>) {
         let seq = self.snd_una;
         let len = self.seg_len_at(seq).max(1);
-        self.emit(now, seq, len, false, out);
-        if self.snd_nxt < seq + len as u64 {
-            self.snd_nxt = seq + len as u64;
-        }
+        self.emit_segment(now, seq, len, out);
         self.restart_rto(now);
     }
 
     /// Send `len` bytes from `seq` (a retransmission if below `snd_max`);
     /// keeps `snd_nxt` at or above its end.
+    #[inline]
     pub fn emit_segment(&mut self, now: Time, seq: u64, len: u32, out: &mut Vec<DataSeg>) {
         self.emit(now, seq, len, false, out);
-        if self.snd_nxt < seq + len as u64 {
-            self.snd_nxt = seq + len as u64;
-        }
+        self.raise_snd_nxt(seq + len as u64);
     }
 
     /// Put one segment on the wire and do the bookkeeping every send shares.

@@ -18,6 +18,7 @@ use super::rack::{LossTimer, Rack};
 use super::recovery::{NextRule, Rec, RecoveryOps, SackRecovery};
 use super::seg::{AckSeg, DataSeg};
 use super::send_core::SendCore;
+use super::tlp;
 use crate::engine::time::{Dur, Time};
 
 /// Counters of one sender.
@@ -258,75 +259,40 @@ impl TcpSender {
         } else {
             0
         };
-
-        // SACK blocks update the scoreboard (RFC 6675 Update()).
-        let mut sacked_bytes = 0;
-        if self.core.cfg.variant.sack {
-            for &(s, e) in ack.sack.as_slice() {
-                let e = e.min(self.core.snd_max);
-                let s = s.max(a);
-                if s < e {
-                    if let Some(r) = self.core.rack.as_deref_mut() {
-                        r.note_sack_block(&self.core.sb, s, e);
-                    }
-                    sacked_bytes += self.core.sb.insert(s, e);
-                }
-            }
-        }
         let acked = a - self.core.snd_una;
-        if acked > 0 {
-            self.core.sb.remove_below(a);
-        }
+        let sacked_bytes = self.core.update_scoreboard(a, ack.sack.as_slice());
         // RFC 8985 section 6.2: RACK's view of this ACK (steps 1-5).
         let mut rack_lost = 0;
         let max_before = self.core.snd_max;
-        if let Some(r) = self.core.rack.as_deref_mut() {
-            rack_lost = r.on_ack(
-                now,
-                a,
-                &self.core.sb,
-                self.rec.in_recovery(),
-                self.core.rtt.srtt(),
-                self.core.rtt.min_rtt(),
-            );
+        let in_recovery = self.rec.in_recovery();
+        let c = &mut self.core;
+        if let Some(r) = c.rack.as_deref_mut() {
+            rack_lost = r.on_ack(now, a, &c.sb, in_recovery, c.rtt.srtt(), c.rtt.min_rtt());
         }
-
-        // RTT sample from the timed segment (Karn: cleared on any retransmission).
-        let mut rtt_sample = None;
-        if let Some((end, t0)) = self.core.timed {
-            if a >= end {
-                let r = now - t0;
-                self.core.rtt.sample(r);
-                rtt_sample = Some(r);
-                self.core.timed = None;
-            }
-        }
+        let rtt_sample = c.take_rtt_sample(now, a);
         // RFC 5681 (2): a duplicate ACK acknowledges nothing new while data is
         // outstanding. A pure window update or a reply to a zero-window probe
         // is not one (as in BSD, which counts none while persisting).
-        let is_dupack = acked == 0
-            && self.core.snd_max > self.core.snd_una
-            && !ack.window_update
-            && ack.wnd > 0
-            && !persisting;
+        let is_dupack =
+            acked == 0 && c.snd_max > c.snd_una && !ack.window_update && ack.wnd > 0 && !persisting;
         let sample = AckSample {
             now,
             acked_bytes: acked,
             is_dupack,
             sacked_bytes,
             rtt_sample,
-            srtt: self.core.rtt.srtt(),
-            min_rtt: self.core.rtt.min_rtt(),
+            srtt: c.rtt.srtt(),
+            min_rtt: c.rtt.min_rtt(),
             flight_bytes: flight_before,
         };
-        self.core.cc.observe_ack(&self.core.st, &sample);
-        if let Some(r) = self.core.rack.as_deref_mut() {
+        c.cc.observe_ack(&c.st, &sample);
+        if let Some(r) = c.rack.as_deref_mut() {
             // RFC 8985 section 7.4: the ACK of a loss probe that repaired a
             // loss: the window is reduced as after a fast recovery (Linux's
             // CWR episode: the controller's reduction, no recovery phase).
             if r.tlp_on_ack(a, is_dupack, !ack.sack.is_empty()) {
-                self.core.cc.on_loss(&mut self.core.st, now, flight_before);
-                self.core.cc.on_exit_recovery(&mut self.core.st, now);
+                c.cc.on_loss(&mut c.st, now, flight_before);
+                c.cc.on_exit_recovery(&mut c.st, now);
             }
         }
         if let Some(r) = self.core.rs.as_deref_mut() {
@@ -345,9 +311,7 @@ impl TcpSender {
 
         if acked > 0 {
             self.core.snd_una = a;
-            if self.core.snd_nxt < a {
-                self.core.snd_nxt = a;
-            }
+            self.core.raise_snd_nxt(a);
             self.rec.on_cum_ack(a);
             self.core.dupacks = 0;
             let restart_timer = self.on_new_ack(now, &sample, out);
@@ -356,7 +320,7 @@ impl TcpSender {
                 self.core.rto_at = None;
             } else if restart_timer {
                 // RFC 6298 (5.3): restart the timer on an ACK of new data.
-                self.core.rto_at = Some(now + self.core.rtt.rto());
+                self.core.restart_rto(now);
             }
         } else if is_dupack {
             self.core.dupacks += 1;
@@ -374,13 +338,11 @@ impl TcpSender {
         if self.core.rack.is_some() {
             self.arm_loss_probe(now, acked > 0 || self.core.snd_max > max_before);
         }
-        if self.core.rs.is_some()
-            && self.core.snd_nxt >= self.core.app_end
-            && self.flight() < self.core.st.cwnd
-        {
-            // The application has nothing more to send: rate samples until
-            // this data is delivered are application-limited.
-            if let Some(r) = self.core.rs.as_deref_mut() {
+        let c = &mut self.core;
+        if let Some(r) = c.rs.as_deref_mut() {
+            if c.snd_nxt >= c.app_end && c.snd_max - c.snd_una < c.st.cwnd {
+                // The application has nothing more to send: rate samples until
+                // this data is delivered are application-limited.
                 r.set_app_limited();
             }
         }
@@ -392,26 +354,23 @@ impl TcpSender {
     /// the data outstanding stays within cwnd + 2 SMSS (section 2); cwnd is
     /// not changed. Only outside loss recovery.
     fn limited_transmit(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        if self.core.dupacks >= self.core.cfg.dupthresh
+        let c = &mut self.core;
+        if c.dupacks >= c.cfg.dupthresh
             || self.rec.in_recovery()
-            || self.core.snd_nxt < self.core.snd_max
-            || self.core.snd_nxt >= self.core.app_end
+            || c.snd_nxt < c.snd_max
+            || c.snd_nxt >= c.app_end
         {
             return;
         }
-        let len = self.core.seg_len_at(self.core.snd_nxt);
-        let end = self.core.snd_nxt + len as u64;
-        let rwnd_limit = match self.core.cfg.max_unacked {
-            Some(cap) => self.core.rwnd.min(cap),
-            None => self.core.rwnd,
-        };
-        let cwnd_limit = self.core.st.cwnd + self.core.dupacks as u64 * self.core.st.mss;
-        if end > self.core.snd_una + rwnd_limit.min(cwnd_limit) {
+        let len = c.seg_len_at(c.snd_nxt);
+        let end = c.snd_nxt + len as u64;
+        let cwnd_limit = c.st.cwnd + c.dupacks as u64 * c.st.mss;
+        if end > c.snd_una + c.send_window().min(cwnd_limit) {
             return;
         }
-        let seq = self.core.snd_nxt;
-        self.core.emit(now, seq, len, false, out);
-        self.core.snd_nxt = end;
+        let seq = c.snd_nxt;
+        c.emit(now, seq, len, false, out);
+        c.snd_nxt = end;
     }
 
     fn take_timers(&mut self, now: Time, out: &mut Vec<DataSeg>) {
@@ -449,14 +408,15 @@ impl TcpSender {
     /// going back N, what was resent since (the rest is presumed lost, as
     /// Linux marks it on an RTO); otherwise what is outstanding and not SACKed.
     fn pipe(&self) -> u64 {
-        if let Some(r) = self.core.rack.as_deref() {
-            return r.pipe(self.core.snd_una, self.core.snd_max, self.core.sb.bytes());
+        let c = &self.core;
+        if let Some(r) = c.rack.as_deref() {
+            return r.pipe(c.snd_una, c.snd_max, c.sb.bytes());
         }
         match &self.rec {
-            Rec::Sack(r) if r.in_recovery() => r.set_pipe(&self.core),
-            Rec::Prr(r) if r.in_recovery() => r.set_pipe(&self.core),
-            _ if self.core.snd_nxt < self.core.snd_max => self.core.snd_nxt - self.core.snd_una,
-            _ => (self.core.snd_max - self.core.snd_una).saturating_sub(self.core.sb.bytes()),
+            Rec::Sack(r) if r.in_recovery() => r.set_pipe(c),
+            Rec::Prr(r) if r.in_recovery() => r.set_pipe(c),
+            _ if c.snd_nxt < c.snd_max => c.snd_nxt - c.snd_una,
+            _ => (c.snd_max - c.snd_una).saturating_sub(c.sb.bytes()),
         }
     }
 
@@ -474,26 +434,27 @@ impl TcpSender {
 
     /// Send what the window allows. In SACK recovery transmission is driven by
     /// RFC 6675 step (C) instead.
-    pub(super) fn try_send(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+    fn try_send(&mut self, now: Time, out: &mut Vec<DataSeg>) {
         if !self.hs.established() {
             return;
         }
         let before = out.len();
         let handled = self.rec.in_recovery() && self.rec.transmit(&mut self.core, now, out);
+        let c = &mut self.core;
         if !handled {
-            let limit = self.core.snd_una.saturating_add(self.core.window());
-            while self.core.snd_nxt < self.core.app_end {
-                let len = self.core.seg_len_at(self.core.snd_nxt);
-                if self.core.snd_nxt + len as u64 > limit {
+            let limit = c.snd_una.saturating_add(c.window());
+            while c.snd_nxt < c.app_end {
+                let len = c.seg_len_at(c.snd_nxt);
+                if c.snd_nxt + len as u64 > limit {
                     break;
                 }
-                if self.core.pace_at.is_some_and(|t| t > now) {
+                if c.paced(now) {
                     // Paced: the timer at `pace_at` sends the rest.
                     break;
                 }
-                let seq = self.core.snd_nxt;
-                self.core.emit(now, seq, len, false, out);
-                self.core.snd_nxt += len as u64;
+                let seq = c.snd_nxt;
+                c.emit(now, seq, len, false, out);
+                c.snd_nxt += len as u64;
             }
         }
         // Persist (RFC 1122 4.2.2.17, BSD tcp_output): nothing outstanding, data
@@ -502,10 +463,10 @@ impl TcpSender {
         // may sit above snd_una (snd_max) without a retransmission timer, and a
         // window that reopens to less than a segment must still be probed.
         if out.len() == before
-            && self.core.snd_nxt == self.core.snd_una
-            && self.core.snd_nxt < self.core.app_end
+            && c.snd_nxt == c.snd_una
+            && c.snd_nxt < c.app_end
             && self.persist_at.is_none()
-            && self.core.rto_at.is_none()
+            && c.rto_at.is_none()
         {
             self.persist_at = Some(now + self.persist_interval());
         }
@@ -545,6 +506,18 @@ impl TcpSender {
         }
     }
 
+    /// The retransmission timer fired: RFC 6298 (5.4)-(5.6) with RFC 5681
+    /// (5)'s loss window, unless the recovery owns the timer.
+    ///
+    /// Without RACK, the SACK scoreboard is discarded (RFC 2018 section 8)
+    /// and the sender goes back N. With RACK, as Linux (`tcp_enter_loss`)
+    /// and ns-3 do, and RFC 6675 section 5.1 allows, the scoreboard is kept:
+    /// SACKed segments are not resent, the unSACKed ones are marked lost
+    /// (RACK judges the recently sent later) and retransmitted, first the
+    /// earliest (RFC 6298 (5.4)), then by RFC 6675 step (C) as the loss
+    /// window opens (RTO recovery, until RecoveryPoint = HighData now is
+    /// acknowledged); a timeout during a recovery keeps that recovery's
+    /// ssthresh (Linux reduces it once per window of data).
     fn rto_fire(&mut self, now: Time, out: &mut Vec<DataSeg>) {
         self.core.rto_at = None;
         if !self.hs.established() {
@@ -561,105 +534,53 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
-        let flight = self.flight();
-        if self.core.rack.is_some() {
-            self.rto_fire_keeping_sack(now, flight, out);
-            return;
-        }
-        // RFC 5681 (5) via the controller: ssthresh and cwnd = loss window.
-        self.core.cc.on_rto(&mut self.core.st, now, flight);
-        // RFC 6298 (5.5): back off the timer.
-        self.core.rtt.back_off();
-        // Leave any recovery; remember the highest byte sent so duplicate ACKs
-        // caused by the go-back-N resends do not start a fast retransmit
-        // (RFC 6582 section 3.2 step 4; RFC 6675 section 5.1).
-        self.rec.on_rto(self.core.snd_una);
-        self.core.dupacks = 0;
-        self.core.recover = Some(self.core.snd_max);
-        // RFC 2018 section 8: after a timeout the SACK scoreboard is discarded.
-        self.core.sb.clear();
-        self.core.timed = None;
-        // Go back N: resend from the first unacknowledged byte, as cwnd allows.
-        self.core.snd_nxt = self.core.snd_una;
-        // RFC 6298 (5.4)/(5.6): retransmit the earliest segment, restart the timer.
-        let seq = self.core.snd_una;
-        let len = self.core.seg_len_at(seq).max(1);
-        self.core.emit(now, seq, len, false, out);
-        self.core.snd_nxt = seq + len as u64;
-        self.core.rto_at = Some(now + self.core.rtt.rto());
-        self.try_send(now, out);
-    }
-
-    /// A timeout with RACK: as Linux (`tcp_enter_loss`) and ns-3 do, and
-    /// RFC 6675 section 5.1 allows, the SACK scoreboard is kept: SACKed
-    /// segments are not resent, the unSACKed ones are marked lost (RACK
-    /// judges the recently sent later) and retransmitted, first the
-    /// earliest (RFC 6298 (5.4)), then by RFC 6675 step (C) as the loss
-    /// window opens (RTO recovery, until RecoveryPoint = HighData now is
-    /// acknowledged). A timeout during a recovery keeps that recovery's
-    /// ssthresh (Linux reduces it once per window of data).
-    fn rto_fire_keeping_sack(&mut self, now: Time, flight: u64, out: &mut Vec<DataSeg>) {
         let in_recovery = self.rec.in_recovery();
-        let ssthresh = self.core.st.ssthresh;
+        let flight = self.flight();
+        let keep_sack = self.core.rack.is_some();
+        let c = &mut self.core;
+        let ssthresh = c.st.ssthresh;
         // RFC 5681 (5) via the controller: ssthresh and cwnd = loss window.
-        self.core.cc.on_rto(&mut self.core.st, now, flight);
-        if in_recovery {
-            self.core.st.ssthresh = ssthresh;
+        c.cc.on_rto(&mut c.st, now, flight);
+        if keep_sack && in_recovery {
+            c.st.ssthresh = ssthresh;
         }
         // RFC 6298 (5.5): back off the timer.
-        self.core.rtt.back_off();
+        c.rtt.back_off();
+        // Leave any recovery; remember the highest byte sent so duplicate ACKs
+        // caused by the resends do not start a fast retransmit (RFC 6582
+        // section 3.2 step 4; RFC 6675 section 5.1).
         self.rec.on_rto(self.core.snd_una);
-        self.core.dupacks = 0;
-        self.core.recover = Some(self.core.snd_max);
-        self.core.timed = None;
-        if let Some(r) = self.core.rack.as_deref_mut() {
+        let c = &mut self.core;
+        c.dupacks = 0;
+        c.recover = Some(c.snd_max);
+        c.timed = None;
+        let mut first_lost = None;
+        if let Some(r) = c.rack.as_deref_mut() {
             r.on_rto(now);
+            first_lost = r.first_lost();
         }
-        let first = self.core.rack.as_deref().and_then(Rack::first_lost);
-        if !self.rec.on_rto_keep_sack(&mut self.core, now) {
-            // The recovery cannot run from the scoreboard: go back N.
-            self.core.sb.clear();
-            self.core.snd_nxt = self.core.snd_una;
+        if !keep_sack || !self.rec.on_rto_keep_sack(&mut self.core, now) {
+            // RFC 2018 section 8, or a recovery that cannot run from the
+            // scoreboard: discard it and go back N, as cwnd allows.
+            self.core.go_back_n();
         }
-        // RFC 6298 (5.4): retransmit the earliest unacknowledged segment.
-        let (seq, len) = match first {
-            Some((s, e)) if self.core.snd_nxt == self.core.snd_max => (s, (e - s) as u32),
-            _ => (
-                self.core.snd_una,
-                self.core.seg_len_at(self.core.snd_una).max(1),
-            ),
+        // RFC 6298 (5.4)/(5.6): retransmit the earliest unacknowledged
+        // segment, restart the timer.
+        let c = &mut self.core;
+        let (seq, len) = match first_lost {
+            Some((s, e)) if c.snd_nxt == c.snd_max => (s, (e - s) as u32),
+            _ => (c.snd_una, c.seg_len_at(c.snd_una).max(1)),
         };
-        self.core.emit(now, seq, len, false, out);
-        self.core.snd_nxt = self.core.snd_nxt.max(seq + len as u64);
-        self.core.rto_at = Some(now + self.core.rtt.rto());
+        c.emit(now, seq, len, false, out);
+        c.raise_snd_nxt(seq + len as u64);
+        c.restart_rto(now);
         self.try_send(now, out);
     }
 
-    /// RFC 8985 section 7.2: (re)arm the loss probe timer after new data
-    /// went out or new data was acknowledged (`trigger`), unless in
-    /// recovery, with SACKed segments (RACK.segs_sacked > 0), nothing
-    /// outstanding, or a probe still unanswered; a pending reordering
-    /// timer keeps the slot (section 8: one loss timer at a time).
+    /// RFC 8985 section 7.2: (re)arm the loss probe timer (`tlp.rs`).
     fn arm_loss_probe(&mut self, now: Time, trigger: bool) {
-        let allowed = self.hs.established()
-            && self.core.snd_max > self.core.snd_una
-            && self.core.sb.is_empty()
-            && !self.rec.in_recovery();
-        let one_segment = self.core.snd_max - self.core.snd_una <= self.core.st.mss;
-        let (srtt, rto_at) = (self.core.rtt.srtt(), self.core.rto_at);
-        let Some(r) = self.core.rack.as_deref_mut() else {
-            return;
-        };
-        match r.timer {
-            Some((_, LossTimer::Reorder)) => {}
-            _ if !allowed || r.tlp_end_seq.is_some() => r.timer = None,
-            Some((_, LossTimer::Probe)) if !trigger => {}
-            _ if trigger => {
-                let at = Rack::pto_deadline(now, srtt, one_segment, rto_at);
-                r.timer = Some((at, LossTimer::Probe));
-            }
-            _ => {}
-        }
+        let open = self.hs.established() && !self.rec.in_recovery();
+        tlp::arm(&mut self.core, now, trigger, open);
     }
 
     /// RACK-TLP's timer expired: the reordering timer (RFC 8985 section
@@ -689,52 +610,11 @@ impl TcpSender {
                 self.try_send(now, out);
                 self.arm_loss_probe(now, false);
             }
-            LossTimer::Probe => self.send_loss_probe(now, out),
-        }
-    }
-
-    /// RFC 8985 section 7.3, TLP_send_probe: one new segment if the
-    /// receive window allows, else the highest-sequence segment sent again;
-    /// then the retransmission timer is re-armed (not the probe timer).
-    fn send_loss_probe(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        let allowed = self.hs.established()
-            && self.core.snd_max > self.core.snd_una
-            && self.core.sb.is_empty()
-            && !self.rec.in_recovery();
-        let Some(r) = self.core.rack.as_deref_mut() else {
-            return;
-        };
-        r.timer = None;
-        if !allowed || r.tlp_end_seq.is_some() {
-            return;
-        }
-        let last = r.last_seg();
-        let wnd = match self.core.cfg.max_unacked {
-            Some(cap) => self.core.rwnd.min(cap),
-            None => self.core.rwnd,
-        };
-        let mut is_retrans = true;
-        if self.core.snd_nxt == self.core.snd_max && self.core.snd_nxt < self.core.app_end {
-            let len = self.core.seg_len_at(self.core.snd_nxt);
-            if self.core.snd_nxt + len as u64 <= self.core.snd_una.saturating_add(wnd) {
-                let seq = self.core.snd_nxt;
-                self.core.emit(now, seq, len, false, out);
-                self.core.snd_nxt += len as u64;
-                is_retrans = false;
+            LossTimer::Probe => {
+                let open = self.hs.established() && !self.rec.in_recovery();
+                tlp::send_probe(&mut self.core, now, open, out);
             }
         }
-        if is_retrans {
-            let Some((seq, end)) = last else {
-                return;
-            };
-            self.core.emit(now, seq, (end - seq) as u32, false, out);
-        }
-        if let Some(r) = self.core.rack.as_deref_mut() {
-            r.tlp_end_seq = Some(self.core.snd_max);
-            r.tlp_is_retrans = is_retrans;
-            r.stats.probes += 1;
-        }
-        self.core.rto_at = Some(now + self.core.rtt.rto());
     }
 
     /// Whether duplicate ACKs may start a new recovery: only once the

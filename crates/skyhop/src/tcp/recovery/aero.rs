@@ -62,16 +62,16 @@ impl AeroRecovery {
     /// The fine-grained retransmission timeout: SRTT + 4 RTTVAR (at least
     /// the clock granularity), or the coarse RTO before any sample.
     fn fine_rto(s: &SendCore) -> Dur {
-        match s.rtt.srtt() {
+        match s.rtt().srtt() {
             Some(srtt) => {
                 srtt + Dur(s
-                    .rtt
+                    .rtt()
                     .rttvar()
                     .0
                     .saturating_mul(4)
-                    .max(s.cfg.clock_granularity.0))
+                    .max(s.config().clock_granularity.0))
             }
-            None => s.rtt.rto(),
+            None => s.rtt().rto(),
         }
     }
 
@@ -79,7 +79,7 @@ impl AeroRecovery {
     fn prune(&mut self, s: &SendCore) {
         self.rexmits.retain(|&(seq, len, _)| {
             let end = seq + len as u64;
-            end > s.snd_una && !(s.sb.contains(seq) && s.sb.contains(end - 1))
+            end > s.snd_una() && !(s.scoreboard().contains(seq) && s.scoreboard().contains(end - 1))
         });
     }
 
@@ -94,24 +94,22 @@ impl AeroRecovery {
     }
 
     fn send(&mut self, s: &mut SendCore, now: Time, seq: u64, len: u32, out: &mut Vec<DataSeg>) {
-        let retx = seq < s.snd_max;
-        s.emit(now, seq, len, false, out);
-        if s.snd_nxt < s.snd_max {
-            s.snd_nxt = s.snd_max;
-        }
+        let retx = seq < s.snd_max();
+        s.emit_segment(now, seq, len, out);
+        s.raise_snd_nxt(s.snd_max());
         if retx {
             self.rexmits.push_back((seq, len, now));
         }
-        self.pipe += s.st.mss;
+        self.pipe += s.mss();
     }
 
     /// The first hole at or above `high_rxt` below the highest SACKed byte.
     fn next_hole(&self, s: &SendCore) -> Option<(u64, u32)> {
-        let from = self.high_rxt.max(s.snd_una);
-        s.sb.first_gap_from(from).map(|(g0, g1)| {
+        let from = self.high_rxt.max(s.snd_una());
+        s.scoreboard().first_gap_from(from).map(|(g0, g1)| {
             (
                 g0,
-                (g1 - g0).min(s.st.mss).min(s.seg_len_at(g0) as u64) as u32,
+                (g1 - g0).min(s.mss()).min(s.seg_len_at(g0) as u64) as u32,
             )
         })
     }
@@ -131,7 +129,7 @@ impl RecoveryOps for AeroRecovery {
             // Rule 2: one segment out of the pipe per newly SACKed segment.
             self.pipe = self
                 .pipe
-                .saturating_sub(Self::segments(a.sacked_bytes, s.st.mss));
+                .saturating_sub(Self::segments(a.sacked_bytes, s.mss()));
             return; // transmit() runs from try_send.
         }
         if !s.may_enter_recovery() {
@@ -141,15 +139,15 @@ impl RecoveryOps for AeroRecovery {
         s.enter_loss(now, a);
         self.in_recovery = true;
         self.rexmits.clear();
-        let seq = s.snd_una;
-        let first_sacked = s.sb.first().map_or(u64::MAX, |r| r.0);
+        let seq = s.snd_una();
+        let first_sacked = s.scoreboard().first().map_or(u64::MAX, |r| r.0);
         let len = (s.seg_len_at(seq) as u64)
             .min(first_sacked.saturating_sub(seq))
             .max(1) as u32;
         self.send(s, now, seq, len, out);
         self.high_rxt = seq + len as u64;
         // Rule 1: pipe = cwnd once the first hole is re-sent.
-        self.pipe = s.st.cwnd;
+        self.pipe = s.cwnd();
         s.restart_rto(now);
         self.arm(s, now);
     }
@@ -161,14 +159,14 @@ impl RecoveryOps for AeroRecovery {
         a: &AckSample,
         _out: &mut Vec<DataSeg>,
     ) -> bool {
-        if s.recover().is_some_and(|r| s.snd_una >= r) {
+        if s.recover().is_some_and(|r| s.snd_una() >= r) {
             self.in_recovery = false;
             self.rexmits.clear();
             s.exit_recovery(now);
             return true;
         }
         // Rule 3: a partial ACK: the original and its retransmission left.
-        let out_of_pipe = 2 * s.st.mss + Self::segments(a.sacked_bytes, s.st.mss);
+        let out_of_pipe = 2 * s.mss() + Self::segments(a.sacked_bytes, s.mss());
         self.pipe = self.pipe.saturating_sub(out_of_pipe);
         true
     }
@@ -176,18 +174,18 @@ impl RecoveryOps for AeroRecovery {
     /// While pipe < cwnd: the next hole, else new data within the receive window.
     fn transmit(&mut self, s: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) -> bool {
         let mut guard = 0;
-        while self.pipe + s.st.mss <= s.st.cwnd && guard < 1 << 20 {
+        while self.pipe + s.mss() <= s.cwnd() && guard < 1 << 20 {
             guard += 1;
             if let Some((seq, len)) = self.next_hole(s) {
                 self.send(s, now, seq, len, out);
                 self.high_rxt = self.high_rxt.max(seq + len as u64);
                 continue;
             }
-            if s.snd_max < s.app_end {
-                let len = s.seg_len_at(s.snd_max);
+            if s.snd_max() < s.app_end() {
+                let len = s.seg_len_at(s.snd_max());
                 let wnd = s.send_window();
-                if s.snd_max + len as u64 <= s.snd_una.saturating_add(wnd) {
-                    let seq = s.snd_max;
+                if s.snd_max() + len as u64 <= s.snd_una().saturating_add(wnd) {
+                    let seq = s.snd_max();
                     self.send(s, now, seq, len, out);
                     continue;
                 }

@@ -68,13 +68,13 @@ impl PrrRecovery {
     /// (RecoverFS * SMSS)) * SMSS, as Linux computes it in packets. With
     /// full segments this is the RFC's formula exactly.
     fn on_ack_in_recovery(&mut self, s: &SendCore, a: &AckSample, already_sent: u64) {
-        let sacked_now = s.sb.bytes();
+        let sacked_now = s.scoreboard().bytes();
         let delivered = (a.acked_bytes + sacked_now).saturating_sub(self.sacked);
         self.sacked = sacked_now;
         self.prr_delivered += delivered;
         let pipe = self.sack.set_pipe(s).saturating_sub(already_sent);
-        let ssthresh = s.st.ssthresh;
-        let mss = s.st.mss;
+        let ssthresh = s.ssthresh();
+        let mss = s.mss();
         let sndcnt = if pipe > ssthresh {
             // Proportional Rate Reduction.
             let num = self.prr_delivered as u128 * ssthresh as u128;
@@ -86,7 +86,7 @@ impl PrrRecovery {
                 .prr_delivered
                 .saturating_sub(self.prr_out)
                 .max(delivered)
-                + s.st.mss;
+                + s.mss();
             (ssthresh - pipe).min(limit)
         };
         self.sndcnt = sndcnt;
@@ -109,7 +109,7 @@ impl PrrRecovery {
         // RecoverFS = snd.nxt - snd.una before the fast retransmission.
         let recover_fs = s.snd_max() - s.snd_una();
         // SACKed bytes before this ACK: the ACK's own count as delivered.
-        let sacked_before = s.sb.bytes().saturating_sub(a.sacked_bytes);
+        let sacked_before = s.scoreboard().bytes().saturating_sub(a.sacked_bytes);
         let before = out.len();
         start(&mut self.sack, s, out);
         if !self.sack.in_recovery() {
@@ -168,7 +168,7 @@ impl RecoveryOps for PrrRecovery {
         }
         if s.recover().is_some_and(|r| s.snd_una() >= r) {
             // RFC 6937 section 3.1: at the end of recovery cwnd = ssthresh.
-            s.st.cwnd = s.st.ssthresh;
+            s.set_cwnd(s.ssthresh());
             self.sndcnt = 0;
             return self.sack.on_new_ack(s, now, a, out);
         }
@@ -183,7 +183,7 @@ impl RecoveryOps for PrrRecovery {
             return self.sack.transmit(s, now, out);
         }
         let pipe = self.sack.set_pipe(s);
-        s.st.cwnd = pipe + self.sndcnt;
+        s.set_cwnd(pipe + self.sndcnt);
         let before = out.len();
         self.sack.transmit(s, now, out);
         let sent = self.count_sent(out, before);

@@ -19,7 +19,7 @@ fn reno_dupack(
     if *in_recovery {
         // RFC 5681 (3.2) step 4 / RFC 6582 step 3: inflate by one SMSS per
         // additional duplicate ACK; try_send then sends what fits.
-        s.st.cwnd += s.st.mss;
+        s.set_cwnd(s.cwnd() + s.mss());
         return false;
     }
     if s.dupacks() != s.config().dupthresh {
@@ -34,7 +34,7 @@ fn reno_dupack(
     s.enter_loss(now, a);
     *in_recovery = true;
     s.retransmit_first(now, out);
-    s.st.cwnd += s.config().dupthresh as u64 * s.st.mss;
+    s.set_cwnd(s.cwnd() + s.config().dupthresh as u64 * s.mss());
     true
 }
 
@@ -59,7 +59,7 @@ impl RecoveryOps for RenoRecovery {
         _out: &mut Vec<DataSeg>,
     ) -> bool {
         // RFC 5681 (3.2) step 6: cwnd = ssthresh.
-        s.st.cwnd = s.st.ssthresh;
+        s.set_cwnd(s.ssthresh());
         self.in_recovery = false;
         s.exit_recovery(now);
         true
@@ -107,11 +107,11 @@ impl RecoveryOps for NewRenoRecovery {
         out: &mut Vec<DataSeg>,
     ) -> bool {
         let recover = s.recover().unwrap_or(0);
-        if s.snd_una >= recover {
+        if s.snd_una() >= recover {
             // Full acknowledgement: option (2) of RFC 6582 step 6, cwnd = ssthresh
             // (as ns-2's NewReno; option (1) guards against bursts the drop-tail
             // queue absorbs here).
-            s.st.cwnd = s.st.ssthresh;
+            s.set_cwnd(s.ssthresh());
             self.in_recovery = false;
             s.exit_recovery(now);
             return true;
@@ -119,19 +119,12 @@ impl RecoveryOps for NewRenoRecovery {
         // Partial acknowledgement: retransmit the first unacknowledged segment,
         // deflate cwnd by the newly acknowledged amount, add back one SMSS if at
         // least one SMSS was acknowledged.
-        let seq = s.snd_una;
+        let seq = s.snd_una();
         let len = s.seg_len_at(seq).max(1);
-        s.emit(now, seq, len, false, out);
-        if s.snd_nxt < seq + len as u64 {
-            s.snd_nxt = seq + len as u64;
-        }
-        let deflated = s.st.cwnd.saturating_sub(a.acked_bytes);
-        let add_back = if a.acked_bytes >= s.st.mss {
-            s.st.mss
-        } else {
-            0
-        };
-        s.st.cwnd = (deflated + add_back).max(s.st.mss);
+        s.emit_segment(now, seq, len, out);
+        let deflated = s.cwnd().saturating_sub(a.acked_bytes);
+        let add_back = if a.acked_bytes >= s.mss() { s.mss() } else { 0 };
+        s.set_cwnd((deflated + add_back).max(s.mss()));
         // RFC 6582 section 4: Impatient resets the timer only on the first
         // partial ACK; Slow-but-Steady on every one.
         let first = !self.partial_seen;

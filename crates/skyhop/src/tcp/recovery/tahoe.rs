@@ -23,9 +23,8 @@ impl RecoveryOps for TahoeRecovery {
             return;
         }
         s.enter_loss(now, a);
-        s.st.cwnd = s.st.mss;
-        s.sb.clear();
-        s.snd_nxt = s.snd_una;
+        s.set_cwnd(s.mss());
+        s.go_back_n();
         // The resend happens in try_send (cwnd = 1 segment); restart the timer.
         s.restart_rto(now);
     }
