@@ -22,48 +22,48 @@ use crate::engine::time::{Dur, Time};
 
 #[derive(Debug)]
 pub struct SendCore {
-    pub(in crate::tcp) cfg: TcpConfig,
-    pub(in crate::tcp) cc: Cc,
-    pub(in crate::tcp) st: CcState,
+    pub(super) cfg: TcpConfig,
+    pub(super) cc: Cc,
+    pub(super) st: CcState,
     /// Oldest unacknowledged byte (HighACK in RFC 6675).
-    pub(in crate::tcp) snd_una: u64,
+    pub(super) snd_una: u64,
     /// Next byte to send (below `snd_max` after a go-back-N reset).
-    pub(in crate::tcp) snd_nxt: u64,
+    pub(super) snd_nxt: u64,
     /// One past the highest byte ever sent (HighData in RFC 6675).
-    pub(in crate::tcp) snd_max: u64,
+    pub(super) snd_max: u64,
     /// One past the last byte the application has handed over.
-    pub(in crate::tcp) app_end: u64,
+    pub(super) app_end: u64,
     /// The peer's advertised window.
-    pub(in crate::tcp) rwnd: u64,
-    pub(in crate::tcp) dupacks: u32,
+    pub(super) rwnd: u64,
+    pub(super) dupacks: u32,
     /// RFC 6582 `recover` / RFC 6675 RecoveryPoint (one past the highest byte
     /// sent when recovery or the last timeout began); `None` before any.
-    pub(in crate::tcp) recover: Option<u64>,
-    pub(in crate::tcp) rtt: RttEstimator,
-    pub(in crate::tcp) rto_at: Option<Time>,
+    pub(super) recover: Option<u64>,
+    pub(super) rtt: RttEstimator,
+    pub(super) rto_at: Option<Time>,
     /// The segment being timed for an RTT sample: (end byte, send time).
-    pub(in crate::tcp) timed: Option<(u64, Time)>,
+    pub(super) timed: Option<(u64, Time)>,
     /// SACK scoreboard: SACKed ranges above snd_una.
-    pub(in crate::tcp) sb: RangeSet,
+    pub(super) sb: RangeSet,
     /// Pacing: the earliest time the next segment may leave (only with a
     /// controller that sets a pacing rate).
-    pub(in crate::tcp) pace_at: Option<Time>,
+    pub(super) pace_at: Option<Time>,
     /// Delivery-rate sampler, kept only for a controller that asks for rate
     /// samples (`CongestionOps::wants_rate_samples`); `None` costs others nothing.
-    pub(in crate::tcp) rs: Option<Box<RateSampler>>,
+    pub(super) rs: Option<Box<RateSampler>>,
     /// RACK-TLP loss detection (RFC 8985), kept only with `TcpConfig::rack`
     /// and an RFC 6675 recovery; `None` costs others nothing.
-    pub(in crate::tcp) rack: Option<Box<Rack>>,
+    pub(super) rack: Option<Box<Rack>>,
     /// When data was last sent (for the restart after idle).
-    pub(in crate::tcp) last_send: Option<Time>,
+    pub(super) last_send: Option<Time>,
     /// Loss episodes entered (`enter_loss`).
-    pub(in crate::tcp) losses: u64,
+    pub(super) losses: u64,
 }
 
 impl SendCore {
     /// The state of a connection before its first byte, with the given
     /// controller; `rack` keeps RACK-TLP state (RFC 8985).
-    pub(in crate::tcp) fn new(cfg: TcpConfig, cc: Cc, rack: bool) -> SendCore {
+    pub(super) fn new(cfg: TcpConfig, cc: Cc, rack: bool) -> SendCore {
         let mss = cfg.mss as u64;
         let st = CcState {
             // RFC 5681 (3.1) IW; RFC 3390 / 6928 values by configuration.
@@ -217,7 +217,7 @@ impl SendCore {
     /// RFC 6675 Update(): the SACK blocks of an ACK of `a` enter the
     /// scoreboard, clipped to [a, HighData), and what `a` covers leaves it.
     /// Returns the bytes newly SACKed.
-    pub(in crate::tcp) fn update_scoreboard(&mut self, a: u64, blocks: &[(u64, u64)]) -> u64 {
+    pub(super) fn update_scoreboard(&mut self, a: u64, blocks: &[(u64, u64)]) -> u64 {
         let mut sacked = 0;
         if self.cfg.variant.sack {
             for &(s, e) in blocks {
@@ -239,7 +239,7 @@ impl SendCore {
 
     /// The RTT sample an ACK of `a` gives from the timed segment (Karn: none
     /// once a retransmission stopped the timing).
-    pub(in crate::tcp) fn take_rtt_sample(&mut self, now: Time, a: u64) -> Option<Dur> {
+    pub(super) fn take_rtt_sample(&mut self, now: Time, a: u64) -> Option<Dur> {
         let (end, t0) = self.timed?;
         if a < end {
             return None;
@@ -323,7 +323,7 @@ impl SendCore {
     }
 
     /// Put one segment on the wire and do the bookkeeping every send shares.
-    pub(in crate::tcp) fn emit(
+    pub(super) fn emit(
         &mut self,
         now: Time,
         seq: u64,

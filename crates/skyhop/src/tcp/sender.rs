@@ -21,6 +21,13 @@ use super::send_core::SendCore;
 use super::tlp;
 use crate::engine::time::{Dur, Time};
 
+/// A sender with the controller and recovery its variant names.
+pub fn new_sender(cfg: TcpConfig) -> TcpSender {
+    let cc = Cc::build(cfg.variant.cc, &cfg);
+    let rec = Rec::build(cfg.variant.recovery, &cfg);
+    TcpSender::new(cfg, cc, rec)
+}
+
 /// Counters of one sender.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SenderStats {

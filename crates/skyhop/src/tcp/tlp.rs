@@ -5,8 +5,8 @@
 //! (`rack.rs`) holds the timer and the probe's state.
 
 use super::rack::{LossTimer, Rack};
-use super::send_core::SendCore;
 use super::seg::DataSeg;
+use super::send_core::SendCore;
 use crate::engine::time::Time;
 
 /// A probe is allowed: the connection is `open`, data is outstanding and
