@@ -17,7 +17,7 @@ use super::rack::Rack;
 use super::rangeset::RangeSet;
 use super::rate_sample::RateSampler;
 use super::rtt::RttEstimator;
-use super::seg::DataSeg;
+use super::seg::{DataSeg, SackBlocks};
 use crate::engine::time::{Dur, Time};
 
 #[derive(Debug)]
@@ -217,10 +217,10 @@ impl SendCore {
     /// RFC 6675 Update(): the SACK blocks of an ACK of `a` enter the
     /// scoreboard, clipped to [a, HighData), and what `a` covers leaves it.
     /// Returns the bytes newly SACKed.
-    pub(super) fn update_scoreboard(&mut self, a: u64, blocks: &[(u64, u64)]) -> u64 {
+    pub(super) fn update_scoreboard(&mut self, a: u64, blocks: &SackBlocks) -> u64 {
         let mut sacked = 0;
         if self.cfg.variant.sack {
-            for &(s, e) in blocks {
+            for &(s, e) in blocks.as_slice() {
                 let e = e.min(self.snd_max);
                 let s = s.max(a);
                 if s < e {

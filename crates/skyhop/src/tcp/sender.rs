@@ -47,7 +47,9 @@ pub struct TcpSender {
     pub(super) core: SendCore,
     /// The loss recovery, owning its own state.
     pub(super) rec: Rec,
+    /// The persist timer (RFC 1122 4.2.2.17): when to probe a closed window.
     pub(super) persist_at: Option<Time>,
+    /// Window probes sent since the window last opened (the timer backs off).
     pub(super) persist_backoff: u32,
     pub(super) hs: Handshake,
     pub stats: SenderStats,
@@ -222,11 +224,12 @@ impl TcpSender {
     /// nothing outstanding (an idle connection; a stalled one has its
     /// retransmission timer). ssthresh is left as it is.
     fn restart_after_idle(&mut self, now: Time) {
-        let idle = self.core.snd_una == self.core.snd_max && self.core.snd_nxt == self.core.snd_max;
-        if let (true, Some(last)) = (idle, self.core.last_send) {
-            if now.since(last) > self.core.rtt.rto() {
-                let iw = self.core.cfg.initial_window as u64 * self.core.st.mss;
-                self.core.st.cwnd = self.core.st.cwnd.min(iw);
+        let c = &mut self.core;
+        let idle = c.snd_una == c.snd_max && c.snd_nxt == c.snd_max;
+        if let (true, Some(last)) = (idle, c.last_send) {
+            if now.since(last) > c.rtt.rto() {
+                let iw = c.cfg.initial_window as u64 * c.st.mss;
+                c.st.cwnd = c.st.cwnd.min(iw);
             }
         }
     }
@@ -267,7 +270,7 @@ impl TcpSender {
             0
         };
         let acked = a - self.core.snd_una;
-        let sacked_bytes = self.core.update_scoreboard(a, ack.sack.as_slice());
+        let sacked_bytes = self.core.update_scoreboard(a, &ack.sack);
         // RFC 8985 section 6.2: RACK's view of this ACK (steps 1-5).
         let mut rack_lost = 0;
         let max_before = self.core.snd_max;

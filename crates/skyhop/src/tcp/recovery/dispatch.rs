@@ -31,20 +31,6 @@ macro_rules! recovery_enum {
                     })*
                 }
             }
-            #[inline]
-            pub fn get(&self) -> &dyn RecoveryOps {
-                match self {
-                    $(Rec::$v(r) => r,)*
-                    Rec::Custom(r) => r.as_ref(),
-                }
-            }
-            #[inline]
-            pub fn get_mut(&mut self) -> &mut dyn RecoveryOps {
-                match self {
-                    $(Rec::$v(r) => r,)*
-                    Rec::Custom(r) => r.as_mut(),
-                }
-            }
         }
 
         impl std::fmt::Debug for Rec {
