@@ -2,7 +2,7 @@
 //! (end to end, per leg and direction summed over the flow's streams), per
 //! proxy, per link direction, engine counters and the recorded traces.
 
-use super::build::Conn;
+use super::state::Conn;
 use super::world::World;
 use crate::app::StreamDir;
 use crate::engine::Time;

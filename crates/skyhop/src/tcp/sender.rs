@@ -242,6 +242,13 @@ impl TcpSender {
         self.tally(out, before);
     }
 
+    /// The number of connections open on this connection's path changed
+    /// (an input from the world: AeroTCP's adaptive allocation divides the
+    /// satellite link by it).
+    pub fn set_connections_open(&mut self, n: u32) {
+        self.core.cc.set_connections_open(n);
+    }
+
     /// Set the cap on unacknowledged bytes (a proxy's outgoing-leg limit).
     pub fn set_max_unacked(&mut self, cap: Option<u64>) {
         self.core.cfg.max_unacked = cap;

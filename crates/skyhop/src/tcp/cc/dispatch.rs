@@ -100,7 +100,13 @@ macro_rules! controller_enum {
                     Cc::Custom(c) => c.on_rate_sample(s, a, rs),
                 }
             }
-            fn rate_estimate_bps(&self) -> Option<f64> {
+fn set_connections_open(&mut self, n: u32) {
+                match self {
+                    $(Cc::$v(c) => c.set_connections_open(n),)*
+                    Cc::Custom(c) => c.set_connections_open(n),
+                }
+            }
+                        fn rate_estimate_bps(&self) -> Option<f64> {
                 match self {
                     $(Cc::$v(c) => c.rate_estimate_bps(),)*
                     Cc::Custom(c) => c.rate_estimate_bps(),

@@ -128,6 +128,11 @@ pub trait CongestionOps: Send {
     fn rate_estimate_bps(&self) -> Option<f64> {
         None
     }
+
+    /// The number of connections open on the connection's path changed
+    /// (given by the world for controllers that share a link by count:
+    /// AeroTCP's adaptive allocation). Default: nothing.
+    fn set_connections_open(&mut self, _n: u32) {}
 }
 
 /// What the sender tells a controller about a segment it sent.
