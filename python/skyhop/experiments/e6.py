@@ -51,6 +51,12 @@ CQES_MS = [20, 50, 100, 200, 400]
 FERS_BAD = [1e-4, 1e-3, 3e-3, 1e-2, 3e-2]
 T_GOODS_S = [2, 4, 6, 10, 20]
 ALRS = [0.0, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1]
+#: sensitivity to the buffers the study leaves open (its ns-2 queue default is
+#: 50 packets, its windows do not limit): the IP buffer at the earth station
+#: against the receive window, ACM with ARQ + ASTO
+BUFFER_QUEUES = [25, 50, 100, 200]
+BUFFER_WINDOWS = ["128 kB", "4 MB"]
+BUFFER_TCPS = ["newreno", "sack"]
 #: RCS: ASTO above the 0.5 s satellite round trip (the study's 0.54 s)
 RCS_SETS = {LL + "return_path": "rcs", LL + "asto_time": "0.54 s"}
 #: "about the same" (claim 2) and "barely changes" (claim 5): within 10 %
@@ -129,6 +135,17 @@ class E6:
             ),
             # (vi) ARQ ACK loss rate (TCP ACKs lost with 1 - (1 - ALR)^5).
             SubSweep("alr", scn, {LL + "alr": ALRS}, {**ARQ["arq_asto"], TCP: REF_TCP}),
+            # Sensitivity: the IP buffer against the receive window.
+            SubSweep(
+                "buffers",
+                scn,
+                {
+                    "links.sat.queue": BUFFER_QUEUES,
+                    "tcp.rcv_buffer": BUFFER_WINDOWS,
+                    TCP: BUFFER_TCPS,
+                },
+                ARQ["arq_asto"],
+            ),
             # The mean layer-2 information rate, measured.
             Runs("layer2_rate", scn, LAYER2_SETS),
         ]
@@ -181,6 +198,15 @@ class E6:
             "tcp": REF_TCP,
             "alr": ALRS,
             "goodput": [_kbs(t[(a,)]) for a in ALRS],
+        }
+
+        t = grouped(data["buffers"], ["tcp.rcv_buffer", "links.sat.queue", TCP], g)
+        summary["buffer_sensitivity"] = {
+            "what": "ACM, ARQ + ASTO: goodput (kB/s) by receive window, IP buffer (packets), variant",
+            **{
+                w: {str(q): {tcp: _kbs(t[(w, q, tcp)]) for tcp in BUFFER_TCPS} for q in BUFFER_QUEUES}
+                for w in BUFFER_WINDOWS
+            },
         }
 
         rate = _layer2_rate(data["layer2_rate"])
