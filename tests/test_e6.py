@@ -95,9 +95,9 @@ def test_the_mechanisms_behind_the_claims(e6):
 
 def test_progress_counts_every_run_against_a_total_known_from_the_start(e6, progress):
     total = total_runs("E6", 2)
-    # 80 points of sub-sweeps, 16 of the buffer sensitivity and the layer-2
-    # probe, 2 runs each
-    assert total == (4 + 4 + 10 + 3 * 12 + 10 + 10 + 6 + 16) * 2 + 2
+    # 80 points of sub-sweeps, 24 of the RCS timer sensitivity, 16 of the
+    # buffer sensitivity and the layer-2 probe, 2 runs each
+    assert total == (4 + 4 + 10 + 3 * 12 + 10 + 10 + 6 + 24 + 16) * 2 + 2
     assert {t for _, t, _, _ in progress} == {total}
     done = [d for d, _, _, _ in progress]
     assert done == sorted(done) and done[0] == 0 and done[-1] == total
