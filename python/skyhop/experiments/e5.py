@@ -14,7 +14,13 @@ uniform BER 1e-9 … 1e-4 on the satellite link, data and ACKs.
   500 kb/s) against split with TCP SACK on the satellite leg against end-to-end
   SACK; gateway buffers from the study's allocation table
   (:func:`gateway_buffers`, PR = 1 Mb/s, lossy link); aggregate throughput,
-  per-connection response times, Jain's fairness.
+  per-connection response times, Jain's fairness; and the same at three
+  BERs with an ACK for every segment and with a 100 ms delayed-ACK timer
+  (the sensitivity to the ACK policy).
+
+Every TCP receiver delays its ACKs as OPNET's TCP model does by default (the
+study's simulator): an ACK for every second full segment or after 200 ms
+(``scenarios/e5_aero.toml``).
 - (c) single web objects of 1 … 32 KB at BER 1e-7: response time against
   object size, AeroTCP against split SACK. Each run is one web session
   (``app = "web"``, HTTP/1.0, one page of one object): the client opens a
@@ -43,6 +49,14 @@ CONFIGS = {
     "split-sack": {"legs": ["sack", "sack", "sack"]},
     "e2e-sack": {"legs": ["sack"], "proxies": []},
 }
+#: the ACK policy's sensitivity in (b): OPNET's delayed ACKs (the scenario's,
+#: 200 ms) against a 100 ms timer (OPNET's timer runs on a 200 ms clock, so
+#: its delay is 0-200 ms) and against an ACK for every segment (the ns-2 studies')
+ACK_POLICIES = {
+    "ack_every": {"tcp.delayed_ack": False},
+    "delack_100ms": {"tcp.delayed_ack": True, "tcp.delayed_ack_timeout": "100 ms"},
+}
+ACK_BERS = (1e-9, 1e-7, 1e-6)
 #: simulated-time caps: a transfer still running then counts as unfinished
 DURATION_A = "1200 s"
 DURATION_B = "600 s"
@@ -145,6 +159,14 @@ class E5:
             for k, v in over.items():
                 sets.update(_conn(k, v))
             jobs.append(SubSweep(f"b_{cfg}", scn, {"links.sat.ber": list(self.bers)}, sets))
+        # (b) the ACK policy's sensitivity.
+        ack_bers = [x for x in self.bers if x in ACK_BERS] or [self.bers[0]]
+        for policy, psets in ACK_POLICIES.items():
+            for cfg, over in CONFIGS.items():
+                sets = {"run.duration": DURATION_B, **psets}
+                for k, v in over.items():
+                    sets.update(_conn(k, v))
+                jobs.append(SubSweep(f"b_{policy}_{cfg}", scn, {"links.sat.ber": ack_bers}, sets))
         # (c) single web objects at BER 1e-7.
         for cfg in ("aerotcp", "split-sack"):
             sets = {
@@ -210,6 +232,27 @@ class E5:
                     "transfers": len(g),
                 }
                 summary["b_ten_clients"].setdefault(cfg, {})[f"{ber:g}"] = b[(cfg, ber)]
+
+        ack: dict[str, Any] = {}
+        for policy in ("delack_200ms", *ACK_POLICIES):
+            for cfg in CONFIGS:
+                name = f"b_{cfg}" if policy == "delack_200ms" else f"b_{policy}_{cfg}"
+                for ber, g in data[name].groupby("links.sat.ber", sort=True):
+                    if policy == "delack_200ms" and ber not in ACK_BERS:
+                        continue
+                    runs = g.groupby("seed")
+                    aggs = [
+                        8.0 * r["bytes_delivered"].sum() / r["active_time_s"].max()
+                        if r["active_time_s"].max() > 0
+                        else 0.0
+                        for _, r in runs
+                    ]
+                    ack.setdefault(policy, {}).setdefault(cfg, {})[f"{ber:g}"] = {
+                        "aggregate_throughput_bps": stats(aggs),
+                        "timeouts_per_run": stats(runs["timeouts"].sum().tolist()),
+                        "retransmissions_per_run": stats(runs["retransmissions"].sum().tolist()),
+                    }
+        summary["b_ack_policy"] = ack
 
         c: dict[tuple, Any] = {}
         for cfg in ("aerotcp", "split-sack"):
