@@ -15,6 +15,7 @@ from skyhop.experiments import run_experiment, total_runs
 TCPS = ("newreno", "newreno-sbs", "sack", "westwood")
 FIGURES = (
     "e6_return_path.png",
+    "e6_table2.png",
     "e6_matrix.png",
     "e6_cqe.png",
     "e6_fer_bad.png",
