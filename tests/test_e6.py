@@ -15,6 +15,7 @@ from skyhop.experiments import run_experiment, total_runs
 TCPS = ("newreno", "newreno-sbs", "sack", "westwood")
 FIGURES = (
     "e6_return_path.png",
+    "e6_table2.png",
     "e6_matrix.png",
     "e6_cqe.png",
     "e6_fer_bad.png",
@@ -28,6 +29,8 @@ CLAIMS = (
     "an ASTO sender timeout helps, especially for long CQE times",
     "SACK is best in the efficient configurations; Westwood is best under heavy loss",
     "moderate ACK loss (below about 1 %) barely changes goodput",
+    "one return path is clearly better for both TCP versions; "
+    "SACK beats NewReno-Impatient on both paths",
 )
 
 
@@ -61,7 +64,9 @@ def test_summary_layout_and_files(e6):
             assert 20 < _m(g) < 177, (rp, t, g)
     assert sum(len(m[t] and [1]) for a in s["matrix"].values() for m in a.values() for t in m) == 36
     assert [c["claim"] for c in doc["claims"]] == list(CLAIMS)
-    assert all(c["experiment"] == "E6" and c["evidence"] for c in doc["claims"])
+    assert [c["experiment"] for c in doc["claims"]] == ["E6"] * 5 + ["E6.table2"]
+    for c in doc["claims"]:
+        assert all(c[k] for k in ("quantity", "threshold", "ours")), c
     for f in FIGURES:
         for suffix in (".png", ".pdf", ".svg"):
             assert (out / f).with_suffix(suffix).stat().st_size > 1000, (f, suffix)
@@ -95,8 +100,9 @@ def test_the_mechanisms_behind_the_claims(e6):
 
 def test_progress_counts_every_run_against_a_total_known_from_the_start(e6, progress):
     total = total_runs("E6", 2)
-    # 80 points of sub-sweeps and the layer-2 probe, 2 runs each
-    assert total == (4 + 4 + 10 + 3 * 12 + 10 + 10 + 6) * 2 + 2
+    # 80 points of sub-sweeps, 24 of the RCS timer sensitivity, 16 of the
+    # buffer sensitivity and the layer-2 probe, 2 runs each
+    assert total == (4 + 4 + 10 + 3 * 12 + 10 + 10 + 6 + 24 + 16) * 2 + 2
     assert {t for _, t, _, _ in progress} == {total}
     done = [d for d, _, _, _ in progress]
     assert done == sorted(done) and done[0] == 0 and done[-1] == total
@@ -118,3 +124,34 @@ def test_a_resumed_experiment_counts_what_it_found_done(e6, tmp_path):
     assert seen[-1][0] == total
     assert seen[-1][3] == total - 2  # every part found; only the probe ran again
     assert again["E6"] == e6[1]["E6"] and again["claims"] == e6[1]["claims"]
+
+
+def test_table2_beside_the_published_cells_with_ratios(e6):
+    t2 = e6[1]["E6"]["table2"]
+    # the reading taken: RCT the better path (the text's), each row its ASTO
+    assert t2["rct"]["asto_s"] == 0.32 and t2["rcs"]["asto_s"] == 0.54
+    published = {
+        ("rct", "sack"): 126.3,
+        ("rct", "newreno_imp"): 115.40,
+        ("rcs", "sack"): 101.55,
+        ("rcs", "newreno_imp"): 81.21,
+    }
+    for (path, tcp), value in published.items():
+        cell = t2[path][tcp]
+        assert cell["published"] == value
+        assert cell["ratio"] == pytest.approx(_m(cell) / value)
+    # Table II's cells are the SACK and NewReno cells of the return-path runs
+    rp = e6[1]["E6"]["return_path"]
+    assert t2["rct"]["sack"]["mean"] == rp["rct"]["sack"]["mean"]
+    assert t2["rcs"]["newreno_imp"]["mean"] == rp["rcs"]["newreno"]["mean"]
+    md = (e6[0] / "claims.md").read_text()
+    assert "RCT/RCS" in md and "SACK/NewReno-Imp" in md
+
+
+def test_the_sensitivities_cover_the_open_choices(e6):
+    s = e6[1]["E6"]
+    b = s["buffer_sensitivity"]
+    assert {"128 kB", "4 MB"} <= set(b) and set(b["4 MB"]) == {"25", "50", "100", "200"}
+    r = s["rcs_timer_sensitivity"]
+    assert set(r) >= {"0.56 s", "0.6 s", "0.7 s", "0.82 s"}
+    assert set(r["0.6 s"]) == {"1 s", "1.2 s", "1.45 s"}

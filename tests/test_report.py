@@ -141,6 +141,8 @@ def test_experiment_report_in_chromium_holds_the_summary(e1_folder, tmp_path):
     for el, c in zip(claims, doc["claims"], strict=True):
         assert json.loads(el["attrs"]["data-holds"]) is c["holds"]
         assert c["evidence"] in el["text"] and c["claim"] in el["text"]
+        for key in ("quantity", "threshold", "ours"):
+            assert c[key] and c[key] in el["text"], (key, c)
         assert ("✔ holds" if c["holds"] else "✘ does not hold") in el["text"]
 
     # each sub-sweep's table holds its summary.json

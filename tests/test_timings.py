@@ -28,7 +28,11 @@ def _folder(tmp_path, name, runs, wall):
 def test_rows_and_table_from_the_summaries(tmp_path):
     rows = timings_rows([_folder(tmp_path, "E6", 20, 30.4), _folder(tmp_path, "E1", 2, 125.0)])
     assert [r["experiment"] for r in rows] == ["E6", "E1"]
-    assert rows[0]["runs"] == total_runs("E6", 20) == (4 + 4 + 10 + 36 + 10 + 10 + 6) * 20 + 20
+    assert (
+        rows[0]["runs"]
+        == total_runs("E6", 20)
+        == (4 + 4 + 10 + 36 + 10 + 10 + 6 + 24 + 16) * 20 + 20
+    )
     assert rows[1]["runs"] == total_runs("E1", 2)
     text = timings_markdown(rows, machine="a test machine")
     assert "on a test machine:" in text

@@ -431,7 +431,8 @@ def _experiment_sections(doc: dict[str, Any], d: Path) -> list[str]:
     held = sum(1 for c in claims if c.get("holds"))
     parts.append(
         f'<section id="claims"><h2>Published claims</h2><p>{held} of {len(claims)} hold.</p>'
-        '<table class="claims"><tr><th>#</th><th>figure</th><th>claim</th><th>holds</th>'
+        '<table class="claims"><tr><th>#</th><th>figure</th><th>claim</th>'
+        "<th>quantity tested</th><th>threshold</th><th>ours</th><th>holds</th>"
         "<th>evidence</th></tr>"
     )
     for i, c in enumerate(claims):
@@ -440,6 +441,8 @@ def _experiment_sections(doc: dict[str, Any], d: Path) -> list[str]:
         parts.append(
             f'<tr class="claim {cls}" data-holds="{_value_attr(bool(c.get("holds")))}"><td>{i + 1}</td>'
             f"<td>{_e(c.get('experiment', ''))}</td><td>{_e(c.get('claim', ''))}</td>"
+            f"<td>{_e(c.get('quantity', ''))}</td><td>{_e(c.get('threshold', ''))}</td>"
+            f"<td>{_e(c.get('ours', ''))}</td>"
             f'<td class="{cls}">{mark}</td><td>{_e(c.get("evidence", ""))}</td></tr>'
         )
     parts.append("</table></section>")

@@ -17,7 +17,6 @@ fn adaptive_and_table_windows_by_hand() {
         sat_rtt,
         sat_bw_bps: 5_000_000,
         table: Vec::new(),
-        open: Default::default(),
     };
     // 5 Mb/s × 480 ms / 8 = 300 000 B = 200 packets of 1500 B; SatBW/n.
     assert_eq!(a.segments(1, PACKET), 200);

@@ -8,16 +8,18 @@
 //! (what the scenario keys resolve into), so these tests do not depend on
 //! the scenario syntax.
 
+use skyhop::channel::PacketKind;
 use skyhop::engine::time::{Dur, Time};
-use skyhop::geo::{geodetic_to_ecef, Track, Waypoint, EARTH_RADIUS_M, GEO_RADIUS_M, SPEED_OF_LIGHT_M_PER_S};
+use skyhop::geo::{
+    geodetic_to_ecef, Track, Waypoint, EARTH_RADIUS_M, GEO_RADIUS_M, SPEED_OF_LIGHT_M_PER_S,
+};
 use skyhop::mobility::{NodeMotion, Positions};
+use skyhop::net::fifo::Enqueue;
 use skyhop::net::mobile::{LinkMotion, MotionPlan, RoutingPolicy};
 use skyhop::net::moving::{DirMotion, Visibility, WhenDown};
-use skyhop::net::{FifoDir, LinkPacket};
-use skyhop::net::fifo::Enqueue;
-use skyhop::channel::PacketKind;
-use skyhop::observe::{PacketEventKind, PacketLogOptions};
 use skyhop::net::Payload;
+use skyhop::net::{FifoDir, LinkPacket};
+use skyhop::observe::{PacketEventKind, PacketLogOptions};
 use skyhop::scenario::{load_str, Plan};
 use skyhop::sim::run_plan_with;
 use skyhop::{RunOptions, RunResult};
@@ -78,7 +80,10 @@ fn a_uav_1_km_up_above_a_point_2_km_away_is_at_the_straight_line_delay() {
     let d = (r * r + (r + 1000.0).powi(2) - 2.0 * r * (r + 1000.0) * theta.cos()).sqrt();
     assert!((d - 2236.07).abs() < 0.2, "{d}");
     let positions = Positions {
-        nodes: vec![fixed(45.0, 7.0, 0.0), fixed(45.0 + theta.to_degrees(), 7.0, 1000.0)],
+        nodes: vec![
+            fixed(45.0, 7.0, 0.0),
+            fixed(45.0 + theta.to_degrees(), 7.0, 1000.0),
+        ],
     };
     let mut dir = moving_dir(positions, Visibility::Always, WhenDown::Drop);
     // 1500 B at 1 Mb/s: 12 ms of transmission, then the propagation.
@@ -108,14 +113,25 @@ fn an_aircraft_on_a_great_circle_at_250_m_s_changes_its_geo_slant_delay_as_compu
             fixed(0.0, 0.0, GEO_RADIUS_M - EARTH_RADIUS_M),
         ],
     };
-    let mut m = DirMotion::new(Arc::new(positions), 0, 1, Visibility::Always, WhenDown::Drop, false);
+    let mut m = DirMotion::new(
+        Arc::new(positions),
+        0,
+        1,
+        Visibility::Always,
+        WhenDown::Drop,
+        false,
+    );
     let (ra, rs) = (EARTH_RADIUS_M + 10e3, GEO_RADIUS_M);
     let mut last = 0;
     for t in [0.0, 3600.0, 7200.0] {
         let phi = 10f64.to_radians() + 250.0 * t / EARTH_RADIUS_M;
         let d = (ra * ra + rs * rs - 2.0 * ra * rs * phi.cos()).sqrt();
         let got = m.delay_at(Time((t * 1e9) as u64)).0;
-        assert!(got.abs_diff(ns(d)) <= 1, "t = {t}: {got} ns vs {} ns", ns(d));
+        assert!(
+            got.abs_diff(ns(d)) <= 1,
+            "t = {t}: {got} ns vs {} ns",
+            ns(d)
+        );
         // Flying away from the sub-satellite point: the delay grows.
         assert!(got > last);
         last = got;
@@ -129,8 +145,11 @@ fn a_direction_below_its_minimum_elevation_drops_or_holds() {
     // A "satellite" on a track that rises from below a ground node's
     // horizon: 550 km up, 30° of longitude away (elevation < 0) at t = 0,
     // straight above at t = 100 s.
-    let track =
-        Track::timed(vec![wp(0.0, 30.0, 550e3, 0.0), wp(0.0, 0.0, 550e3, 100.0)], false).unwrap();
+    let track = Track::timed(
+        vec![wp(0.0, 30.0, 550e3, 0.0), wp(0.0, 0.0, 550e3, 100.0)],
+        false,
+    )
+    .unwrap();
     let pos = || Positions {
         nodes: vec![fixed(0.0, 0.0, 0.0), Some(NodeMotion::Track(track.clone()))],
     };
@@ -212,7 +231,10 @@ fn relay_lat(t_s: f64) -> f64 {
 fn detour_motion() -> MotionPlan {
     // Nodes in name order: A, B, R.
     let track = Track::timed(
-        vec![wp(relay_lat(0.0), 0.5, 20e3, 0.0), wp(relay_lat(10.0), 0.5, 20e3, 10.0)],
+        vec![
+            wp(relay_lat(0.0), 0.5, 20e3, 0.0),
+            wp(relay_lat(10.0), 0.5, 20e3, 10.0),
+        ],
         false,
     )
     .unwrap();
@@ -271,7 +293,10 @@ fn packets_take_the_delay_of_their_own_transmission_and_a_shorter_path_overtakes
     // Datagrams leave A every 100 µs; the one sent just before the
     // update goes direct, the one sent at the update (the update runs
     // first) goes by the relay.
-    let before = arr.iter().find(|x| x.1 == Time(switch.0 - 100_000)).unwrap();
+    let before = arr
+        .iter()
+        .find(|x| x.1 == Time(switch.0 - 100_000))
+        .unwrap();
     assert_eq!(before.2, Time(before.1 .0 + tx + 3_000_000));
     let after = arr.iter().find(|x| x.1 == switch).unwrap();
     // A→R: the last bit leaves at t1, arrives after |A−R(t1)|/c; R→B the
@@ -283,10 +308,7 @@ fn packets_take_the_delay_of_their_own_transmission_and_a_shorter_path_overtakes
     assert_eq!(after.2, at_b);
     // The short path overtakes: B receives the datagram sent at 4 s before
     // those sent in the last milliseconds on the long path.
-    let overtaken = arr
-        .iter()
-        .filter(|x| x.1 < switch && x.2 > after.2)
-        .count();
+    let overtaken = arr.iter().filter(|x| x.1 < switch && x.2 > after.2).count();
     // The paths differ by 0.28 ms: two datagrams are overtaken.
     assert_eq!(overtaken, 2);
     // Every datagram arrived (no link went down).

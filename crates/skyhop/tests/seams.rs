@@ -12,7 +12,7 @@ use skyhop::net::{
 use skyhop::scenario::{load_str, Plan, SenderFactory};
 use skyhop::sim::run_plan;
 use skyhop::tcp::cc::{AckSample, Cc, CcState, CongestionOps};
-use skyhop::tcp::recovery::{Rec, RecoveryOps};
+use skyhop::tcp::recovery::{Rec, RecoveryOps, SendCore};
 use skyhop::tcp::{DataSeg, TcpSender};
 use skyhop::{RunOptions, RunResult};
 use std::collections::BTreeMap;
@@ -236,10 +236,10 @@ impl RecoveryOps for TimeoutOnly {
     fn in_recovery(&self) -> bool {
         false
     }
-    fn on_dupack(&mut self, _s: &mut TcpSender, _n: Time, _a: &AckSample, _o: &mut Vec<DataSeg>) {}
+    fn on_dupack(&mut self, _s: &mut SendCore, _n: Time, _a: &AckSample, _o: &mut Vec<DataSeg>) {}
     fn on_new_ack(
         &mut self,
-        _s: &mut TcpSender,
+        _s: &mut SendCore,
         _n: Time,
         _a: &AckSample,
         _o: &mut Vec<DataSeg>,
@@ -267,6 +267,48 @@ fn a_recovery_from_outside_the_engine_replaces_fast_retransmit() {
     assert!(f.timeouts >= 1);
     assert_eq!(f.bytes_delivered, 500_000);
     assert!(f.completion_time_s > newreno.flows["f"].completion_time_s);
+}
+
+/// Retransmits on the first duplicate ACK (once per window of data), with
+/// the primitives of the state the sender lends its recovery.
+struct FirstDupack;
+
+impl RecoveryOps for FirstDupack {
+    fn in_recovery(&self) -> bool {
+        false
+    }
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+        if s.dupacks() == 1 && s.may_enter_recovery() {
+            s.enter_loss(now, a);
+            s.retransmit_first(now, out);
+        }
+    }
+    fn on_new_ack(
+        &mut self,
+        _s: &mut SendCore,
+        _n: Time,
+        _a: &AckSample,
+        _o: &mut Vec<DataSeg>,
+    ) -> bool {
+        true
+    }
+    fn on_rto(&mut self, _snd_una: u64) {}
+}
+
+#[test]
+fn a_recovery_from_outside_the_engine_retransmits_through_the_lent_state() {
+    let sets = ["links.ab.forward.drop_segments=[146000]"];
+    let mut p = plan(&sets);
+    p.flows[0].legs[0].make_sender = Some(SenderFactory(Arc::new(|cfg| {
+        let cc = Cc::build(cfg.variant.cc, &cfg);
+        TcpSender::new(cfg, cc, Rec::Custom(Box::new(FirstDupack)))
+    })));
+    let r = go(&p);
+    let f = &r.flows["f"];
+    assert_eq!(f.fast_recoveries, 1);
+    assert_eq!(f.retransmissions, 1);
+    assert_eq!(f.timeouts, 0);
+    assert_eq!(f.bytes_delivered, 500_000);
 }
 
 // ---- controller: a fixed window, paced at 200 kb/s ----------------------------

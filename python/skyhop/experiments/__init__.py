@@ -7,8 +7,9 @@ summarises the finished runs, checks the published claims of
 :func:`run_experiment` runs any of them the same way and writes into ``OUT``:
 ``results.parquet`` (every run of every sub-sweep), ``summary.json``
 (mirroring the key structure of the published targets, with our mean, 95 %
-CI and n beside each published number, every published claim marked holds /
-does not hold with its evidence, the runs per point and the wall time),
+CI and n beside each published number, every published claim with the
+quantity tested, the threshold, ours, holds / does not hold and its
+evidence, the runs per point and the wall time),
 ``claims.md`` and each figure as PNG, PDF and SVG.
 """
 

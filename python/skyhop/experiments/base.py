@@ -11,7 +11,8 @@ An experiment (:class:`Experiment`) is four steps, each a method:
    experiment's part of ``summary.json`` and what its claims and figures
    need (:class:`Analysis`);
 3. ``claims(ctx, analysis)``: every published claim of ``targets.toml``
-   checked, each recorded with :meth:`Context.claim`;
+   checked, each recorded with :meth:`Context.claim`: the study's words,
+   the quantity tested, the threshold it must meet, ours, holds or not;
 4. ``figures(ctx, analysis)``: its figures, drawn with :mod:`skyhop.figures`.
 
 :func:`execute` runs the jobs of any experiment the same way, counting runs
@@ -100,10 +101,36 @@ class Context:
     on_warning: Callable[[str], None] | None = None
     claims: list[dict[str, Any]] = field(default_factory=list)
 
-    def claim(self, experiment: str, text: str, holds: bool, evidence: str) -> None:
-        """Record a published claim and whether our results uphold it."""
+    def claim(
+        self,
+        experiment: str,
+        text: str,
+        holds: bool,
+        evidence: str = "",
+        *,
+        quantity: str,
+        threshold: str,
+        ours: str,
+    ) -> None:
+        """Record a published claim and whether our results uphold it.
+
+        ``text`` is the study's words (from ``targets.toml``); ``quantity``
+        names what is tested, ``threshold`` the condition it must meet (the
+        reading of the words, with its numbers), ``ours`` our value(s) of
+        that same quantity, and ``evidence`` anything else worth reading
+        beside it (the other half of a sentence, the mechanism). A claim
+        holds only if ``ours`` meets ``threshold``.
+        """
         self.claims.append(
-            {"experiment": experiment, "claim": text, "holds": bool(holds), "evidence": evidence}
+            {
+                "experiment": experiment,
+                "claim": text,
+                "quantity": quantity,
+                "threshold": threshold,
+                "ours": ours,
+                "holds": bool(holds),
+                "evidence": evidence,
+            }
         )
 
 

@@ -74,8 +74,30 @@ def proxies_literal(nodes: list[str]) -> str:
     return "[" + ",".join(f'"{n}"' for n in nodes) + "]"
 
 
+def _cell(text: Any) -> str:
+    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
+
+
 def claims_markdown(claims: list[dict[str, Any]]) -> str:
-    lines = ["| claim | holds | evidence |", "|---|---|---|"]
+    """The claims as a Markdown table: the study's words, the quantity
+    tested, the threshold, ours, whether it holds, and the evidence beside."""
+    lines = [
+        "| claim (the study's words) | quantity tested | threshold | ours | holds | evidence |",
+        "|---|---|---|---|---|---|",
+    ]
     for c in claims:
-        lines.append(f"| {c['claim']} | {'yes' if c['holds'] else '**no**'} | {c['evidence']} |")
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    _cell(c["claim"]),
+                    _cell(c.get("quantity")),
+                    _cell(c.get("threshold")),
+                    _cell(c.get("ours")),
+                    "yes" if c["holds"] else "**no**",
+                    _cell(c.get("evidence")),
+                ]
+            )
+            + " |"
+        )
     return "\n".join(lines)

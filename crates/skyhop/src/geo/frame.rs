@@ -175,12 +175,31 @@ mod tests {
     #[test]
     fn the_earth_blocks_opposite_points_but_not_neighbours() {
         let a = geodetic_to_ecef(0.0, 0.0, 550e3);
-        assert!(!clears_earth(a, geodetic_to_ecef(0.0, 180.0, 550e3), EARTH_RADIUS_M));
-        assert!(clears_earth(a, geodetic_to_ecef(0.0, 20.0, 550e3), EARTH_RADIUS_M));
+        assert!(!clears_earth(
+            a,
+            geodetic_to_ecef(0.0, 180.0, 550e3),
+            EARTH_RADIUS_M
+        ));
+        assert!(clears_earth(
+            a,
+            geodetic_to_ecef(0.0, 20.0, 550e3),
+            EARTH_RADIUS_M
+        ));
         // Two points 550 km up see each other while the chord's lowest
         // point, r·cos(Δ/2), is above the surface: Δ < 2·acos(R/(R+h)).
-        let max = 2.0 * (EARTH_RADIUS_M / (EARTH_RADIUS_M + 550e3)).acos().to_degrees();
-        assert!(clears_earth(a, geodetic_to_ecef(0.0, max - 0.01, 550e3), EARTH_RADIUS_M));
-        assert!(!clears_earth(a, geodetic_to_ecef(0.0, max + 0.01, 550e3), EARTH_RADIUS_M));
+        let max = 2.0
+            * (EARTH_RADIUS_M / (EARTH_RADIUS_M + 550e3))
+                .acos()
+                .to_degrees();
+        assert!(clears_earth(
+            a,
+            geodetic_to_ecef(0.0, max - 0.01, 550e3),
+            EARTH_RADIUS_M
+        ));
+        assert!(!clears_earth(
+            a,
+            geodetic_to_ecef(0.0, max + 0.01, 550e3),
+            EARTH_RADIUS_M
+        ));
     }
 }

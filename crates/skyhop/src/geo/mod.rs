@@ -13,7 +13,7 @@ mod geo_sat;
 mod track;
 
 pub use frame::{
-    clears_earth, delay_of, geodetic_to_ecef, look_angles, ecef_to_geodetic, LookAngles, Vec3,
+    clears_earth, delay_of, ecef_to_geodetic, geodetic_to_ecef, look_angles, LookAngles, Vec3,
 };
 pub use geo_sat::{
     geo_isl, geo_link, max_isl_separation_deg, GeoError, GeoLink, EARTH_RADIUS_M, GEO_RADIUS_M,

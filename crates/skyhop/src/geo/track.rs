@@ -67,10 +67,16 @@ impl Track {
                 return Err(err(i, format!("lon {} is not an angle", w.lon_deg)));
             }
             if !(w.alt_m.is_finite() && w.alt_m >= 0.0) {
-                return Err(err(i, format!("altitude {} m is below the ground", w.alt_m)));
+                return Err(err(
+                    i,
+                    format!("altitude {} m is below the ground", w.alt_m),
+                ));
             }
             if !w.at_s.is_finite() || w.at_s < 0.0 {
-                return Err(err(i, format!("time {} s is not a time of the run", w.at_s)));
+                return Err(err(
+                    i,
+                    format!("time {} s is not a time of the run", w.at_s),
+                ));
             }
             if i > 0 && w.at_s <= points[i - 1].at_s {
                 return Err(err(
@@ -213,8 +219,11 @@ mod tests {
 
     #[test]
     fn along_the_equator_the_longitude_grows_linearly_with_time() {
-        let t = Track::timed(vec![wp(0.0, 0.0, 10e3, 0.0), wp(0.0, 10.0, 10e3, 100.0)], false)
-            .unwrap();
+        let t = Track::timed(
+            vec![wp(0.0, 0.0, 10e3, 0.0), wp(0.0, 10.0, 10e3, 100.0)],
+            false,
+        )
+        .unwrap();
         let (lat, lon, alt) = t.at(25.0);
         assert!(lat.abs() < 1e-12 && (lon - 2.5).abs() < 1e-12 && alt == 10e3);
         assert_eq!(t.at(-5.0), t.at(0.0));
@@ -224,8 +233,13 @@ mod tests {
     #[test]
     fn a_speed_sets_the_times_from_the_great_circle_distance() {
         // A quarter of a meridian at 250 m/s.
-        let t = Track::with_speed(vec![wp(0.0, 0.0, 0.0, 0.0), wp(90.0, 0.0, 0.0, 0.0)], 250.0, 10.0, false)
-            .unwrap();
+        let t = Track::with_speed(
+            vec![wp(0.0, 0.0, 0.0, 0.0), wp(90.0, 0.0, 0.0, 0.0)],
+            250.0,
+            10.0,
+            false,
+        )
+        .unwrap();
         let quarter = std::f64::consts::FRAC_PI_2 * EARTH_RADIUS_M;
         assert!((t.span_s().1 - (10.0 + quarter / 250.0)).abs() < 1e-6);
         // Half way in time is 45° north.
@@ -250,11 +264,15 @@ mod tests {
 
     #[test]
     fn waypoints_out_of_order_are_refused_with_their_index() {
-        let e = Track::timed(vec![wp(0.0, 0.0, 0.0, 10.0), wp(0.0, 1.0, 0.0, 5.0)], false)
-            .unwrap_err();
+        let e =
+            Track::timed(vec![wp(0.0, 0.0, 0.0, 10.0), wp(0.0, 1.0, 0.0, 5.0)], false).unwrap_err();
         assert_eq!(e.index, 1);
         assert!(e.message.contains("out of order"), "{}", e.message);
         assert!(Track::timed(vec![wp(95.0, 0.0, 0.0, 0.0)], false).is_err());
-        assert!(Track::timed(vec![wp(0.0, 0.0, 0.0, 0.0), wp(0.0, 180.0, 0.0, 1.0)], false).is_err());
+        assert!(Track::timed(
+            vec![wp(0.0, 0.0, 0.0, 0.0), wp(0.0, 180.0, 0.0, 1.0)],
+            false
+        )
+        .is_err());
     }
 }

@@ -94,7 +94,10 @@ impl Positions {
     /// an orbit, interpolated between SGP4 samples held in `cache`.
     #[inline]
     pub fn position_sampled(&self, node: u32, t_s: f64, cache: &mut Sampled) -> Vec3 {
-        match self.nodes[node as usize].as_ref().expect("a node with a place") {
+        match self.nodes[node as usize]
+            .as_ref()
+            .expect("a node with a place")
+        {
             NodeMotion::Orbit(o) => {
                 let x = t_s / SAMPLE_S;
                 let k = x.floor() as i64;
@@ -139,7 +142,9 @@ mod tests {
         let mut c = Sampled::default();
         for i in 0..500 {
             let t = 3.0 + i as f64 * 0.0137;
-            let d = pos.position_sampled(0, t, &mut c).distance(pos.position(0, t));
+            let d = pos
+                .position_sampled(0, t, &mut c)
+                .distance(pos.position(0, t));
             assert!(d < 0.02, "{t}: {d} m");
         }
     }

@@ -26,8 +26,9 @@ impl Epoch {
     /// Parse "YYYY-MM-DDTHH:MM:SS" with an optional fraction and "Z" (UTC).
     pub fn parse(s: &str) -> Result<Epoch, String> {
         let t = s.trim().trim_end_matches('Z');
-        let dt = sgp4::chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f")
-            .map_err(|e| format!("{s:?} is not a UTC date and time like \"2024-06-01T12:00:00Z\" ({e})"))?;
+        let dt = sgp4::chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f").map_err(
+            |e| format!("{s:?} is not a UTC date and time like \"2024-06-01T12:00:00Z\" ({e})"),
+        )?;
         Ok(Epoch(sgp4::julian_years_since_j2000(&dt)))
     }
 

@@ -114,7 +114,10 @@ impl Shell {
             if f >= self.planes {
                 return Err((
                     "phasing",
-                    format!("F = {f} must be below the number of planes ({})", self.planes),
+                    format!(
+                        "F = {f} must be below the number of planes ({})",
+                        self.planes
+                    ),
                 ));
             }
         }
@@ -137,7 +140,10 @@ impl Shell {
             Phasing::HalfOffset if p % 2 == 1 => 360.0 / (2.0 * sp as f64),
             Phasing::HalfOffset => 0.0,
         };
-        (raan, (offset + 360.0 * s as f64 / sp as f64).rem_euclid(360.0))
+        (
+            raan,
+            (offset + 360.0 * s as f64 / sp as f64).rem_euclid(360.0),
+        )
     }
 
     /// SGP4 elements of every satellite, with epoch `epoch`.

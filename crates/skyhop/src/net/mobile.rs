@@ -153,7 +153,9 @@ impl MovingNet {
                 visibility: Visibility::Always,
             });
         }
-        let has_place = (0..nodes as u32).map(|n| plan.positions.has_place(n)).collect();
+        let has_place = (0..nodes as u32)
+            .map(|n| plan.positions.has_place(n))
+            .collect();
         MovingNet {
             nodes,
             fixed,
@@ -400,7 +402,13 @@ mod tests {
         assert!(g.weight(0, 2).is_some() && g.weight(0, 3).is_none());
         assert!(matches!(
             net.link_kind(2, 0),
-            Some((0, Visibility::MinElevation { observer_is_from: false, .. }))
+            Some((
+                0,
+                Visibility::MinElevation {
+                    observer_is_from: false,
+                    ..
+                }
+            ))
         ));
         assert!(net.link_kind(1, 2).is_none());
     }

@@ -45,7 +45,10 @@ pub enum Visibility {
     Always,
     /// The observer end (`true`: the direction's sender) sees the other at
     /// or above `min_deg`.
-    MinElevation { observer_is_from: bool, min_deg: f64 },
+    MinElevation {
+        observer_is_from: bool,
+        min_deg: f64,
+    },
 }
 
 impl Visibility {

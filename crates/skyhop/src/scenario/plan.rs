@@ -431,7 +431,6 @@ fn resolve_aero(
                 sat_rtt,
                 sat_bw_bps: sat_bw,
                 table,
-                open: Default::default(),
             };
             // The first window, before the connection's first ACK: as if
             // `n` (the maximum) connections were open.

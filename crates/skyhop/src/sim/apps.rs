@@ -4,61 +4,22 @@
 //! error, being done). Also the count of open connections per satellite
 //! leg that AeroTCP's adaptive allocation divides the link by.
 
-use super::world::{Ev, World};
+use super::state::Ev;
+use super::world::World;
 use crate::app::AppIo;
 use crate::engine::Time;
 use crate::error::SimError;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
-
-/// AeroTCP's adaptive allocation: the connections open on each satellite
-/// leg (one group per leg route and run), and the connections whose
-/// senders divide that leg's capacity by the count.
-#[derive(Default)]
-pub(super) struct AeroGroups {
-    routes: Vec<Vec<u32>>,
-    open: Vec<Arc<AtomicU32>>,
-    members: Vec<Vec<usize>>,
-}
-
-impl AeroGroups {
-    /// The group of the satellite leg with route `route` (made on first use).
-    pub fn group_of(&mut self, route: &[u32]) -> usize {
-        if let Some(g) = self.routes.iter().position(|r| r == route) {
-            return g;
-        }
-        self.routes.push(route.to_vec());
-        self.open.push(Arc::default());
-        self.members.push(Vec::new());
-        self.routes.len() - 1
-    }
-
-    /// The counter a group's senders read.
-    pub fn counter(&self, g: usize) -> Arc<AtomicU32> {
-        self.open[g].clone()
-    }
-
-    /// Connection `conn` runs on the group's leg.
-    pub fn join(&mut self, g: usize, conn: usize) {
-        self.members[g].push(conn);
-    }
-
-    fn add(&mut self, g: usize, delta: i64) {
-        let c = &self.open[g];
-        if delta >= 0 {
-            c.fetch_add(delta as u32, Ordering::Relaxed);
-        } else {
-            c.fetch_sub((-delta) as u32, Ordering::Relaxed);
-        }
-    }
-}
 
 impl World {
     /// Flow `f`'s connections open on its satellite legs change by `delta`.
     pub(super) fn aero_count(&mut self, f: usize, delta: i64) {
         for i in 0..self.flows[f].aero_groups.len() {
             let g = self.flows[f].aero_groups[i];
-            self.aero.add(g, delta);
+            let n = self.aero.add(g, delta);
+            for k in 0..self.aero.members(g).len() {
+                let c = self.aero.members(g)[k];
+                self.conns[c].sender.set_connections_open(n);
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 //! (end to end, per leg and direction summed over the flow's streams), per
 //! proxy, per link direction, engine counters and the recorded traces.
 
-use super::build::Conn;
+use super::state::Conn;
 use super::world::World;
 use crate::app::StreamDir;
 use crate::engine::Time;
@@ -203,7 +203,10 @@ impl World {
             for dir in [Dir::Forward, Dir::Reverse] {
                 let ld = 2 * k + dir.index();
                 let (from, to) = match plan.links.get(ld) {
-                    Some(pd) => (plan.nodes[pd.from as usize].clone(), plan.nodes[pd.to as usize].clone()),
+                    Some(pd) => (
+                        plan.nodes[pd.from as usize].clone(),
+                        plan.nodes[pd.to as usize].clone(),
+                    ),
                     None => {
                         let m = mobile.as_ref().unwrap();
                         let (a, b) = m.dir_ends[ld];

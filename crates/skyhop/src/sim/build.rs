@@ -3,99 +3,24 @@
 //! transfer's stream 0 at the start and for the streams an application
 //! opens at run time.
 
-use super::apps::AeroGroups;
 use super::external::External;
-use super::world::{Ev, TimerSlot, World};
-use super::RunOptions;
+use super::mobile::attach_motion;
+use super::network::Mobile;
+use super::options::RunOptions;
+use super::state::{AeroGroups, Conn, Ev, FlowRt, LegProto, StreamProto, TimerSlot};
+use super::world::World;
 use crate::app::{App, AppIo, ByteLedger, StreamDir};
 use crate::channel::{Channel, ChannelCtx};
 use crate::engine::{EventQueue, Time};
 use crate::net::datagram::DatagramPath;
-use crate::net::topology::Topology;
-use super::mobile::{attach_motion, Mobile};
 use crate::net::mobile::MotionPlan;
 use crate::net::moving::Visibility;
+use crate::net::topology::Topology;
 use crate::net::{AnyLinkLayer, LinkBuild};
 use crate::observe::{ConnLabel, PacketLog, SenderTrace, ValueTrace};
 use crate::pep::{ProxyRt, RelayOut};
-use crate::scenario::{Plan, PlanProxy, SenderFactory};
-use crate::tcp::{self, TcpReceiver, TcpSender};
-
-/// One TCP connection: a leg of a flow's stream.
-pub(super) struct Conn {
-    pub flow: usize,
-    pub leg: usize,
-    pub stream: usize,
-    pub sender: TcpSender,
-    pub receiver: TcpReceiver,
-    pub fwd_route: u32,
-    pub rev_route: u32,
-    pub header: u32,
-    pub s_timer: TimerSlot,
-    pub r_timer: TimerSlot,
-    pub ledger: ByteLedger,
-    /// Proxy index (in the flow) feeding this connection's sender, if any.
-    pub proxy_in: Option<usize>,
-    /// Proxy index this connection's receiver feeds, if any.
-    pub proxy_out: Option<usize>,
-    /// Ack-after-forward: the connection whose sender's `snd_max` caps this
-    /// receiver's ACKs (the proxy's outgoing leg).
-    pub ack_limited_by: Option<usize>,
-    /// Ack-after-forward: the connection whose receiver this sender's
-    /// `snd_max` caps (the proxy's incoming leg).
-    pub limits_acks_of: Option<usize>,
-    pub trace: Option<SenderTrace>,
-}
-
-pub(super) struct FlowRt {
-    pub name: String,
-    pub start: Time,
-    pub app: App,
-    pub app_timer: TimerSlot,
-    /// Connections of each stream, in the stream's path order.
-    pub streams: Vec<Vec<usize>>,
-    /// Direction of each stream.
-    pub stream_dirs: Vec<StreamDir>,
-    /// All connections of the flow (every stream), in leg order.
-    pub conns: Vec<usize>,
-    pub proxies: Vec<ProxyRt>,
-    pub proxy_traces: Vec<ValueTrace>,
-    pub done_at: Option<Time>,
-    /// What a new stream of this flow is built from.
-    pub proto: StreamProto,
-    /// A datagram flow's path and counters (`None` for TCP flows).
-    pub dgram: Option<Box<DatagramPath>>,
-    /// AeroTCP adaptive allocation: the groups (satellite legs) this flow's
-    /// connections count in. An application that starts with stream 0
-    /// counts as one connection from its start until it is done; one that
-    /// opens its own streams counts each forward stream from its opening
-    /// until it is closed (or the application is done).
-    pub aero_groups: Vec<usize>,
-    /// Forward streams counted open (for an application opening its own).
-    pub aero_streams: Vec<usize>,
-    /// Whether the application opens its own streams.
-    pub opens_own: bool,
-}
-
-/// The legs and proxies every stream of a flow is built from.
-pub(super) struct StreamProto {
-    pub legs: Vec<LegProto>,
-    pub proxies: Vec<PlanProxy>,
-}
-
-/// One leg of a flow's path, from the flow's `from` side to its `to` side.
-pub(super) struct LegProto {
-    pub cfg: tcp::TcpConfig,
-    pub make_sender: Option<SenderFactory>,
-    /// Routes from the leg's `from` end to its `to` end, and back.
-    pub fwd_route: u32,
-    pub rev_route: u32,
-    /// Node names of the leg's ends (`from` side first).
-    pub ends: (String, String),
-    pub variant: String,
-    /// The AeroTCP group the leg's senders count in (adaptive allocation).
-    pub aero_group: Option<usize>,
-}
+use crate::scenario::Plan;
+use crate::tcp;
 
 impl World {
     /// The world of `plan` for the run with `seed`: link layers with their
@@ -210,12 +135,8 @@ impl World {
                     .is_some()
                     .then(|| aero.group_of(&leg.fwd));
                 aero_groups.extend(aero_group);
-                let mut cfg = leg.cfg.clone();
-                if let (Some(a), Some(g)) = (cfg.aero.adaptive.as_mut(), aero_group) {
-                    a.open = aero.counter(g);
-                }
                 legs.push(LegProto {
-                    cfg,
+                    cfg: leg.cfg.clone(),
                     make_sender: leg.make_sender.clone(),
                     fwd_route,
                     rev_route,
@@ -252,7 +173,11 @@ impl World {
         if let Some(m) = mobile.as_deref_mut() {
             // The routes at t = 0, then on the policy's schedule.
             m.update(Time::ZERO);
-            let next = m.net.plan.routing.next_after(crate::engine::time::Dur::ZERO);
+            let next = m
+                .net
+                .plan
+                .routing
+                .next_after(crate::engine::time::Dur::ZERO);
             q.push(Time(next.0), Ev::Reroute);
         }
         let topology = Topology::new(plan.nodes.len(), plan.links.iter().map(|d| (d.from, d.to)));
@@ -343,8 +268,10 @@ impl World {
                 Some(make) => (make.0)(cfg.clone()),
                 None => tcp::new_sender(cfg.clone()),
             };
+            let mut sender = sender;
             if let Some(g) = lp.aero_group {
                 self.aero.join(g, self.conns.len());
+                sender.set_connections_open(self.aero.open(g));
             }
             if let Some(log) = self.log.as_deref_mut() {
                 log.conns.push(ConnLabel {

@@ -7,8 +7,8 @@
 //! Adding a driver: a type implementing [`Driver`] in its own file, and a
 //! `mod` line here or wherever it lives. The world needs no edit.
 
+use super::options::CancelFn;
 use super::world::{Step, World};
-use super::CancelFn;
 use crate::engine::Time;
 use crate::error::SimError;
 

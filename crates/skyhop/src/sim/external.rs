@@ -9,11 +9,9 @@
 //! is itself outside-facing (a live host there, e.g. a real proxy, gets it
 //! and may send it on). A packet with no route is counted and dropped.
 
-use super::world::World;
 use crate::channel::PacketKind;
 use crate::engine::Time;
 use crate::net::topology::Topology;
-use crate::net::{Packet, Payload};
 use std::collections::HashMap;
 
 /// A packet from outside, carried whole.
@@ -63,25 +61,25 @@ pub struct ExternalStats {
     pub unroutable: u64,
 }
 
-struct Record {
-    packet: ExternalPacket,
-    from: u32,
+pub(super) struct Record {
+    pub(super) packet: ExternalPacket,
+    pub(super) from: u32,
     /// The node its route ends at.
-    exit: u32,
-    injected_at: Time,
+    pub(super) exit: u32,
+    pub(super) injected_at: Time,
 }
 
 /// The world's packets from and to outside.
 pub(super) struct External {
-    topology: Topology,
+    pub(super) topology: Topology,
     /// Nodes facing outside (a live host's).
-    outside: Vec<bool>,
+    pub(super) outside: Vec<bool>,
     /// Route (index in the world's routes) and exit node per (from, to).
-    routes: HashMap<(u32, u32), Option<(u32, u32)>>,
+    pub(super) routes: HashMap<(u32, u32), Option<(u32, u32)>>,
     slab: Vec<Option<Record>>,
     free: Vec<u32>,
-    outbound: Vec<Outbound>,
-    stats: ExternalStats,
+    pub(super) outbound: Vec<Outbound>,
+    pub(super) stats: ExternalStats,
 }
 
 impl External {
@@ -139,7 +137,7 @@ impl External {
             .map(|r| r.packet.data.as_slice())
     }
 
-    fn store(&mut self, r: Record) -> u32 {
+    pub(super) fn store(&mut self, r: Record) -> u32 {
         match self.free.pop() {
             Some(i) => {
                 self.slab[i as usize] = Some(r);
@@ -150,100 +148,5 @@ impl External {
                 (self.slab.len() - 1) as u32
             }
         }
-    }
-}
-
-impl World {
-    /// Mark `nodes` as facing outside: packets injected for them (or
-    /// passing them) leave the world there.
-    pub fn set_outside(&mut self, nodes: &[u32]) {
-        for &n in nodes {
-            self.ext.outside[n as usize] = true;
-        }
-        self.ext.routes.clear();
-    }
-
-    /// A packet arrives from outside at node `from`, for node `to`, at
-    /// `now` (not before the last event run: step to `now` first).
-    pub fn inject(&mut self, now: Time, from: u32, to: u32, packet: ExternalPacket) -> Injected {
-        assert!(now >= self.q.now(), "a packet injected in the past");
-        let route = match self.ext.routes.get(&(from, to)) {
-            // A moving world forwards by destination.
-            None if self.mobile.is_some() && from != to => {
-                let r = self.mobile.as_deref_mut().unwrap().route(from, to);
-                Some((r, to))
-            }
-            Some(r) => *r,
-            None => {
-                let r = self.external_route(from, to);
-                self.ext.routes.insert((from, to), r);
-                r
-            }
-        };
-        let Some((route, exit)) = route else {
-            self.ext.stats.unroutable += 1;
-            return Injected::Unroutable;
-        };
-        let bytes = packet.data.len();
-        self.ext.stats.injected += 1;
-        self.ext.stats.injected_bytes += bytes as u64;
-        let id = self.ext.store(Record {
-            packet,
-            from,
-            exit,
-            injected_at: now,
-        });
-        if from == to || (route & super::mobile::DYN_ROUTE == 0 && self.routes[route as usize].is_empty()) {
-            self.ext.leave(now, id);
-            return Injected::Sent;
-        }
-        let slot = self.alloc(Packet {
-            size_bytes: bytes.min(u32::MAX as usize) as u32,
-            conn: id,
-            route,
-            hop: 0,
-            payload: Payload::External,
-        });
-        self.transmit(now, slot);
-        Injected::Sent
-    }
-
-    /// The route of packets from `from` to `to`, cut at the first
-    /// outside-facing node after `from`: (route index, exit node).
-    fn external_route(&mut self, from: u32, to: u32) -> Option<(u32, u32)> {
-        let path = self.ext.topology.path(from, to)?;
-        let cut = path
-            .iter()
-            .skip(1)
-            .position(|&n| self.ext.outside[n as usize])
-            .map_or(path.len(), |k| k + 2);
-        let path = &path[..cut];
-        let dirs = self.ext.topology.dirs_of(path);
-        self.routes.push(dirs);
-        Some(((self.routes.len() - 1) as u32, *path.last().unwrap()))
-    }
-
-    /// Move the packets that left the world since the last call into `out`.
-    pub fn take_outbound(&mut self, out: &mut Vec<Outbound>) {
-        out.append(&mut self.ext.outbound);
-    }
-
-    /// Counters of the packets from outside so far.
-    pub fn external_stats(&self) -> ExternalStats {
-        self.ext.stats
-    }
-
-    /// The bytes of an external packet the packet log recorded by its
-    /// index, while it is still in the world.
-    pub fn external_data(&self, id: u32) -> Option<&[u8]> {
-        self.ext.data(id)
-    }
-}
-
-impl World {
-    /// The packet log's events before `t` (a live run writes them out as it
-    /// goes); `None` when the run keeps no log.
-    pub fn take_packet_log_before(&mut self, t: Time) -> Option<crate::observe::PacketLog> {
-        self.log.as_deref_mut().map(|l| l.split_before(t))
     }
 }

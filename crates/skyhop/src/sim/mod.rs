@@ -4,12 +4,16 @@
 //!
 //! - `world.rs`: the world's state, its event dispatch and routing, and the
 //!   driver interface (next deadline, step, inject, take outbound).
+//! - `state.rs`: the world's state types (events, connections, flows).
+//! - `options.rs`: what a run records, and its cancellation.
 //! - `build.rs`: building the world; opening a flow's streams.
 //! - `apps.rs`: the application I/O; AeroTCP's open-connection count.
 //! - `relay.rs`: split proxies between their two legs.
-//! - `external.rs`: packets from and to outside the simulated network.
-//! - `mobile.rs`: moving worlds: forwarding by destination, links built on
-//!   first use, routes recomputed on a schedule, handovers and route changes.
+//! - `external.rs`: packets from and to outside the simulated network (the
+//!   world's side of them is in `world.rs`, with the driver interface).
+//! - `mobile.rs`, `network.rs`: moving worlds: forwarding by destination,
+//!   links built on first use, routes recomputed on a schedule, handovers
+//!   and route changes.
 //! - `assemble.rs`: the results when the run stops.
 //! - `driver.rs`: the [`Driver`] trait and the virtual-time driver.
 
@@ -19,45 +23,21 @@ mod build;
 mod driver;
 mod external;
 mod mobile;
+mod network;
+mod options;
 mod relay;
+mod state;
 mod world;
 
 pub use driver::{Driver, VirtualTime};
 pub use external::{ExternalPacket, ExternalStats, Injected, Outbound};
+pub use options::{CancelFn, RunOptions};
 pub use world::{Step, World};
 
 use crate::engine::Time;
 use crate::error::SimError;
-use crate::observe::PacketLogOptions;
 use crate::result::RunResult;
 use crate::scenario::{Plan, Scenario};
-use std::sync::Arc;
-
-/// A cancellation check, polled every few thousand events.
-pub type CancelFn = Arc<dyn Fn() -> bool + Send + Sync>;
-
-/// What a run should record beyond the results, and how it may be stopped.
-#[derive(Clone, Default)]
-pub struct RunOptions {
-    /// Record time series (cwnd, ssthresh, srtt, flight, rwnd per leg; proxy
-    /// occupancy; queue occupancy per link direction).
-    pub trace: bool,
-    /// Record a per-packet event log (returned in `RunResult::packet_log`).
-    pub packet_log: Option<PacketLogOptions>,
-    /// Polled every few thousand events; when it returns true the run ends
-    /// with [`SimError::Cancelled`].
-    pub cancel: Option<CancelFn>,
-}
-
-impl std::fmt::Debug for RunOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunOptions")
-            .field("trace", &self.trace)
-            .field("packet_log", &self.packet_log)
-            .field("cancel", &self.cancel.is_some())
-            .finish()
-    }
-}
 
 /// Simulate `scn` once with `seed`.
 pub fn run(scn: &Scenario, seed: u64, opts: &RunOptions) -> Result<RunResult, SimError> {

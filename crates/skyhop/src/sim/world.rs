@@ -27,9 +27,8 @@
 //! packets from and to outside (`external.rs`), result assembly
 //! (`assemble.rs`).
 
-use super::build::Conn;
-use super::build::FlowRt;
-use super::external::External;
+use super::external::{External, ExternalPacket, ExternalStats, Injected, Outbound};
+use super::state::{AeroGroups, Conn, Ev, FlowRt};
 use crate::app::AppIo;
 use crate::channel::PacketKind;
 use crate::engine::{EventQueue, Time};
@@ -39,47 +38,6 @@ use crate::net::{AnyLinkLayer, Dir, LinkIo, LinkPacket, Packet, Payload};
 use crate::observe::{PacketEventKind, PacketLog};
 use crate::pep::RelayOut;
 use crate::tcp::{AckSeg, DataSeg};
-
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Ev {
-    Link { link: u32, token: u32 },
-    SenderTimer { conn: u32, gen: u32 },
-    ReceiverTimer { conn: u32, gen: u32 },
-    AppTimer { flow: u32, gen: u32 },
-    Start(u32),
-    Reroute,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(super) struct TimerSlot {
-    pub at: Time,
-    pub gen: u32,
-}
-
-impl TimerSlot {
-    /// Arm for `deadline` if it is earlier than the pending event; returns
-    /// the new generation to schedule, or `None` when the pending event
-    /// already fires in time (it re-arms itself if it fires early).
-    #[inline]
-    pub fn arm(&mut self, deadline: Option<Time>) -> Option<u32> {
-        let d = deadline?;
-        if d >= self.at {
-            return None;
-        }
-        self.gen = self.gen.wrapping_add(1);
-        self.at = d;
-        Some(self.gen)
-    }
-}
-
-impl Default for TimerSlot {
-    fn default() -> Self {
-        TimerSlot {
-            at: Time::MAX,
-            gen: 0,
-        }
-    }
-}
 
 /// One run's state.
 pub struct World {
@@ -110,9 +68,9 @@ pub struct World {
     /// Packets from and to outside the simulated network.
     pub(super) ext: External,
     /// AeroTCP adaptive allocation: connections open per satellite leg.
-    pub(super) aero: super::apps::AeroGroups,
+    pub(super) aero: AeroGroups,
     /// The network state of a moving world (`None`: static routes).
-    pub(super) mobile: Option<Box<super::mobile::Mobile>>,
+    pub(super) mobile: Option<Box<super::network::Mobile>>,
 }
 
 impl World {
@@ -258,7 +216,7 @@ impl World {
     #[inline]
     pub(super) fn transmit(&mut self, now: Time, slot: u32) {
         let p = &self.packets[slot as usize];
-        if p.route & super::mobile::DYN_ROUTE != 0 {
+        if p.route & super::network::DYN_ROUTE != 0 {
             self.dyn_send(now, slot);
             return;
         }
@@ -328,7 +286,7 @@ impl World {
     #[inline(always)]
     fn arrive(&mut self, now: Time, slot: u32, ld: usize) {
         let p = &mut self.packets[slot as usize];
-        if p.route & super::mobile::DYN_ROUTE != 0 {
+        if p.route & super::network::DYN_ROUTE != 0 {
             self.dyn_arrive(now, slot, ld);
             return;
         }
@@ -587,5 +545,104 @@ impl World {
             return Ok(Step::AppsDone);
         }
         Ok(Step::Reached)
+    }
+}
+
+// ---- packets from and to outside ----------------------------------------
+
+impl World {
+    /// Mark `nodes` as facing outside: packets injected for them (or
+    /// passing them) leave the world there.
+    pub fn set_outside(&mut self, nodes: &[u32]) {
+        for &n in nodes {
+            self.ext.outside[n as usize] = true;
+        }
+        self.ext.routes.clear();
+    }
+
+    /// A packet arrives from outside at node `from`, for node `to`, at
+    /// `now` (not before the last event run: step to `now` first).
+    pub fn inject(&mut self, now: Time, from: u32, to: u32, packet: ExternalPacket) -> Injected {
+        assert!(now >= self.q.now(), "a packet injected in the past");
+        let route = match self.ext.routes.get(&(from, to)) {
+            // A moving world forwards by destination.
+            None if self.mobile.is_some() && from != to => {
+                let r = self.mobile.as_deref_mut().unwrap().route(from, to);
+                Some((r, to))
+            }
+            Some(r) => *r,
+            None => {
+                let r = self.external_route(from, to);
+                self.ext.routes.insert((from, to), r);
+                r
+            }
+        };
+        let Some((route, exit)) = route else {
+            self.ext.stats.unroutable += 1;
+            return Injected::Unroutable;
+        };
+        let bytes = packet.data.len();
+        self.ext.stats.injected += 1;
+        self.ext.stats.injected_bytes += bytes as u64;
+        let id = self.ext.store(super::external::Record {
+            packet,
+            from,
+            exit,
+            injected_at: now,
+        });
+        if from == to
+            || (route & super::network::DYN_ROUTE == 0 && self.routes[route as usize].is_empty())
+        {
+            self.ext.leave(now, id);
+            return Injected::Sent;
+        }
+        let slot = self.alloc(Packet {
+            size_bytes: bytes.min(u32::MAX as usize) as u32,
+            conn: id,
+            route,
+            hop: 0,
+            payload: Payload::External,
+        });
+        self.transmit(now, slot);
+        Injected::Sent
+    }
+
+    /// The route of packets from `from` to `to`, cut at the first
+    /// outside-facing node after `from`: (route index, exit node).
+    fn external_route(&mut self, from: u32, to: u32) -> Option<(u32, u32)> {
+        let path = self.ext.topology.path(from, to)?;
+        let cut = path
+            .iter()
+            .skip(1)
+            .position(|&n| self.ext.outside[n as usize])
+            .map_or(path.len(), |k| k + 2);
+        let path = &path[..cut];
+        let dirs = self.ext.topology.dirs_of(path);
+        self.routes.push(dirs);
+        Some(((self.routes.len() - 1) as u32, *path.last().unwrap()))
+    }
+
+    /// Move the packets that left the world since the last call into `out`.
+    pub fn take_outbound(&mut self, out: &mut Vec<Outbound>) {
+        out.append(&mut self.ext.outbound);
+    }
+
+    /// Counters of the packets from outside so far.
+    pub fn external_stats(&self) -> ExternalStats {
+        self.ext.stats
+    }
+
+    /// The bytes of an external packet the packet log recorded by its
+    /// index, while it is still in the world.
+    pub fn external_data(&self, id: u32) -> Option<&[u8]> {
+        self.ext.data(id)
+    }
+}
+
+impl World {
+    /// The packet log's events before `t` (a live run writes them out as it
+    /// goes); `None` when the run keeps no log.
+    pub fn take_packet_log_before(&mut self, t: Time) -> Option<crate::observe::PacketLog> {
+        self.log.as_deref_mut().map(|l| l.split_before(t))
     }
 }

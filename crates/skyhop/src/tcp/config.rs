@@ -114,11 +114,6 @@ pub struct AeroAdaptive {
     /// Target rate per connection (bit/s) with `n` connections open:
     /// `table[n - 1]`, the last entry beyond the end.
     pub table: Vec<u64>,
-    /// Connections open on the leg; one counter per satellite leg and run,
-    /// kept by the world (a flow counts from its start until its
-    /// application is done; an application opening its own streams, each
-    /// forward stream until it closes it).
-    pub open: std::sync::Arc<std::sync::atomic::AtomicU32>,
 }
 
 impl AeroAdaptive {

@@ -24,9 +24,26 @@
 //! the right edge the sender sees is the one it would see without the rule,
 //! and it never moves left while the ACK is held.
 
+use super::config::TcpConfig;
 use super::rangeset::RangeSet;
 use super::seg::{AckSeg, DataSeg, SackBlocks};
 use crate::engine::time::{Dur, Time};
+
+/// The receiver matching a sender configured by `cfg`.
+pub fn new_receiver(cfg: &TcpConfig) -> TcpReceiver {
+    let sack = if cfg.variant.uses_sack() {
+        cfg.sack_blocks
+    } else {
+        0
+    };
+    TcpReceiver::new(
+        cfg.rcv_buffer,
+        cfg.mss,
+        sack,
+        cfg.delayed_ack,
+        cfg.delayed_ack_timeout,
+    )
+}
 
 /// How the advertised window is derived from the buffer (Luglio et al., IEEE JSAC 2004).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

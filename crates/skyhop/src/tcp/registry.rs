@@ -2,43 +2,88 @@
 //! name is registered. Adding a controller: its file in `tcp/cc/`, one line
 //! in `controllers!`, and the variant names that use it in [`VARIANTS`].
 //! Adding a recovery: its file in `tcp/recovery/`, one line in `recoveries!`.
+//!
+//! Each list is a macro that hands its lines to a generator: here `kinds!`
+//! makes the name enums ([`CcKind`], [`RecKind`]) that `TcpConfig` names;
+//! `tcp/cc/dispatch.rs` and `tcp/recovery/dispatch.rs` make the enums the
+//! sender holds (`Cc`, `Rec`, static dispatch) and build them from a
+//! `TcpConfig`. A line's type and constructor are resolved where the
+//! dispatch enum is generated, so this file depends on no implementation,
+//! and `tcp/config.rs` can name the kinds without depending on the
+//! controllers (some of which read a `TcpConfig`).
 
-use super::cc::{
-    controllers, AckSample, AeroTcp, Bbr, CcState, Cubic, Hybla, RenoCc, SendSample, Westwood,
-    WestwoodPlus,
-};
-use super::recovery::{
-    recoveries, AeroRecovery, NewRenoRecovery, PrrRecovery, RenoRecovery, SackRecovery,
-    TahoeRecovery,
-};
-use crate::engine::time::Time;
+/// Every congestion controller: `Variant(Type) = "name" => constructor`,
+/// the constructor a `fn(&TcpConfig) -> Type`. `controllers!(gen! args)`
+/// expands to `gen! { args <the lines> }`.
+macro_rules! controllers {
+    ($then:ident ! $($args:tt)*) => {
+        $then! { $($args)*
+            Reno(RenoCc) = "reno" => |_| RenoCc,
+            Westwood(Westwood) = "westwood" => |cfg| Westwood::new(cfg.westwood),
+            WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default(),
+            // RFC 9438.
+            Cubic(Cubic) = "cubic" => |_| Cubic::default(),
+            // Caini & Firrincieli 2004.
+            Hybla(Hybla) = "hybla" => |cfg| Hybla::new(cfg.hybla_rtt0),
+            // Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control.
+            Bbr(Bbr) = "bbr" => Bbr::new,
+            // Shang 2007: the window is an allocation (no slow start, no AIMD).
+            AeroTcp(AeroTcp) = "aerotcp" => AeroTcp::new,
+        }
+    };
+}
+pub(crate) use controllers;
 
-controllers! {
-    Reno(RenoCc) = "reno" => |_| RenoCc,
-    Westwood(Westwood) = "westwood" => |cfg| Westwood::new(cfg.westwood),
-    WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default(),
-    // RFC 9438.
-    Cubic(Cubic) = "cubic" => |_| Cubic::default(),
-    // Caini & Firrincieli 2004.
-    Hybla(Hybla) = "hybla" => |cfg| Hybla::new(cfg.hybla_rtt0),
-    // Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control.
-    Bbr(Bbr) = "bbr" => Bbr::new,
-    // Shang 2007: the window is an allocation (no slow start, no AIMD).
-    AeroTcp(AeroTcp) = "aerotcp" => AeroTcp::new,
+/// Every loss recovery, in the same form as [`controllers!`].
+macro_rules! recoveries {
+    ($then:ident ! $($args:tt)*) => {
+        $then! { $($args)*
+            Tahoe(TahoeRecovery) = "tahoe" => |_| TahoeRecovery,
+            Reno(RenoRecovery) = "reno" => |_| RenoRecovery::default(),
+            // RFC 6582 recommends Impatient; it is also the studies' default.
+            NewReno(NewRenoRecovery) = "newreno" => |_| NewRenoRecovery::new(true),
+            NewRenoSbs(NewRenoRecovery) = "newreno-sbs" => |_| NewRenoRecovery::new(false),
+            Sack(SackRecovery) = "sack" => |_| SackRecovery::default(),
+            // RFC 6937 PRR-SSRB over RFC 6675 (needs the SACK option).
+            Prr(PrrRecovery) = "prr" => |_| PrrRecovery::default(),
+            // Shang 2007: super fast error control on the first duplicate ACK.
+            Aero(AeroRecovery) = "aero" => |_| AeroRecovery::default(),
+        }
+    };
+}
+pub(crate) use recoveries;
+
+/// A name enum from a list: one variant per line, its name, and parsing.
+macro_rules! kinds {
+    ($(#[$m:meta])* $kind:ident; $($v:ident($t:ty) = $name:literal => $make:expr),* $(,)?) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $kind {
+            $($v,)*
+        }
+
+        impl $kind {
+            /// Every name, in registration order.
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($kind::$v => $name,)*
+                }
+            }
+            pub fn parse(name: &str) -> Option<$kind> {
+                match name {
+                    $($name => Some($kind::$v),)*
+                    _ => None,
+                }
+            }
+        }
+    };
 }
 
-recoveries! {
-    Tahoe(TahoeRecovery) = "tahoe" => |_| TahoeRecovery,
-    Reno(RenoRecovery) = "reno" => |_| RenoRecovery::default(),
-    // RFC 6582 recommends Impatient; it is also the studies' default.
-    NewReno(NewRenoRecovery) = "newreno" => |_| NewRenoRecovery::new(true),
-    NewRenoSbs(NewRenoRecovery) = "newreno-sbs" => |_| NewRenoRecovery::new(false),
-    Sack(SackRecovery) = "sack" => |_| SackRecovery::default(),
-    // RFC 6937 PRR-SSRB over RFC 6675 (needs the SACK option).
-    Prr(PrrRecovery) = "prr" => |_| PrrRecovery::default(),
-    // Shang 2007: super fast error control on the first duplicate ACK.
-    Aero(AeroRecovery) = "aero" => |_| AeroRecovery::default(),
-}
+controllers!(kinds! /// Which built-in controller (by name in scenario files).
+    CcKind;);
+recoveries!(kinds! /// Which built-in recovery (by name).
+    RecKind;);
 
 /// A TCP variant as scenarios name it: a controller, a recovery, and
 /// whether the connection uses the SACK option (RFC 2018).

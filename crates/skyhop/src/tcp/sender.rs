@@ -8,24 +8,25 @@
 //! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the
 //! first data byte is 0. Loss recovery lives in `tcp::recovery` (one file per
 //! strategy); window arithmetic in the congestion controller (`tcp::cc`).
-//!
-//! Handshake (`TcpConfig::handshake`, off by default): the connection opens
-//! with a SYN (`connect`, or the first `add_app_data`) and sends no data
-//! until the SYN-ACK arrives. The SYN is retransmitted on the RTO with
-//! RFC 6298 back-off; the exchange gives the first RTT sample unless the SYN
-//! was retransmitted (Karn), and then RFC 6298 (5.7) sets the RTO to 3 s (if
-//! it was lower) and RFC 5681 (3.1) the initial window to one segment. The
-//! ACK of the SYN-ACK rides on the first data segment (no packet of its own).
+//! The optional handshake is `handshake.rs`; the state a loss recovery works
+//! on, and the primitives of every send, `send_core.rs`.
 
-use super::cc::{AckSample, Cc, CcState, CongestionOps, SendSample};
+use super::cc::{AckSample, Cc, CcState, CongestionOps};
 use super::config::TcpConfig;
+use super::handshake::Handshake;
 use super::rack::{LossTimer, Rack};
-use super::rangeset::RangeSet;
-use super::rate_sample::RateSampler;
-use super::recovery::{Rec, RecoveryOps};
-use super::rtt::RttEstimator;
+use super::recovery::{NextRule, Rec, RecoveryOps, SackRecovery};
 use super::seg::{AckSeg, DataSeg};
+use super::send_core::SendCore;
+use super::tlp;
 use crate::engine::time::{Dur, Time};
+
+/// A sender with the controller and recovery its variant names.
+pub fn new_sender(cfg: TcpConfig) -> TcpSender {
+    let cc = Cc::build(cfg.variant.cc, &cfg);
+    let rec = Rec::build(cfg.variant.recovery, &cfg);
+    TcpSender::new(cfg, cc, rec)
+}
 
 /// Counters of one sender.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,50 +42,16 @@ pub struct SenderStats {
 
 #[derive(Debug)]
 pub struct TcpSender {
-    pub(super) cfg: TcpConfig,
-    pub(super) cc: Cc,
-    pub(super) st: CcState,
-    /// Oldest unacknowledged byte (HighACK in RFC 6675).
-    pub(super) snd_una: u64,
-    /// Next byte to send (below `snd_max` after a go-back-N reset).
-    pub(super) snd_nxt: u64,
-    /// One past the highest byte ever sent (HighData in RFC 6675).
-    pub(super) snd_max: u64,
-    /// One past the last byte the application has handed over.
-    pub(super) app_end: u64,
-    /// The peer's advertised window.
-    pub(super) rwnd: u64,
-    pub(super) dupacks: u32,
+    /// The state a recovery works on (sequence space, window, scoreboard,
+    /// retransmission timer, RACK), with the primitives of every send.
+    pub(super) core: SendCore,
     /// The loss recovery, owning its own state.
     pub(super) rec: Rec,
-    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint (one past the highest byte
-    /// sent when recovery or the last timeout began); `None` before any.
-    pub(super) recover: Option<u64>,
-    pub(super) rtt: RttEstimator,
-    pub(super) rto_at: Option<Time>,
-    /// The segment being timed for an RTT sample: (end byte, send time).
-    pub(super) timed: Option<(u64, Time)>,
+    /// The persist timer (RFC 1122 4.2.2.17): when to probe a closed window.
     pub(super) persist_at: Option<Time>,
+    /// Window probes sent since the window last opened (the timer backs off).
     pub(super) persist_backoff: u32,
-    /// SACK scoreboard: SACKed ranges above snd_una.
-    pub(super) sb: RangeSet,
-    /// Pacing: the earliest time the next segment may leave (only with a
-    /// controller that sets a pacing rate).
-    pub(super) pace_at: Option<Time>,
-    /// Delivery-rate sampler, kept only for a controller that asks for rate
-    /// samples (`CongestionOps::wants_rate_samples`); `None` costs others nothing.
-    pub(super) rs: Option<Box<RateSampler>>,
-    /// RACK-TLP loss detection (RFC 8985), kept only with `TcpConfig::rack`
-    /// and an RFC 6675 recovery; `None` costs others nothing.
-    pub(super) rack: Option<Box<Rack>>,
-    /// Handshake state: data may flow (always true without a handshake).
-    pub(super) established: bool,
-    /// Handshake: when the first SYN went out (`None`: not yet sent).
-    pub(super) syn_sent_at: Option<Time>,
-    /// Handshake: the SYN was retransmitted (no RTT sample; RFC 6298 (5.7)).
-    pub(super) syn_retx: bool,
-    /// When data was last sent (for the restart after idle).
-    pub(super) last_send: Option<Time>,
+    pub(super) hs: Handshake,
     pub stats: SenderStats,
 }
 
@@ -92,139 +59,98 @@ impl TcpSender {
     /// A sender with the given controller and recovery (see `tcp::new_sender`
     /// for the ones a variant names).
     pub fn new(cfg: TcpConfig, cc: Cc, rec: Rec) -> TcpSender {
-        let mss = cfg.mss as u64;
-        let st = CcState {
-            // RFC 5681 (3.1) IW; RFC 3390 / 6928 values by configuration.
-            cwnd: cfg.initial_window as u64 * mss,
-            ssthresh: cfg.initial_ssthresh,
-            mss,
-        };
-        let rtt = RttEstimator::new(
-            cfg.rto_initial,
-            cfg.rto_min,
-            cfg.rto_max,
-            cfg.clock_granularity,
-        )
-        .with_var_floor(if cfg.rttvar_floor {
-            cfg.rto_min
-        } else {
-            Dur::ZERO
-        });
-        let rs = cc
-            .wants_rate_samples()
-            .then(|| Box::new(RateSampler::new()));
-        let rack = (cfg.rack && cfg.variant.sack && matches!(rec, Rec::Sack(_) | Rec::Prr(_)))
-            .then(|| Box::new(Rack::new(cfg.dupthresh)));
+        let rack = cfg.rack && cfg.variant.sack && matches!(rec, Rec::Sack(_) | Rec::Prr(_));
         TcpSender {
-            rs,
-            rack,
-            rwnd: cfg.rcv_buffer,
-            established: !cfg.handshake,
-            syn_sent_at: None,
-            syn_retx: false,
-            last_send: None,
-            cfg,
-            cc,
-            st,
-            snd_una: 0,
-            snd_nxt: 0,
-            snd_max: 0,
-            app_end: 0,
-            dupacks: 0,
+            hs: Handshake::new(cfg.handshake),
+            core: SendCore::new(cfg, cc, rack),
             rec,
-            recover: None,
-            rtt,
-            rto_at: None,
-            timed: None,
             persist_at: None,
             persist_backoff: 0,
-            sb: RangeSet::new(),
-            pace_at: None,
             stats: SenderStats::default(),
         }
     }
 
     // ---- observers -------------------------------------------------------
     pub fn cwnd(&self) -> u64 {
-        self.st.cwnd
+        self.core.st.cwnd
     }
     pub fn ssthresh(&self) -> u64 {
-        self.st.ssthresh
+        self.core.st.ssthresh
     }
     pub fn snd_una(&self) -> u64 {
-        self.snd_una
+        self.core.snd_una
     }
     pub fn snd_nxt(&self) -> u64 {
-        self.snd_nxt
+        self.core.snd_nxt
     }
     pub fn snd_max(&self) -> u64 {
-        self.snd_max
+        self.core.snd_max
     }
     pub fn rwnd(&self) -> u64 {
-        self.rwnd
+        self.core.rwnd
     }
     /// Bytes sent and not yet cumulatively acknowledged.
     pub fn flight(&self) -> u64 {
-        self.snd_max - self.snd_una
+        self.core.snd_max - self.core.snd_una
     }
     pub fn in_recovery(&self) -> bool {
         self.rec.in_recovery()
     }
     /// Duplicate ACKs counted since the last new cumulative ACK.
     pub fn dupacks(&self) -> u32 {
-        self.dupacks
+        self.core.dupacks
     }
     /// RFC 6582 `recover` / RFC 6675 RecoveryPoint: one past the highest byte
     /// sent when the last recovery or timeout began (`None` before any).
     pub fn recover(&self) -> Option<u64> {
-        self.recover
+        self.core.recover
     }
     /// The congestion window state (cwnd, ssthresh, mss in bytes).
     pub fn cc_state(&self) -> CcState {
-        self.st
+        self.core.st
     }
     pub fn srtt(&self) -> Option<Dur> {
-        self.rtt.srtt()
+        self.core.rtt.srtt()
     }
     pub fn rto(&self) -> Dur {
-        self.rtt.rto()
+        self.core.rtt.rto()
     }
     pub fn rto_deadline(&self) -> Option<Time> {
-        self.rto_at
+        self.core.rto_at
     }
     pub fn persist_deadline(&self) -> Option<Time> {
         self.persist_at
     }
     pub fn rate_estimate_bps(&self) -> Option<f64> {
-        self.cc.rate_estimate_bps()
+        self.core.cc.rate_estimate_bps()
     }
     pub fn config(&self) -> &TcpConfig {
-        &self.cfg
+        &self.core.cfg
     }
     /// Everything the application handed over has been acknowledged.
     pub fn all_acked(&self) -> bool {
-        self.snd_una >= self.app_end
+        self.core.snd_una >= self.core.app_end
     }
     pub fn app_end(&self) -> u64 {
-        self.app_end
+        self.core.app_end
     }
     /// Data may flow: the handshake is done, or there is none.
     pub fn established(&self) -> bool {
-        self.established
+        self.hs.established()
     }
 
     /// The next instant this sender needs `on_timer`.
     #[inline]
     pub fn poll_at(&self) -> Option<Time> {
-        let t = match (self.rto_at, self.persist_at) {
+        let t = match (self.core.rto_at, self.persist_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let t = match (t, self.pace_at) {
+        let t = match (t, self.core.pace_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        match self.rack.as_deref().and_then(Rack::timer_at) {
+        match self.core.rack.as_deref().and_then(Rack::timer_at) {
             Some(b) => Some(t.map_or(b, |a| a.min(b))),
             None => t,
         }
@@ -232,7 +158,7 @@ impl TcpSender {
 
     /// RACK-TLP's state (RFC 8985), when the sender runs it.
     pub fn rack(&self) -> Option<&Rack> {
-        self.rack.as_deref()
+        self.core.rack.as_deref()
     }
 
     // ---- inputs ----------------------------------------------------------
@@ -240,19 +166,55 @@ impl TcpSender {
     /// The application hands over `bytes` more bytes (`u64::MAX` saturates:
     /// an unlimited source).
     pub fn add_app_data(&mut self, now: Time, bytes: u64, out: &mut Vec<DataSeg>) {
-        self.app_end = self.app_end.saturating_add(bytes);
-        if !self.established {
+        let before = out.len();
+        self.take_app_data(now, bytes, out);
+        self.tally(out, before);
+    }
+
+    /// An acknowledgement arrived. Returns the bytes newly acknowledged.
+    pub fn on_ack(&mut self, now: Time, ack: &AckSeg, out: &mut Vec<DataSeg>) -> u64 {
+        let before = out.len();
+        let acked = self.take_ack(now, ack, out);
+        self.tally(out, before);
+        acked
+    }
+
+    /// A timer expired (or the engine calls at `poll_at()`).
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        let before = out.len();
+        self.take_timers(now, out);
+        self.tally(out, before);
+    }
+
+    /// Count what went on the wire from `out[before..]` (every segment of
+    /// this sender passes here once, SYNs included).
+    fn tally(&mut self, out: &[DataSeg], before: usize) {
+        for d in &out[before..] {
+            self.stats.segments_sent += 1;
+            self.stats.bytes_sent += d.len as u64;
+            if d.probe {
+                self.stats.window_probes += 1;
+            } else if d.retx {
+                self.stats.retransmissions += 1;
+            }
+        }
+        self.stats.fast_recoveries = self.core.losses;
+    }
+
+    fn take_app_data(&mut self, now: Time, bytes: u64, out: &mut Vec<DataSeg>) {
+        self.core.app_end = self.core.app_end.saturating_add(bytes);
+        if !self.hs.established() {
             // Data waits for the handshake; open the connection if not yet.
-            self.connect(now, out);
+            self.hs.connect(&mut self.core, now, out);
             return;
         }
-        if self.cfg.idle_restart {
+        if self.core.cfg.idle_restart {
             self.restart_after_idle(now);
         }
-        let max_before = self.snd_max;
+        let max_before = self.core.snd_max;
         self.try_send(now, out);
-        if self.rack.is_some() {
-            self.arm_loss_probe(now, self.snd_max > max_before);
+        if self.core.rack.is_some() {
+            self.arm_loss_probe(now, self.core.snd_max > max_before);
         }
     }
 
@@ -262,11 +224,12 @@ impl TcpSender {
     /// nothing outstanding (an idle connection; a stalled one has its
     /// retransmission timer). ssthresh is left as it is.
     fn restart_after_idle(&mut self, now: Time) {
-        let idle = self.snd_una == self.snd_max && self.snd_nxt == self.snd_max;
-        if let (true, Some(last)) = (idle, self.last_send) {
-            if now.since(last) > self.rtt.rto() {
-                let iw = self.cfg.initial_window as u64 * self.st.mss;
-                self.st.cwnd = self.st.cwnd.min(iw);
+        let c = &mut self.core;
+        let idle = c.snd_una == c.snd_max && c.snd_nxt == c.snd_max;
+        if let (true, Some(last)) = (idle, c.last_send) {
+            if now.since(last) > c.rtt.rto() {
+                let iw = c.cfg.initial_window as u64 * c.st.mss;
+                c.st.cwnd = c.st.cwnd.min(iw);
             }
         }
     }
@@ -274,147 +237,87 @@ impl TcpSender {
     /// Open the connection: with the handshake on, send the SYN (once; a
     /// repeated call does nothing). Without the handshake, nothing to do.
     pub fn connect(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        if self.established || self.syn_sent_at.is_some() {
-            return;
-        }
-        self.syn_sent_at = Some(now);
-        self.send_syn(now, false, out);
+        let before = out.len();
+        self.hs.connect(&mut self.core, now, out);
+        self.tally(out, before);
     }
 
-    fn send_syn(&mut self, now: Time, retx: bool, out: &mut Vec<DataSeg>) {
-        out.push(DataSeg::syn(retx));
-        self.stats.segments_sent += 1;
-        if retx {
-            self.stats.retransmissions += 1;
-        }
-        // RFC 6298: the SYN is timed like data (initial RTO, backed off).
-        self.rto_at = Some(now + self.rtt.rto());
-    }
-
-    /// The SYN-ACK arrived (any ACK in SYN-SENT acknowledges the SYN: the
-    /// receiver sends nothing else before data).
-    fn on_syn_ack(&mut self, now: Time, ack: &AckSeg, out: &mut Vec<DataSeg>) {
-        self.established = true;
-        self.rto_at = None;
-        self.rwnd = ack.wnd;
-        if self.syn_retx {
-            // Karn: no sample. RFC 6298 (5.7): the SYN (or SYN-ACK) was lost,
-            // so the RTO once data flows is 3 s if it was lower, unbacked.
-            let init = self.cfg.rto_initial.max(Dur::from_secs(3));
-            self.rtt = RttEstimator::new(
-                init,
-                self.cfg.rto_min,
-                self.cfg.rto_max,
-                self.cfg.clock_granularity,
-            );
-            // RFC 5681 (3.1): after a lost SYN or SYN-ACK the initial window is one segment.
-            self.st.cwnd = self.st.cwnd.min(self.st.mss);
-        } else if let Some(t0) = self.syn_sent_at {
-            self.rtt.sample(now - t0);
-        }
-        self.try_send(now, out);
+    /// The number of connections open on this connection's path changed
+    /// (an input from the world: AeroTCP's adaptive allocation divides the
+    /// satellite link by it).
+    pub fn set_connections_open(&mut self, n: u32) {
+        self.core.cc.set_connections_open(n);
     }
 
     /// Set the cap on unacknowledged bytes (a proxy's outgoing-leg limit).
     pub fn set_max_unacked(&mut self, cap: Option<u64>) {
-        self.cfg.max_unacked = cap;
+        self.core.cfg.max_unacked = cap;
     }
 
-    /// An acknowledgement arrived. Returns the bytes newly acknowledged.
-    pub fn on_ack(&mut self, now: Time, ack: &AckSeg, out: &mut Vec<DataSeg>) -> u64 {
+    fn take_ack(&mut self, now: Time, ack: &AckSeg, out: &mut Vec<DataSeg>) -> u64 {
         self.stats.acks_received += 1;
-        if !self.established {
-            if self.syn_sent_at.is_some() {
-                self.on_syn_ack(now, ack, out);
+        if !self.hs.established() {
+            if self.hs.syn_sent() {
+                self.hs.on_syn_ack(&mut self.core, now, ack);
+                self.try_send(now, out);
             }
             return 0;
         }
         let a = ack.ack;
-        if a > self.snd_max || a < self.snd_una {
+        if a > self.core.snd_max || a < self.core.snd_una {
             // Acknowledges data never sent, or an old ACK: ignore (RFC 793).
             return 0;
         }
         let persisting = self.persist_at.is_some();
-        self.rwnd = ack.wnd;
+        self.core.rwnd = ack.wnd;
         let flight_before = self.flight();
-        let pipe_before = if self.rs.is_some() { self.pipe() } else { 0 };
-
-        // SACK blocks update the scoreboard (RFC 6675 Update()).
-        let mut sacked_bytes = 0;
-        if self.cfg.variant.sack {
-            for &(s, e) in ack.sack.as_slice() {
-                let e = e.min(self.snd_max);
-                let s = s.max(a);
-                if s < e {
-                    if let Some(r) = self.rack.as_deref_mut() {
-                        r.note_sack_block(&self.sb, s, e);
-                    }
-                    sacked_bytes += self.sb.insert(s, e);
-                }
-            }
-        }
-        let acked = a - self.snd_una;
-        if acked > 0 {
-            self.sb.remove_below(a);
-        }
+        let pipe_before = if self.core.rs.is_some() {
+            self.pipe()
+        } else {
+            0
+        };
+        let acked = a - self.core.snd_una;
+        let sacked_bytes = self.core.update_scoreboard(a, &ack.sack);
         // RFC 8985 section 6.2: RACK's view of this ACK (steps 1-5).
         let mut rack_lost = 0;
-        let max_before = self.snd_max;
-        if let Some(r) = self.rack.as_deref_mut() {
-            rack_lost = r.on_ack(
-                now,
-                a,
-                &self.sb,
-                self.rec.in_recovery(),
-                self.rtt.srtt(),
-                self.rtt.min_rtt(),
-            );
+        let max_before = self.core.snd_max;
+        let in_recovery = self.rec.in_recovery();
+        let c = &mut self.core;
+        if let Some(r) = c.rack.as_deref_mut() {
+            rack_lost = r.on_ack(now, a, &c.sb, in_recovery, c.rtt.srtt(), c.rtt.min_rtt());
         }
-
-        // RTT sample from the timed segment (Karn: cleared on any retransmission).
-        let mut rtt_sample = None;
-        if let Some((end, t0)) = self.timed {
-            if a >= end {
-                let r = now - t0;
-                self.rtt.sample(r);
-                rtt_sample = Some(r);
-                self.timed = None;
-            }
-        }
+        let rtt_sample = c.take_rtt_sample(now, a);
         // RFC 5681 (2): a duplicate ACK acknowledges nothing new while data is
         // outstanding. A pure window update or a reply to a zero-window probe
         // is not one (as in BSD, which counts none while persisting).
-        let is_dupack = acked == 0
-            && self.snd_max > self.snd_una
-            && !ack.window_update
-            && ack.wnd > 0
-            && !persisting;
+        let is_dupack =
+            acked == 0 && c.snd_max > c.snd_una && !ack.window_update && ack.wnd > 0 && !persisting;
         let sample = AckSample {
             now,
             acked_bytes: acked,
             is_dupack,
             sacked_bytes,
             rtt_sample,
-            srtt: self.rtt.srtt(),
-            min_rtt: self.rtt.min_rtt(),
+            srtt: c.rtt.srtt(),
+            min_rtt: c.rtt.min_rtt(),
             flight_bytes: flight_before,
         };
-        self.cc.observe_ack(&self.st, &sample);
-        if let Some(r) = self.rack.as_deref_mut() {
+        c.cc.observe_ack(&c.st, &sample);
+        if let Some(r) = c.rack.as_deref_mut() {
             // RFC 8985 section 7.4: the ACK of a loss probe that repaired a
             // loss: the window is reduced as after a fast recovery (Linux's
             // CWR episode: the controller's reduction, no recovery phase).
             if r.tlp_on_ack(a, is_dupack, !ack.sack.is_empty()) {
-                self.cc.on_loss(&mut self.st, now, flight_before);
-                self.cc.on_exit_recovery(&mut self.st, now);
+                c.cc.on_loss(&mut c.st, now, flight_before);
+                c.cc.on_exit_recovery(&mut c.st, now);
             }
         }
-        if let Some(r) = self.rs.as_deref_mut() {
+        if let Some(r) = self.core.rs.as_deref_mut() {
             // Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation)
             // for a controller that asked for one (BBR).
-            let mut rs = r.on_ack(now, a, ack.sack.as_slice(), self.rtt.min_rtt());
+            let mut rs = r.on_ack(now, a, ack.sack.as_slice(), self.core.rtt.min_rtt());
             (rs.prior_inflight, rs.inflight) = (pipe_before, self.pipe_after(a));
-            self.cc.on_rate_sample(&mut self.st, &sample, &rs);
+            self.core.cc.on_rate_sample(&mut self.core.st, &sample, &rs);
         }
 
         if ack.wnd > 0 && self.persist_at.is_some() {
@@ -424,40 +327,39 @@ impl TcpSender {
         }
 
         if acked > 0 {
-            self.snd_una = a;
-            if self.snd_nxt < a {
-                self.snd_nxt = a;
-            }
+            self.core.snd_una = a;
+            self.core.raise_snd_nxt(a);
             self.rec.on_cum_ack(a);
-            self.dupacks = 0;
+            self.core.dupacks = 0;
             let restart_timer = self.on_new_ack(now, &sample, out);
-            if self.snd_una == self.snd_max {
+            if self.core.snd_una == self.core.snd_max {
                 // RFC 6298 (5.2): all outstanding data acknowledged: stop the timer.
-                self.rto_at = None;
+                self.core.rto_at = None;
             } else if restart_timer {
                 // RFC 6298 (5.3): restart the timer on an ACK of new data.
-                self.rto_at = Some(now + self.rtt.rto());
+                self.core.restart_rto(now);
             }
         } else if is_dupack {
-            self.dupacks += 1;
-            self.on_dupack(now, &sample, out);
-            if self.cfg.limited_transmit {
+            self.core.dupacks += 1;
+            self.rec.on_dupack(&mut self.core, now, &sample, out);
+            if self.core.cfg.limited_transmit {
                 self.limited_transmit(now, out);
             }
         }
         if rack_lost > 0 && !self.rec.in_recovery() {
             // RFC 8985 section 6.2: RACK found lost segments; start a
             // recovery (RFC 6675 section 5, with RACK's "lost" for IsLost()).
-            self.lend_recovery(|rec, s| rec.on_rack_loss(s, now, &sample, out));
+            self.rec.on_rack_loss(&mut self.core, now, &sample, out);
         }
         self.try_send(now, out);
-        if self.rack.is_some() {
-            self.arm_loss_probe(now, acked > 0 || self.snd_max > max_before);
+        if self.core.rack.is_some() {
+            self.arm_loss_probe(now, acked > 0 || self.core.snd_max > max_before);
         }
-        if self.rs.is_some() && self.snd_nxt >= self.app_end && self.flight() < self.st.cwnd {
-            // The application has nothing more to send: rate samples until
-            // this data is delivered are application-limited.
-            if let Some(r) = self.rs.as_deref_mut() {
+        let c = &mut self.core;
+        if let Some(r) = c.rs.as_deref_mut() {
+            if c.snd_nxt >= c.app_end && c.snd_max - c.snd_una < c.st.cwnd {
+                // The application has nothing more to send: rate samples until
+                // this data is delivered are application-limited.
                 r.set_app_limited();
             }
         }
@@ -469,36 +371,32 @@ impl TcpSender {
     /// the data outstanding stays within cwnd + 2 SMSS (section 2); cwnd is
     /// not changed. Only outside loss recovery.
     fn limited_transmit(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        if self.dupacks >= self.cfg.dupthresh
-            || self.rec.get().in_recovery()
-            || self.snd_nxt < self.snd_max
-            || self.snd_nxt >= self.app_end
+        let c = &mut self.core;
+        if c.dupacks >= c.cfg.dupthresh
+            || self.rec.in_recovery()
+            || c.snd_nxt < c.snd_max
+            || c.snd_nxt >= c.app_end
         {
             return;
         }
-        let len = self.seg_len_at(self.snd_nxt);
-        let end = self.snd_nxt + len as u64;
-        let rwnd_limit = match self.cfg.max_unacked {
-            Some(cap) => self.rwnd.min(cap),
-            None => self.rwnd,
-        };
-        let cwnd_limit = self.st.cwnd + self.dupacks as u64 * self.st.mss;
-        if end > self.snd_una + rwnd_limit.min(cwnd_limit) {
+        let len = c.seg_len_at(c.snd_nxt);
+        let end = c.snd_nxt + len as u64;
+        let cwnd_limit = c.st.cwnd + c.dupacks as u64 * c.st.mss;
+        if end > c.snd_una + c.send_window().min(cwnd_limit) {
             return;
         }
-        let seq = self.snd_nxt;
-        self.emit(now, seq, len, false, out);
-        self.snd_nxt = end;
+        let seq = c.snd_nxt;
+        c.emit(now, seq, len, false, out);
+        c.snd_nxt = end;
     }
 
-    /// A timer expired (or the engine calls at `poll_at()`).
-    pub fn on_timer(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        if let Some(t) = self.pace_at {
+    fn take_timers(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        if let Some(t) = self.core.pace_at {
             if now >= t {
-                self.pace_at = None;
-                let max_before = self.snd_max;
+                self.core.pace_at = None;
+                let max_before = self.core.snd_max;
                 self.try_send(now, out);
-                if self.rack.is_some() && self.snd_max > max_before {
+                if self.core.rack.is_some() && self.core.snd_max > max_before {
                     self.arm_loss_probe(now, true);
                 }
             }
@@ -508,12 +406,12 @@ impl TcpSender {
                 self.persist_fire(now, out);
             }
         }
-        if let Some((t, kind)) = self.rack.as_deref().and_then(Rack::timer) {
+        if let Some((t, kind)) = self.core.rack.as_deref().and_then(Rack::timer) {
             if now >= t {
                 self.loss_timer_fire(now, kind, out);
             }
         }
-        if let Some(t) = self.rto_at {
+        if let Some(t) = self.core.rto_at {
             if now >= t {
                 self.rto_fire(now, out);
             }
@@ -527,130 +425,53 @@ impl TcpSender {
     /// going back N, what was resent since (the rest is presumed lost, as
     /// Linux marks it on an RTO); otherwise what is outstanding and not SACKed.
     fn pipe(&self) -> u64 {
-        if let Some(r) = self.rack.as_deref() {
-            return r.pipe(self.snd_una, self.snd_max, self.sb.bytes());
+        let c = &self.core;
+        if let Some(r) = c.rack.as_deref() {
+            return r.pipe(c.snd_una, c.snd_max, c.sb.bytes());
         }
         match &self.rec {
-            Rec::Sack(r) if r.in_recovery() => r.set_pipe(self),
-            Rec::Prr(r) if r.in_recovery() => r.set_pipe(self),
-            _ if self.snd_nxt < self.snd_max => self.snd_nxt - self.snd_una,
-            _ => (self.snd_max - self.snd_una).saturating_sub(self.sb.bytes()),
+            Rec::Sack(r) if r.in_recovery() => r.set_pipe(c),
+            Rec::Prr(r) if r.in_recovery() => r.set_pipe(c),
+            _ if c.snd_nxt < c.snd_max => c.snd_nxt - c.snd_una,
+            _ => (c.snd_max - c.snd_una).saturating_sub(c.sb.bytes()),
         }
     }
 
     /// `pipe()` once the cumulative ACK `a` is applied (called before it is).
     fn pipe_after(&mut self, a: u64) -> u64 {
-        let una = self.snd_una;
-        let nxt = self.snd_nxt;
-        self.snd_una = a.max(una);
-        self.snd_nxt = nxt.max(self.snd_una);
+        let una = self.core.snd_una;
+        let nxt = self.core.snd_nxt;
+        self.core.snd_una = a.max(una);
+        self.core.snd_nxt = nxt.max(self.core.snd_una);
         let p = self.pipe();
-        self.snd_una = una;
-        self.snd_nxt = nxt;
+        self.core.snd_una = una;
+        self.core.snd_nxt = nxt;
         p
-    }
-
-    /// Usable window: min(cwnd, rwnd, cap on unacknowledged bytes).
-    #[inline]
-    pub(super) fn window(&self) -> u64 {
-        let w = self.st.cwnd.min(self.rwnd);
-        match self.cfg.max_unacked {
-            Some(cap) => w.min(cap),
-            None => w,
-        }
-    }
-
-    /// Put one segment on the wire and do the bookkeeping every send shares.
-    pub(super) fn emit(
-        &mut self,
-        now: Time,
-        seq: u64,
-        len: u32,
-        probe: bool,
-        out: &mut Vec<DataSeg>,
-    ) {
-        let retx = seq < self.snd_max;
-        if let Some(r) = self.rs.as_deref_mut() {
-            r.on_send(now, seq, len, retx, self.snd_max - self.snd_una);
-        }
-        if let Some(r) = self.rack.as_deref_mut() {
-            // RFC 8985 section 6.1: Segment.xmit_ts = Now.
-            r.on_send(now, seq, len);
-        }
-        if let Some(rate) = self.cc.pacing_rate_bps(&self.st) {
-            // The next departure is one wire-size transmission time later.
-            let bits = (len as u64 + self.cfg.header_bytes as u64) * 8;
-            let gap = Dur::from_secs_f64(bits as f64 / rate.max(1.0));
-            let from = self.pace_at.map_or(now, |t| t.max(now));
-            self.pace_at = Some(from + gap);
-        }
-        out.push(DataSeg {
-            seq,
-            len,
-            retx,
-            probe,
-        });
-        self.stats.segments_sent += 1;
-        self.stats.bytes_sent += len as u64;
-        if probe {
-            self.stats.window_probes += 1;
-        } else if retx {
-            self.stats.retransmissions += 1;
-        }
-        if retx {
-            // Karn's rule: no RTT sample from anything retransmitted.
-            self.timed = None;
-        } else if self.timed.is_none() && !probe {
-            self.timed = Some((seq + len as u64, now));
-        }
-        let end = seq + len as u64;
-        if end > self.snd_max {
-            self.snd_max = end;
-        }
-        self.last_send = Some(now);
-        let sample = SendSample {
-            now,
-            seq,
-            len,
-            retx,
-            flight_bytes: self.snd_max - self.snd_una,
-        };
-        self.cc.on_send(&self.st, &sample);
-        // RFC 6298 (5.1): start the timer when sending data if it is not running.
-        if self.rto_at.is_none() && !probe {
-            self.rto_at = Some(now + self.rtt.rto());
-        }
-    }
-
-    /// Length of the segment starting at `seq` (full MSS unless the app data ends first).
-    #[inline]
-    pub(super) fn seg_len_at(&self, seq: u64) -> u32 {
-        (self.app_end - seq).min(self.cfg.mss as u64) as u32
     }
 
     /// Send what the window allows. In SACK recovery transmission is driven by
     /// RFC 6675 step (C) instead.
-    pub(super) fn try_send(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        if !self.established {
+    fn try_send(&mut self, now: Time, out: &mut Vec<DataSeg>) {
+        if !self.hs.established() {
             return;
         }
         let before = out.len();
-        let handled =
-            self.rec.in_recovery() && self.lend_recovery(|rec, s| rec.transmit(s, now, out));
+        let handled = self.rec.in_recovery() && self.rec.transmit(&mut self.core, now, out);
+        let c = &mut self.core;
         if !handled {
-            let limit = self.snd_una.saturating_add(self.window());
-            while self.snd_nxt < self.app_end {
-                let len = self.seg_len_at(self.snd_nxt);
-                if self.snd_nxt + len as u64 > limit {
+            let limit = c.snd_una.saturating_add(c.window());
+            while c.snd_nxt < c.app_end {
+                let len = c.seg_len_at(c.snd_nxt);
+                if c.snd_nxt + len as u64 > limit {
                     break;
                 }
-                if self.pace_at.is_some_and(|t| t > now) {
+                if c.paced(now) {
                     // Paced: the timer at `pace_at` sends the rest.
                     break;
                 }
-                let seq = self.snd_nxt;
-                self.emit(now, seq, len, false, out);
-                self.snd_nxt += len as u64;
+                let seq = c.snd_nxt;
+                c.emit(now, seq, len, false, out);
+                c.snd_nxt += len as u64;
             }
         }
         // Persist (RFC 1122 4.2.2.17, BSD tcp_output): nothing outstanding, data
@@ -659,10 +480,10 @@ impl TcpSender {
         // may sit above snd_una (snd_max) without a retransmission timer, and a
         // window that reopens to less than a segment must still be probed.
         if out.len() == before
-            && self.snd_nxt == self.snd_una
-            && self.snd_nxt < self.app_end
+            && c.snd_nxt == c.snd_una
+            && c.snd_nxt < c.app_end
             && self.persist_at.is_none()
-            && self.rto_at.is_none()
+            && c.rto_at.is_none()
         {
             self.persist_at = Some(now + self.persist_interval());
         }
@@ -670,12 +491,12 @@ impl TcpSender {
 
     fn persist_interval(&self) -> Dur {
         let mult = 1u64 << self.persist_backoff.min(16);
-        Dur(self.rtt.rto().0.saturating_mul(mult)).min(self.cfg.rto_max)
+        Dur(self.core.rtt.rto().0.saturating_mul(mult)).min(self.core.cfg.rto_max)
     }
 
     fn persist_fire(&mut self, now: Time, out: &mut Vec<DataSeg>) {
         self.persist_at = None;
-        if self.rwnd > 0 && self.snd_nxt == self.snd_una {
+        if self.core.rwnd > 0 && self.core.snd_nxt == self.core.snd_una {
             // The window is open again; just send.
             self.persist_backoff = 0;
             let before = out.len();
@@ -689,136 +510,94 @@ impl TcpSender {
             // persist timer forces output whatever the window).
             self.persist_at = None;
         }
-        if self.snd_una < self.app_end {
+        if self.core.snd_una < self.core.app_end {
             // Probe with one byte: the first unacknowledged one, or the next new one.
             // snd_nxt stays at snd_una, as BSD tcp_output pulls it back while the
             // window is zero: a probe byte the receiver drops goes out again as the
             // first byte of the next segment when the window opens (RFC 9293
             // 3.8.6.1). Advancing it would leave a one-byte hole in the stream.
-            let seq = self.snd_una;
-            self.emit(now, seq, 1, true, out);
+            let seq = self.core.snd_una;
+            self.core.emit(now, seq, 1, true, out);
             self.persist_backoff += 1;
             self.persist_at = Some(now + self.persist_interval());
         }
     }
 
+    /// The retransmission timer fired: RFC 6298 (5.4)-(5.6) with RFC 5681
+    /// (5)'s loss window, unless the recovery owns the timer.
+    ///
+    /// Without RACK, the SACK scoreboard is discarded (RFC 2018 section 8)
+    /// and the sender goes back N. With RACK, as Linux (`tcp_enter_loss`)
+    /// and ns-3 do, and RFC 6675 section 5.1 allows, the scoreboard is kept:
+    /// SACKed segments are not resent, the unSACKed ones are marked lost
+    /// (RACK judges the recently sent later) and retransmitted, first the
+    /// earliest (RFC 6298 (5.4)), then by RFC 6675 step (C) as the loss
+    /// window opens (RTO recovery, until RecoveryPoint = HighData now is
+    /// acknowledged); a timeout during a recovery keeps that recovery's
+    /// ssthresh (Linux reduces it once per window of data).
     fn rto_fire(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        self.rto_at = None;
-        if !self.established {
-            // The SYN (or its SYN-ACK) was lost: back off and send it again
-            // (RFC 6298 (5.5)-(5.6)).
+        self.core.rto_at = None;
+        if !self.hs.established() {
+            // The SYN (or its SYN-ACK) was lost.
             self.stats.timeouts += 1;
-            self.rtt.back_off();
-            self.syn_retx = true;
-            self.send_syn(now, true, out);
+            self.hs.on_rto(&mut self.core, now, out);
             return;
         }
-        if self.snd_una == self.snd_max {
+        if self.core.snd_una == self.core.snd_max {
             return;
         }
-        if self.rec.in_recovery()
-            && self.lend_recovery(|rec, s| rec.on_timer_in_recovery(s, now, out))
-        {
+        if self.rec.in_recovery() && self.rec.on_timer_in_recovery(&mut self.core, now, out) {
             // A recovery-owned (fine-grained) timer, not a timeout.
             return;
         }
         self.stats.timeouts += 1;
-        let flight = self.flight();
-        if self.rack.is_some() {
-            self.rto_fire_keeping_sack(now, flight, out);
-            return;
-        }
-        // RFC 5681 (5) via the controller: ssthresh and cwnd = loss window.
-        self.cc.on_rto(&mut self.st, now, flight);
-        // RFC 6298 (5.5): back off the timer.
-        self.rtt.back_off();
-        // Leave any recovery; remember the highest byte sent so duplicate ACKs
-        // caused by the go-back-N resends do not start a fast retransmit
-        // (RFC 6582 section 3.2 step 4; RFC 6675 section 5.1).
-        self.rec.get_mut().on_rto(self.snd_una);
-        self.dupacks = 0;
-        self.recover = Some(self.snd_max);
-        // RFC 2018 section 8: after a timeout the SACK scoreboard is discarded.
-        self.sb.clear();
-        self.timed = None;
-        // Go back N: resend from the first unacknowledged byte, as cwnd allows.
-        self.snd_nxt = self.snd_una;
-        // RFC 6298 (5.4)/(5.6): retransmit the earliest segment, restart the timer.
-        let seq = self.snd_una;
-        let len = self.seg_len_at(seq).max(1);
-        self.emit(now, seq, len, false, out);
-        self.snd_nxt = seq + len as u64;
-        self.rto_at = Some(now + self.rtt.rto());
-        self.try_send(now, out);
-    }
-
-    /// A timeout with RACK: as Linux (`tcp_enter_loss`) and ns-3 do, and
-    /// RFC 6675 section 5.1 allows, the SACK scoreboard is kept: SACKed
-    /// segments are not resent, the unSACKed ones are marked lost (RACK
-    /// judges the recently sent later) and retransmitted, first the
-    /// earliest (RFC 6298 (5.4)), then by RFC 6675 step (C) as the loss
-    /// window opens (RTO recovery, until RecoveryPoint = HighData now is
-    /// acknowledged). A timeout during a recovery keeps that recovery's
-    /// ssthresh (Linux reduces it once per window of data).
-    fn rto_fire_keeping_sack(&mut self, now: Time, flight: u64, out: &mut Vec<DataSeg>) {
         let in_recovery = self.rec.in_recovery();
-        let ssthresh = self.st.ssthresh;
+        let flight = self.flight();
+        let keep_sack = self.core.rack.is_some();
+        let c = &mut self.core;
+        let ssthresh = c.st.ssthresh;
         // RFC 5681 (5) via the controller: ssthresh and cwnd = loss window.
-        self.cc.on_rto(&mut self.st, now, flight);
-        if in_recovery {
-            self.st.ssthresh = ssthresh;
+        c.cc.on_rto(&mut c.st, now, flight);
+        if keep_sack && in_recovery {
+            c.st.ssthresh = ssthresh;
         }
         // RFC 6298 (5.5): back off the timer.
-        self.rtt.back_off();
-        self.rec.get_mut().on_rto(self.snd_una);
-        self.dupacks = 0;
-        self.recover = Some(self.snd_max);
-        self.timed = None;
-        if let Some(r) = self.rack.as_deref_mut() {
+        c.rtt.back_off();
+        // Leave any recovery; remember the highest byte sent so duplicate ACKs
+        // caused by the resends do not start a fast retransmit (RFC 6582
+        // section 3.2 step 4; RFC 6675 section 5.1).
+        self.rec.on_rto(self.core.snd_una);
+        let c = &mut self.core;
+        c.dupacks = 0;
+        c.recover = Some(c.snd_max);
+        c.timed = None;
+        let mut first_lost = None;
+        if let Some(r) = c.rack.as_deref_mut() {
             r.on_rto(now);
+            first_lost = r.first_lost();
         }
-        let first = self.rack.as_deref().and_then(Rack::first_lost);
-        if !self.lend_recovery(|rec, s| rec.on_rto_keep_sack(s, now)) {
-            // The recovery cannot run from the scoreboard: go back N.
-            self.sb.clear();
-            self.snd_nxt = self.snd_una;
+        if !keep_sack || !self.rec.on_rto_keep_sack(&mut self.core, now) {
+            // RFC 2018 section 8, or a recovery that cannot run from the
+            // scoreboard: discard it and go back N, as cwnd allows.
+            self.core.go_back_n();
         }
-        // RFC 6298 (5.4): retransmit the earliest unacknowledged segment.
-        let (seq, len) = match first {
-            Some((s, e)) if self.snd_nxt == self.snd_max => (s, (e - s) as u32),
-            _ => (self.snd_una, self.seg_len_at(self.snd_una).max(1)),
+        // RFC 6298 (5.4)/(5.6): retransmit the earliest unacknowledged
+        // segment, restart the timer.
+        let c = &mut self.core;
+        let (seq, len) = match first_lost {
+            Some((s, e)) if c.snd_nxt == c.snd_max => (s, (e - s) as u32),
+            _ => (c.snd_una, c.seg_len_at(c.snd_una).max(1)),
         };
-        self.emit(now, seq, len, false, out);
-        self.snd_nxt = self.snd_nxt.max(seq + len as u64);
-        self.rto_at = Some(now + self.rtt.rto());
+        c.emit(now, seq, len, false, out);
+        c.raise_snd_nxt(seq + len as u64);
+        c.restart_rto(now);
         self.try_send(now, out);
     }
 
-    /// RFC 8985 section 7.2: (re)arm the loss probe timer after new data
-    /// went out or new data was acknowledged (`trigger`), unless in
-    /// recovery, with SACKed segments (RACK.segs_sacked > 0), nothing
-    /// outstanding, or a probe still unanswered; a pending reordering
-    /// timer keeps the slot (section 8: one loss timer at a time).
+    /// RFC 8985 section 7.2: (re)arm the loss probe timer (`tlp.rs`).
     fn arm_loss_probe(&mut self, now: Time, trigger: bool) {
-        let allowed = self.established
-            && self.snd_max > self.snd_una
-            && self.sb.is_empty()
-            && !self.rec.in_recovery();
-        let one_segment = self.snd_max - self.snd_una <= self.st.mss;
-        let (srtt, rto_at) = (self.rtt.srtt(), self.rto_at);
-        let Some(r) = self.rack.as_deref_mut() else {
-            return;
-        };
-        match r.timer {
-            Some((_, LossTimer::Reorder)) => {}
-            _ if !allowed || r.tlp_end_seq.is_some() => r.timer = None,
-            Some((_, LossTimer::Probe)) if !trigger => {}
-            _ if trigger => {
-                let at = Rack::pto_deadline(now, srtt, one_segment, rto_at);
-                r.timer = Some((at, LossTimer::Probe));
-            }
-            _ => {}
-        }
+        let open = self.hs.established() && !self.rec.in_recovery();
+        tlp::arm(&mut self.core, now, trigger, open);
     }
 
     /// RACK-TLP's timer expired: the reordering timer (RFC 8985 section
@@ -827,8 +606,8 @@ impl TcpSender {
         match kind {
             LossTimer::Reorder => {
                 let in_recovery = self.rec.in_recovery();
-                let srtt = self.rtt.srtt();
-                let lost = match self.rack.as_deref_mut() {
+                let srtt = self.core.rtt.srtt();
+                let lost = match self.core.rack.as_deref_mut() {
                     Some(r) => r.on_reorder_timer(now, in_recovery, srtt),
                     None => 0,
                 };
@@ -840,142 +619,44 @@ impl TcpSender {
                         sacked_bytes: 0,
                         rtt_sample: None,
                         srtt,
-                        min_rtt: self.rtt.min_rtt(),
+                        min_rtt: self.core.rtt.min_rtt(),
                         flight_bytes: self.flight(),
                     };
-                    self.lend_recovery(|rec, s| rec.on_rack_loss(s, now, &sample, out));
+                    self.rec.on_rack_loss(&mut self.core, now, &sample, out);
                 }
                 self.try_send(now, out);
                 self.arm_loss_probe(now, false);
             }
-            LossTimer::Probe => self.send_loss_probe(now, out),
-        }
-    }
-
-    /// RFC 8985 section 7.3, TLP_send_probe: one new segment if the
-    /// receive window allows, else the highest-sequence segment sent again;
-    /// then the retransmission timer is re-armed (not the probe timer).
-    fn send_loss_probe(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        let allowed = self.established
-            && self.snd_max > self.snd_una
-            && self.sb.is_empty()
-            && !self.rec.in_recovery();
-        let Some(r) = self.rack.as_deref_mut() else {
-            return;
-        };
-        r.timer = None;
-        if !allowed || r.tlp_end_seq.is_some() {
-            return;
-        }
-        let last = r.last_seg();
-        let wnd = match self.cfg.max_unacked {
-            Some(cap) => self.rwnd.min(cap),
-            None => self.rwnd,
-        };
-        let mut is_retrans = true;
-        if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_end {
-            let len = self.seg_len_at(self.snd_nxt);
-            if self.snd_nxt + len as u64 <= self.snd_una.saturating_add(wnd) {
-                let seq = self.snd_nxt;
-                self.emit(now, seq, len, false, out);
-                self.snd_nxt += len as u64;
-                is_retrans = false;
+            LossTimer::Probe => {
+                let open = self.hs.established() && !self.rec.in_recovery();
+                tlp::send_probe(&mut self.core, now, open, out);
             }
         }
-        if is_retrans {
-            let Some((seq, end)) = last else {
-                return;
-            };
-            self.emit(now, seq, (end - seq) as u32, false, out);
-        }
-        if let Some(r) = self.rack.as_deref_mut() {
-            r.tlp_end_seq = Some(self.snd_max);
-            r.tlp_is_retrans = is_retrans;
-            r.stats.probes += 1;
-        }
-        self.rto_at = Some(now + self.rtt.rto());
     }
 
     /// Whether duplicate ACKs may start a new recovery: only once the
     /// cumulative ACK has passed `recover` (RFC 6582 section 3.2 step 2).
     pub fn may_enter_recovery(&self) -> bool {
-        match self.recover {
-            None => true,
-            Some(r) => self.snd_una > r,
-        }
+        self.core.may_enter_recovery()
     }
 
     // ---- the recovery seam ----------------------------------------------
-
-    /// Lend the sender to its recovery for one call (the recovery owns its
-    /// state; the sender owns everything else).
-    #[inline]
-    pub(super) fn lend_recovery<R>(
-        &mut self,
-        f: impl FnOnce(&mut dyn RecoveryOps, &mut TcpSender) -> R,
-    ) -> R {
-        let mut rec = std::mem::replace(&mut self.rec, Rec::Vacant);
-        let r = f(rec.get_mut(), self);
-        self.rec = rec;
-        r
-    }
 
     /// A new cumulative ACK. Returns whether the retransmission timer is to be
     /// restarted (RFC 6298 (5.3)); NewReno Impatient declines after the first
     /// partial ACK.
     fn on_new_ack(&mut self, now: Time, s: &AckSample, out: &mut Vec<DataSeg>) -> bool {
         if !self.rec.in_recovery() {
-            self.cc.on_ack(&mut self.st, s);
+            self.core.cc.on_ack(&mut self.core.st, s);
             return true;
         }
-        self.lend_recovery(|rec, snd| rec.on_new_ack(snd, now, s, out))
-    }
-
-    /// A duplicate ACK (RFC 5681 section 2 definition).
-    fn on_dupack(&mut self, now: Time, s: &AckSample, out: &mut Vec<DataSeg>) {
-        self.lend_recovery(|rec, snd| rec.on_dupack(snd, now, s, out));
-    }
-
-    /// Loss detected: count the recovery, let the controller set ssthresh and
-    /// the base cwnd, remember the recovery point, and stop timing (Karn, as
-    /// BSD and ns-2: a retransmission ends the current RTT measurement).
-    pub fn enter_loss(&mut self, now: Time, s: &AckSample) {
-        self.stats.fast_recoveries += 1;
-        self.cc.on_loss(&mut self.st, now, s.flight_bytes);
-        self.recover = Some(self.snd_max);
-        self.timed = None;
-    }
-
-    /// The recovery ended: the controller may adjust the window it left.
-    pub fn exit_recovery(&mut self, now: Time) {
-        self.cc.on_exit_recovery(&mut self.st, now);
-    }
-
-    /// Retransmit the first unacknowledged segment and restart the timer, as
-    /// BSD and ns-2 do on a fast retransmit.
-    pub fn retransmit_first(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        let seq = self.snd_una;
-        let len = self.seg_len_at(seq).max(1);
-        self.emit(now, seq, len, false, out);
-        if self.snd_nxt < seq + len as u64 {
-            self.snd_nxt = seq + len as u64;
-        }
-        self.rto_at = Some(now + self.rtt.rto());
-    }
-
-    /// Send `len` bytes from `seq` (a retransmission if below `snd_max`),
-    /// for recoveries from user code; keeps `snd_nxt` at or above its end.
-    pub fn emit_segment(&mut self, now: Time, seq: u64, len: u32, out: &mut Vec<DataSeg>) {
-        self.emit(now, seq, len, false, out);
-        if self.snd_nxt < seq + len as u64 {
-            self.snd_nxt = seq + len as u64;
-        }
+        self.rec.on_new_ack(&mut self.core, now, s, out)
     }
 
     /// RFC 6675 SetPipe() of a SACK recovery (for tests and traces).
     pub fn sack_pipe(&self) -> Option<u64> {
         match &self.rec {
-            Rec::Sack(r) => Some(r.set_pipe(self)),
+            Rec::Sack(r) => Some(r.set_pipe(&self.core)),
             _ => None,
         }
     }
@@ -989,15 +670,15 @@ impl TcpSender {
     }
 
     /// RFC 6675 NextSeg() of a SACK recovery (for tests).
-    pub fn sack_next_seg(&self) -> Option<(u64, u32, super::recovery::NextRule)> {
+    pub fn sack_next_seg(&self) -> Option<(u64, u32, NextRule)> {
         match &self.rec {
-            Rec::Sack(r) => r.next_seg(self),
+            Rec::Sack(r) => r.next_seg(&self.core),
             _ => None,
         }
     }
 
     /// RFC 6675 IsLost() over this sender's scoreboard.
     pub fn sack_is_lost(&self, seq: u64) -> bool {
-        super::recovery::SackRecovery::is_lost(self, seq)
+        SackRecovery::is_lost(&self.core, seq)
     }
 }

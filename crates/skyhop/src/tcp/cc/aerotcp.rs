@@ -14,7 +14,6 @@
 use super::{AckSample, CcState, CongestionOps};
 use crate::engine::time::Time;
 use crate::tcp::config::{AeroAdaptive, TcpConfig};
-use std::sync::atomic::Ordering;
 
 #[derive(Debug)]
 pub struct AeroTcp {
@@ -22,6 +21,9 @@ pub struct AeroTcp {
     adaptive: Option<AeroAdaptive>,
     /// Wire bytes of one full packet (MSS + headers).
     packet: u64,
+    /// Connections open on the satellite leg (adaptive allocation), as the
+    /// world last said (`set_connections_open`).
+    open: u32,
 }
 
 impl AeroTcp {
@@ -30,13 +32,14 @@ impl AeroTcp {
             fixed_segments: cfg.aero.cwnd_segments.max(1),
             adaptive: cfg.aero.adaptive.clone(),
             packet: cfg.mss as u64 + cfg.header_bytes as u64,
+            open: 0,
         }
     }
 
     /// The allocated window in bytes of payload.
     pub fn target(&self, mss: u64) -> u64 {
         let segs = match &self.adaptive {
-            Some(a) => a.segments(a.open.load(Ordering::Relaxed), self.packet),
+            Some(a) => a.segments(self.open, self.packet),
             None => self.fixed_segments,
         };
         segs as u64 * mss
@@ -65,5 +68,10 @@ impl CongestionOps for AeroTcp {
     }
     fn on_exit_recovery(&mut self, s: &mut CcState, _now: Time) {
         self.set(s);
+    }
+    /// The count the adaptive allocation divides the link by; the window
+    /// follows it at the next ACK, loss or timeout.
+    fn set_connections_open(&mut self, n: u32) {
+        self.open = n;
     }
 }

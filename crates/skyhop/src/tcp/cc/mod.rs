@@ -5,11 +5,13 @@
 //! applies what the controller sets in [`CcState`]. All windows are in bytes.
 //!
 //! One file per algorithm; the sender holds them through the [`Cc`] enum
-//! (static dispatch on the per-ACK path).
+//! (`dispatch.rs`: static dispatch on the per-ACK path), generated from the
+//! list in `tcp/registry.rs`.
 
 mod aerotcp;
 mod bbr;
 mod cubic;
+mod dispatch;
 mod hybla;
 mod reno;
 mod westwood;
@@ -23,7 +25,8 @@ pub use reno::RenoCc;
 pub use westwood::{FilterInput, Westwood, WestwoodParams};
 pub use westwood_plus::WestwoodPlus;
 
-pub use super::registry::{Cc, CcKind};
+pub use super::registry::CcKind;
+pub use dispatch::Cc;
 
 use crate::engine::time::{Dur, Time};
 pub use crate::tcp::rate_sample::RateSample;
@@ -125,6 +128,11 @@ pub trait CongestionOps: Send {
     fn rate_estimate_bps(&self) -> Option<f64> {
         None
     }
+
+    /// The number of connections open on the connection's path changed
+    /// (given by the world for controllers that share a link by count:
+    /// AeroTCP's adaptive allocation). Default: nothing.
+    fn set_connections_open(&mut self, _n: u32) {}
 }
 
 /// What the sender tells a controller about a segment it sent.
@@ -138,127 +146,3 @@ pub struct SendSample {
     /// Bytes in flight after this send (snd_max - snd_una).
     pub flight_bytes: u64,
 }
-
-/// Generates the controller enum the sender holds (static dispatch on the
-/// per-ACK path), its kind enum and its names from the one list in
-/// `tcp/registry.rs`. `Custom` carries a controller from user code.
-macro_rules! controllers {
-    ($($v:ident($t:ty) = $name:literal => $make:expr),* $(,)?) => {
-        /// The congestion controllers skyhop offers, chosen per TCP leg.
-        pub enum Cc {
-            $($v($t),)*
-            Custom(Box<dyn $crate::tcp::cc::CongestionOps>),
-        }
-
-        /// Which built-in controller (by name in scenario files).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum CcKind {
-            $($v,)*
-        }
-
-        impl CcKind {
-            /// Every controller's name, in registration order.
-            pub const NAMES: &'static [&'static str] = &[$($name),*];
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(CcKind::$v => $name,)*
-                }
-            }
-            pub fn parse(name: &str) -> Option<CcKind> {
-                match name {
-                    $($name => Some(CcKind::$v),)*
-                    _ => None,
-                }
-            }
-        }
-
-        impl Cc {
-            /// Build the controller `kind` for a connection configured by `cfg`.
-            pub fn build(kind: CcKind, cfg: &$crate::tcp::TcpConfig) -> Cc {
-                match kind {
-                    $(CcKind::$v => {
-                        let make: fn(&$crate::tcp::TcpConfig) -> $t = $make;
-                        Cc::$v(make(cfg))
-                    })*
-                }
-            }
-        }
-
-        impl std::fmt::Debug for Cc {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                match self {
-                    $(Cc::$v(_) => f.write_str($name),)*
-                    Cc::Custom(_) => f.write_str("custom"),
-                }
-            }
-        }
-
-        impl $crate::tcp::cc::CongestionOps for Cc {
-            #[inline]
-            fn observe_ack(&mut self, s: &CcState, a: &AckSample) {
-                match self {
-                    $(Cc::$v(c) => c.observe_ack(s, a),)*
-                    Cc::Custom(c) => c.observe_ack(s, a),
-                }
-            }
-            #[inline]
-            fn on_ack(&mut self, s: &mut CcState, a: &AckSample) {
-                match self {
-                    $(Cc::$v(c) => c.on_ack(s, a),)*
-                    Cc::Custom(c) => c.on_ack(s, a),
-                }
-            }
-            fn on_loss(&mut self, s: &mut CcState, now: Time, flight: u64) {
-                match self {
-                    $(Cc::$v(c) => c.on_loss(s, now, flight),)*
-                    Cc::Custom(c) => c.on_loss(s, now, flight),
-                }
-            }
-            fn on_rto(&mut self, s: &mut CcState, now: Time, flight: u64) {
-                match self {
-                    $(Cc::$v(c) => c.on_rto(s, now, flight),)*
-                    Cc::Custom(c) => c.on_rto(s, now, flight),
-                }
-            }
-            fn on_exit_recovery(&mut self, s: &mut CcState, now: Time) {
-                match self {
-                    $(Cc::$v(c) => c.on_exit_recovery(s, now),)*
-                    Cc::Custom(c) => c.on_exit_recovery(s, now),
-                }
-            }
-            #[inline]
-            fn on_send(&mut self, s: &CcState, tx: &SendSample) {
-                match self {
-                    $(Cc::$v(c) => c.on_send(s, tx),)*
-                    Cc::Custom(c) => c.on_send(s, tx),
-                }
-            }
-            #[inline]
-            fn pacing_rate_bps(&self, s: &CcState) -> Option<f64> {
-                match self {
-                    $(Cc::$v(c) => c.pacing_rate_bps(s),)*
-                    Cc::Custom(c) => c.pacing_rate_bps(s),
-                }
-            }
-            fn wants_rate_samples(&self) -> bool {
-                match self {
-                    $(Cc::$v(c) => c.wants_rate_samples(),)*
-                    Cc::Custom(c) => c.wants_rate_samples(),
-                }
-            }
-            fn on_rate_sample(&mut self, s: &mut CcState, a: &AckSample, rs: &$crate::tcp::cc::RateSample) {
-                match self {
-                    $(Cc::$v(c) => c.on_rate_sample(s, a, rs),)*
-                    Cc::Custom(c) => c.on_rate_sample(s, a, rs),
-                }
-            }
-            fn rate_estimate_bps(&self) -> Option<f64> {
-                match self {
-                    $(Cc::$v(c) => c.rate_estimate_bps(),)*
-                    Cc::Custom(c) => c.rate_estimate_bps(),
-                }
-            }
-        }
-    };
-}
-pub(crate) use controllers;

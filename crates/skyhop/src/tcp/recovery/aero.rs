@@ -36,7 +36,7 @@ use super::RecoveryOps;
 use crate::engine::time::{Dur, Time};
 use crate::tcp::cc::AckSample;
 use crate::tcp::seg::DataSeg;
-use crate::tcp::sender::TcpSender;
+use crate::tcp::send_core::SendCore;
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]
@@ -61,57 +61,55 @@ impl AeroRecovery {
 
     /// The fine-grained retransmission timeout: SRTT + 4 RTTVAR (at least
     /// the clock granularity), or the coarse RTO before any sample.
-    fn fine_rto(s: &TcpSender) -> Dur {
-        match s.rtt.srtt() {
+    fn fine_rto(s: &SendCore) -> Dur {
+        match s.rtt().srtt() {
             Some(srtt) => {
                 srtt + Dur(s
-                    .rtt
+                    .rtt()
                     .rttvar()
                     .0
                     .saturating_mul(4)
-                    .max(s.cfg.clock_granularity.0))
+                    .max(s.config().clock_granularity.0))
             }
-            None => s.rtt.rto(),
+            None => s.rtt().rto(),
         }
     }
 
     /// Forget retransmissions that were acknowledged (cumulatively or by SACK).
-    fn prune(&mut self, s: &TcpSender) {
+    fn prune(&mut self, s: &SendCore) {
         self.rexmits.retain(|&(seq, len, _)| {
             let end = seq + len as u64;
-            end > s.snd_una && !(s.sb.contains(seq) && s.sb.contains(end - 1))
+            end > s.snd_una() && !(s.scoreboard().contains(seq) && s.scoreboard().contains(end - 1))
         });
     }
 
     /// Arm the sender's timer at the earliest fine-grained deadline, if it
     /// comes before the coarse one.
-    fn arm(&mut self, s: &mut TcpSender, now: Time) {
+    fn arm(&mut self, s: &mut SendCore, now: Time) {
         self.prune(s);
         if let Some(&(_, _, t)) = self.rexmits.front() {
             let at = (t + Self::fine_rto(s)).max(now);
-            s.rto_at = Some(s.rto_at.map_or(at, |r| r.min(at)));
+            s.rto_no_later_than(at);
         }
     }
 
-    fn send(&mut self, s: &mut TcpSender, now: Time, seq: u64, len: u32, out: &mut Vec<DataSeg>) {
-        let retx = seq < s.snd_max;
-        s.emit(now, seq, len, false, out);
-        if s.snd_nxt < s.snd_max {
-            s.snd_nxt = s.snd_max;
-        }
+    fn send(&mut self, s: &mut SendCore, now: Time, seq: u64, len: u32, out: &mut Vec<DataSeg>) {
+        let retx = seq < s.snd_max();
+        s.emit_segment(now, seq, len, out);
+        s.raise_snd_nxt(s.snd_max());
         if retx {
             self.rexmits.push_back((seq, len, now));
         }
-        self.pipe += s.st.mss;
+        self.pipe += s.mss();
     }
 
     /// The first hole at or above `high_rxt` below the highest SACKed byte.
-    fn next_hole(&self, s: &TcpSender) -> Option<(u64, u32)> {
-        let from = self.high_rxt.max(s.snd_una);
-        s.sb.first_gap_from(from).map(|(g0, g1)| {
+    fn next_hole(&self, s: &SendCore) -> Option<(u64, u32)> {
+        let from = self.high_rxt.max(s.snd_una());
+        s.scoreboard().first_gap_from(from).map(|(g0, g1)| {
             (
                 g0,
-                (g1 - g0).min(s.st.mss).min(s.seg_len_at(g0) as u64) as u32,
+                (g1 - g0).min(s.mss()).min(s.seg_len_at(g0) as u64) as u32,
             )
         })
     }
@@ -126,12 +124,12 @@ impl RecoveryOps for AeroRecovery {
         self.in_recovery
     }
 
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if self.in_recovery {
             // Rule 2: one segment out of the pipe per newly SACKed segment.
             self.pipe = self
                 .pipe
-                .saturating_sub(Self::segments(a.sacked_bytes, s.st.mss));
+                .saturating_sub(Self::segments(a.sacked_bytes, s.mss()));
             return; // transmit() runs from try_send.
         }
         if !s.may_enter_recovery() {
@@ -141,53 +139,53 @@ impl RecoveryOps for AeroRecovery {
         s.enter_loss(now, a);
         self.in_recovery = true;
         self.rexmits.clear();
-        let seq = s.snd_una;
-        let first_sacked = s.sb.first().map_or(u64::MAX, |r| r.0);
+        let seq = s.snd_una();
+        let first_sacked = s.scoreboard().first().map_or(u64::MAX, |r| r.0);
         let len = (s.seg_len_at(seq) as u64)
             .min(first_sacked.saturating_sub(seq))
             .max(1) as u32;
         self.send(s, now, seq, len, out);
         self.high_rxt = seq + len as u64;
         // Rule 1: pipe = cwnd once the first hole is re-sent.
-        self.pipe = s.st.cwnd;
-        s.rto_at = Some(now + s.rtt.rto());
+        self.pipe = s.cwnd();
+        s.restart_rto(now);
         self.arm(s, now);
     }
 
     fn on_new_ack(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         a: &AckSample,
         _out: &mut Vec<DataSeg>,
     ) -> bool {
-        if s.recover().is_some_and(|r| s.snd_una >= r) {
+        if s.recover().is_some_and(|r| s.snd_una() >= r) {
             self.in_recovery = false;
             self.rexmits.clear();
             s.exit_recovery(now);
             return true;
         }
         // Rule 3: a partial ACK: the original and its retransmission left.
-        let out_of_pipe = 2 * s.st.mss + Self::segments(a.sacked_bytes, s.st.mss);
+        let out_of_pipe = 2 * s.mss() + Self::segments(a.sacked_bytes, s.mss());
         self.pipe = self.pipe.saturating_sub(out_of_pipe);
         true
     }
 
     /// While pipe < cwnd: the next hole, else new data within the receive window.
-    fn transmit(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<DataSeg>) -> bool {
+    fn transmit(&mut self, s: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) -> bool {
         let mut guard = 0;
-        while self.pipe + s.st.mss <= s.st.cwnd && guard < 1 << 20 {
+        while self.pipe + s.mss() <= s.cwnd() && guard < 1 << 20 {
             guard += 1;
             if let Some((seq, len)) = self.next_hole(s) {
                 self.send(s, now, seq, len, out);
                 self.high_rxt = self.high_rxt.max(seq + len as u64);
                 continue;
             }
-            if s.snd_max < s.app_end {
-                let len = s.seg_len_at(s.snd_max);
-                let wnd = s.cfg.max_unacked.map_or(s.rwnd, |cap| cap.min(s.rwnd));
-                if s.snd_max + len as u64 <= s.snd_una.saturating_add(wnd) {
-                    let seq = s.snd_max;
+            if s.snd_max() < s.app_end() {
+                let len = s.seg_len_at(s.snd_max());
+                let wnd = s.send_window();
+                if s.snd_max() + len as u64 <= s.snd_una().saturating_add(wnd) {
+                    let seq = s.snd_max();
                     self.send(s, now, seq, len, out);
                     continue;
                 }
@@ -208,7 +206,7 @@ impl RecoveryOps for AeroRecovery {
     /// overdue by the fine-grained timeout, send two copies of it.
     fn on_timer_in_recovery(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         out: &mut Vec<DataSeg>,
     ) -> bool {
@@ -226,7 +224,7 @@ impl RecoveryOps for AeroRecovery {
         self.send(s, now, seq, len, out);
         // The second copy is already queued; keep one timer entry for both.
         self.rexmits.pop_back();
-        s.rto_at = Some(now + s.rtt.rto());
+        s.restart_rto(now);
         self.arm(s, now);
         true
     }

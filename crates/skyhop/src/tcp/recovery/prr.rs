@@ -29,7 +29,7 @@ use super::RecoveryOps;
 use crate::engine::time::Time;
 use crate::tcp::cc::AckSample;
 use crate::tcp::seg::DataSeg;
-use crate::tcp::sender::TcpSender;
+use crate::tcp::send_core::SendCore;
 
 #[derive(Clone, Debug, Default)]
 pub struct PrrRecovery {
@@ -54,7 +54,7 @@ impl PrrRecovery {
         self.recover_fs
     }
     /// RFC 6675 SetPipe() over the sender's scoreboard.
-    pub fn set_pipe(&self, s: &TcpSender) -> u64 {
+    pub fn set_pipe(&self, s: &SendCore) -> u64 {
         self.sack.set_pipe(s)
     }
 
@@ -67,14 +67,14 @@ impl PrrRecovery {
     /// rounded up to whole segments, CEIL(prr_delivered * ssthresh /
     /// (RecoverFS * SMSS)) * SMSS, as Linux computes it in packets. With
     /// full segments this is the RFC's formula exactly.
-    fn on_ack_in_recovery(&mut self, s: &TcpSender, a: &AckSample, already_sent: u64) {
-        let sacked_now = s.sb.bytes();
+    fn on_ack_in_recovery(&mut self, s: &SendCore, a: &AckSample, already_sent: u64) {
+        let sacked_now = s.scoreboard().bytes();
         let delivered = (a.acked_bytes + sacked_now).saturating_sub(self.sacked);
         self.sacked = sacked_now;
         self.prr_delivered += delivered;
         let pipe = self.sack.set_pipe(s).saturating_sub(already_sent);
-        let ssthresh = s.st.ssthresh;
-        let mss = s.st.mss;
+        let ssthresh = s.ssthresh();
+        let mss = s.mss();
         let sndcnt = if pipe > ssthresh {
             // Proportional Rate Reduction.
             let num = self.prr_delivered as u128 * ssthresh as u128;
@@ -86,7 +86,7 @@ impl PrrRecovery {
                 .prr_delivered
                 .saturating_sub(self.prr_out)
                 .max(delivered)
-                + s.st.mss;
+                + s.mss();
             (ssthresh - pipe).min(limit)
         };
         self.sndcnt = sndcnt;
@@ -101,15 +101,15 @@ impl PrrRecovery {
     /// Recovery begins (the fast retransmission is sent by `start`).
     fn begin(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         a: &AckSample,
         out: &mut Vec<DataSeg>,
-        start: impl FnOnce(&mut SackRecovery, &mut TcpSender, &mut Vec<DataSeg>),
+        start: impl FnOnce(&mut SackRecovery, &mut SendCore, &mut Vec<DataSeg>),
     ) {
         // RecoverFS = snd.nxt - snd.una before the fast retransmission.
         let recover_fs = s.snd_max() - s.snd_una();
         // SACKed bytes before this ACK: the ACK's own count as delivered.
-        let sacked_before = s.sb.bytes().saturating_sub(a.sacked_bytes);
+        let sacked_before = s.scoreboard().bytes().saturating_sub(a.sacked_bytes);
         let before = out.len();
         start(&mut self.sack, s, out);
         if !self.sack.in_recovery() {
@@ -133,7 +133,7 @@ impl RecoveryOps for PrrRecovery {
         self.sack.in_recovery()
     }
 
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if self.sack.in_rto_recovery() {
             // A timeout's recovery is RFC 6675's alone (PRR is for fast recovery).
             return;
@@ -145,26 +145,20 @@ impl RecoveryOps for PrrRecovery {
         self.begin(s, a, out, |sack, s, out| sack.on_dupack(s, now, a, out));
     }
 
-    fn on_rack_loss(
-        &mut self,
-        s: &mut TcpSender,
-        now: Time,
-        a: &AckSample,
-        out: &mut Vec<DataSeg>,
-    ) {
+    fn on_rack_loss(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if !self.sack.in_recovery() {
             self.begin(s, a, out, |sack, s, out| sack.on_rack_loss(s, now, a, out));
         }
     }
 
-    fn on_rto_keep_sack(&mut self, s: &mut TcpSender, now: Time) -> bool {
+    fn on_rto_keep_sack(&mut self, s: &mut SendCore, now: Time) -> bool {
         self.sndcnt = 0;
         self.sack.on_rto_keep_sack(s, now)
     }
 
     fn on_new_ack(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         a: &AckSample,
         out: &mut Vec<DataSeg>,
@@ -174,7 +168,7 @@ impl RecoveryOps for PrrRecovery {
         }
         if s.recover().is_some_and(|r| s.snd_una() >= r) {
             // RFC 6937 section 3.1: at the end of recovery cwnd = ssthresh.
-            s.st.cwnd = s.st.ssthresh;
+            s.set_cwnd(s.ssthresh());
             self.sndcnt = 0;
             return self.sack.on_new_ack(s, now, a, out);
         }
@@ -184,12 +178,12 @@ impl RecoveryOps for PrrRecovery {
 
     /// Send up to sndcnt bytes, chosen by NextSeg(): cwnd = pipe + sndcnt
     /// for RFC 6675 step (C).
-    fn transmit(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<DataSeg>) -> bool {
+    fn transmit(&mut self, s: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) -> bool {
         if self.sack.in_rto_recovery() {
             return self.sack.transmit(s, now, out);
         }
         let pipe = self.sack.set_pipe(s);
-        s.st.cwnd = pipe + self.sndcnt;
+        s.set_cwnd(pipe + self.sndcnt);
         let before = out.len();
         self.sack.transmit(s, now, out);
         let sent = self.count_sent(out, before);

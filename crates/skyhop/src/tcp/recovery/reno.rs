@@ -4,14 +4,14 @@ use super::RecoveryOps;
 use crate::engine::time::Time;
 use crate::tcp::cc::AckSample;
 use crate::tcp::seg::DataSeg;
-use crate::tcp::sender::TcpSender;
+use crate::tcp::send_core::SendCore;
 
 /// Reno duplicate ACKs: enter on the DupThresh-th one (once per window with
 /// NewReno), inflate by one SMSS per further one. Shared by both.
 fn reno_dupack(
     in_recovery: &mut bool,
     guard_recover: bool,
-    s: &mut TcpSender,
+    s: &mut SendCore,
     now: Time,
     a: &AckSample,
     out: &mut Vec<DataSeg>,
@@ -19,7 +19,7 @@ fn reno_dupack(
     if *in_recovery {
         // RFC 5681 (3.2) step 4 / RFC 6582 step 3: inflate by one SMSS per
         // additional duplicate ACK; try_send then sends what fits.
-        s.st.cwnd += s.st.mss;
+        s.set_cwnd(s.cwnd() + s.mss());
         return false;
     }
     if s.dupacks() != s.config().dupthresh {
@@ -34,7 +34,7 @@ fn reno_dupack(
     s.enter_loss(now, a);
     *in_recovery = true;
     s.retransmit_first(now, out);
-    s.st.cwnd += s.config().dupthresh as u64 * s.st.mss;
+    s.set_cwnd(s.cwnd() + s.config().dupthresh as u64 * s.mss());
     true
 }
 
@@ -48,18 +48,18 @@ impl RecoveryOps for RenoRecovery {
     fn in_recovery(&self) -> bool {
         self.in_recovery
     }
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         reno_dupack(&mut self.in_recovery, false, s, now, a, out);
     }
     fn on_new_ack(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         _a: &AckSample,
         _out: &mut Vec<DataSeg>,
     ) -> bool {
         // RFC 5681 (3.2) step 6: cwnd = ssthresh.
-        s.st.cwnd = s.st.ssthresh;
+        s.set_cwnd(s.ssthresh());
         self.in_recovery = false;
         s.exit_recovery(now);
         true
@@ -94,24 +94,24 @@ impl RecoveryOps for NewRenoRecovery {
     fn in_recovery(&self) -> bool {
         self.in_recovery
     }
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if reno_dupack(&mut self.in_recovery, true, s, now, a, out) {
             self.partial_seen = false;
         }
     }
     fn on_new_ack(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         a: &AckSample,
         out: &mut Vec<DataSeg>,
     ) -> bool {
         let recover = s.recover().unwrap_or(0);
-        if s.snd_una >= recover {
+        if s.snd_una() >= recover {
             // Full acknowledgement: option (2) of RFC 6582 step 6, cwnd = ssthresh
             // (as ns-2's NewReno; option (1) guards against bursts the drop-tail
             // queue absorbs here).
-            s.st.cwnd = s.st.ssthresh;
+            s.set_cwnd(s.ssthresh());
             self.in_recovery = false;
             s.exit_recovery(now);
             return true;
@@ -119,19 +119,12 @@ impl RecoveryOps for NewRenoRecovery {
         // Partial acknowledgement: retransmit the first unacknowledged segment,
         // deflate cwnd by the newly acknowledged amount, add back one SMSS if at
         // least one SMSS was acknowledged.
-        let seq = s.snd_una;
+        let seq = s.snd_una();
         let len = s.seg_len_at(seq).max(1);
-        s.emit(now, seq, len, false, out);
-        if s.snd_nxt < seq + len as u64 {
-            s.snd_nxt = seq + len as u64;
-        }
-        let deflated = s.st.cwnd.saturating_sub(a.acked_bytes);
-        let add_back = if a.acked_bytes >= s.st.mss {
-            s.st.mss
-        } else {
-            0
-        };
-        s.st.cwnd = (deflated + add_back).max(s.st.mss);
+        s.emit_segment(now, seq, len, out);
+        let deflated = s.cwnd().saturating_sub(a.acked_bytes);
+        let add_back = if a.acked_bytes >= s.mss() { s.mss() } else { 0 };
+        s.set_cwnd((deflated + add_back).max(s.mss()));
         // RFC 6582 section 4: Impatient resets the timer only on the first
         // partial ACK; Slow-but-Steady on every one.
         let first = !self.partial_seen;

@@ -14,9 +14,9 @@
 
 use super::RecoveryOps;
 use crate::engine::time::Time;
-use crate::tcp::cc::{AckSample, CongestionOps};
+use crate::tcp::cc::AckSample;
 use crate::tcp::seg::DataSeg;
-use crate::tcp::sender::TcpSender;
+use crate::tcp::send_core::SendCore;
 
 /// Which NextSeg() rule chose a segment (RFC 6675 section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,13 +41,14 @@ pub struct SackRecovery {
 impl SackRecovery {
     /// RFC 6675 IsLost(seq): DupThresh discontiguous SACKed ranges above
     /// `seq`, or more than (DupThresh - 1) * SMSS bytes SACKed above it.
-    pub fn is_lost(s: &TcpSender, seq: u64) -> bool {
-        if let Some(r) = s.rack.as_deref() {
+    pub fn is_lost(s: &SendCore, seq: u64) -> bool {
+        if let Some(r) = s.rack() {
             return r.is_lost(seq);
         }
         let dupthresh = s.config().dupthresh;
-        let blocks_above = s.sb.count_ranges_above(seq) as u32;
-        blocks_above >= dupthresh || s.sb.bytes_above(seq + 1) > (dupthresh as u64 - 1) * s.st.mss
+        let blocks_above = s.scoreboard().count_ranges_above(seq) as u32;
+        blocks_above >= dupthresh
+            || s.scoreboard().bytes_above(seq + 1) > (dupthresh as u64 - 1) * s.mss()
     }
 
     /// RFC 6675 SetPipe(): for every unSACKed byte in [HighACK, HighData),
@@ -59,15 +60,15 @@ impl SackRecovery {
     /// tail above the highest SACK need a look; the retransmitted part is
     /// the unSACKed span below HighRxt. O(DupThresh · log n) per call, for
     /// scoreboards of thousands of holes.
-    pub fn set_pipe(&self, s: &TcpSender) -> u64 {
-        if let Some(r) = s.rack.as_deref() {
-            return r.pipe(s.snd_una, s.snd_max, s.sb.bytes());
+    pub fn set_pipe(&self, s: &SendCore) -> u64 {
+        if let Some(r) = s.rack() {
+            return r.pipe(s.snd_una(), s.snd_max(), s.scoreboard().bytes());
         }
-        let (una, max) = (s.snd_una, s.snd_max);
+        let (una, max) = (s.snd_una(), s.snd_max());
         if max <= una {
             return 0;
         }
-        let sb = &s.sb;
+        let sb = s.scoreboard();
         let n = sb.len();
         let dupthresh = s.config().dupthresh as usize;
         let mut pipe = 0;
@@ -102,9 +103,9 @@ impl SackRecovery {
 
     /// SetPipe() by walking every hole (the definition; tests compare).
     #[cfg(test)]
-    pub(crate) fn set_pipe_walk(&self, s: &TcpSender) -> u64 {
+    pub(crate) fn set_pipe_walk(&self, s: &SendCore) -> u64 {
         let mut pipe = 0;
-        let mut prev = s.snd_una;
+        let mut prev = s.snd_una();
         let high_rxt = self.high_rxt;
         let mut visit = |g0: u64, g1: u64| {
             if g1 <= g0 {
@@ -118,20 +119,20 @@ impl SackRecovery {
                 pipe += rx_end - g0;
             }
         };
-        for (a, b) in s.sb.iter() {
+        for (a, b) in s.scoreboard().iter() {
             if a > prev {
-                visit(prev, a.min(s.snd_max));
+                visit(prev, a.min(s.snd_max()));
             }
             prev = prev.max(b);
         }
-        visit(prev, s.snd_max);
+        visit(prev, s.snd_max());
         pipe
     }
 
     /// RFC 6675 NextSeg(): the next segment to send during recovery.
-    pub fn next_seg(&self, s: &TcpSender) -> Option<(u64, u32, NextRule)> {
-        let mss = s.st.mss;
-        if let Some(r) = s.rack.as_deref() {
+    pub fn next_seg(&self, s: &SendCore) -> Option<(u64, u32, NextRule)> {
+        let mss = s.mss();
+        if let Some(r) = s.rack() {
             // Rule (1) with RACK: the first segment marked lost and not
             // retransmitted since, below HighRxt or not.
             if let Some((x, e)) = r.first_lost() {
@@ -139,8 +140,8 @@ impl SackRecovery {
             }
             return Self::new_data(s);
         }
-        let from = self.high_rxt.max(s.snd_una);
-        let hole = s.sb.first_gap_from(from);
+        let from = self.high_rxt.max(s.snd_una());
+        let hole = s.scoreboard().first_gap_from(from);
         // Rule (1): the first unSACKed byte above HighRxt that IsLost().
         if let Some((g0, g1)) = hole {
             if Self::is_lost(s, g0) {
@@ -156,22 +157,22 @@ impl SackRecovery {
         }
         // Rule (4): one rescue retransmission per recovery, of the highest
         // outstanding unSACKed segment.
-        if self.rescue_rxt.is_none_or(|r| s.snd_una > r) {
-            let top_sacked = s.sb.last().map_or(s.snd_una, |r| r.1);
-            let top = if s.snd_max > top_sacked {
-                s.snd_max
+        if self.rescue_rxt.is_none_or(|r| s.snd_una() > r) {
+            let top_sacked = s.scoreboard().last().map_or(s.snd_una(), |r| r.1);
+            let top = if s.snd_max() > top_sacked {
+                s.snd_max()
             } else {
                 // The highest hole below the top SACK block.
-                let n = s.sb.len();
-                let top = s.sb.last().map_or(0, |r| r.0);
-                if n >= 2 || (n == 1 && top > s.snd_una) {
+                let n = s.scoreboard().len();
+                let top = s.scoreboard().last().map_or(0, |r| r.0);
+                if n >= 2 || (n == 1 && top > s.snd_una()) {
                     top
                 } else {
                     return None;
                 }
             };
-            if top > s.snd_una {
-                let len = (top - s.snd_una).min(mss);
+            if top > s.snd_una() {
+                let len = (top - s.snd_una()).min(mss);
                 return Some((top - len, len as u32, NextRule::Rescue));
             }
         }
@@ -181,12 +182,12 @@ impl SackRecovery {
     /// NextSeg() rule (2): new data, if the receive window allows. A split
     /// proxy's cap on unacknowledged bytes (`max_unacked`) binds like the
     /// window, as it does outside recovery (`window()`); cwnd is governed by pipe.
-    fn new_data(s: &TcpSender) -> Option<(u64, u32, NextRule)> {
-        if s.snd_max < s.app_end {
-            let len = s.seg_len_at(s.snd_max) as u64;
-            let wnd = s.config().max_unacked.map_or(s.rwnd, |cap| cap.min(s.rwnd));
-            if s.snd_max + len <= s.snd_una.saturating_add(wnd) {
-                return Some((s.snd_max, len as u32, NextRule::NewData));
+    fn new_data(s: &SendCore) -> Option<(u64, u32, NextRule)> {
+        if s.snd_max() < s.app_end() {
+            let len = s.seg_len_at(s.snd_max()) as u64;
+            let wnd = s.send_window();
+            if s.snd_max() + len <= s.snd_una().saturating_add(wnd) {
+                return Some((s.snd_max(), len as u32, NextRule::NewData));
             }
         }
         None
@@ -199,30 +200,28 @@ impl SackRecovery {
 
     /// RFC 6675 section 5 steps (4.1)-(4.3): enter recovery and retransmit
     /// the first segment presumed lost.
-    fn enter(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+    fn enter(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = FlightSize / 2 (controller).
         s.enter_loss(now, a);
         self.in_recovery = true;
         self.rto_recovery = false;
         self.rescue_rxt = None;
         // (4.3) Retransmit the first segment presumed dropped; HighRxt to its end.
-        let (seq, len) = match s.rack.as_deref().and_then(|r| r.first_lost()) {
-            Some((x, e)) => (x, (e - x).min(s.st.mss) as u32),
+        let (seq, len) = match s.rack().and_then(|r| r.first_lost()) {
+            Some((x, e)) => (x, (e - x).min(s.mss()) as u32),
             None => {
-                let seq = s.snd_una;
-                let first_sacked = s.sb.first().map_or(u64::MAX, |r| r.0);
+                let seq = s.snd_una();
+                let first_sacked = s.scoreboard().first().map_or(u64::MAX, |r| r.0);
                 let len = (s.seg_len_at(seq) as u64)
                     .min(first_sacked.saturating_sub(seq))
                     .max(1) as u32;
                 (seq, len)
             }
         };
-        s.emit(now, seq, len, false, out);
+        s.emit_segment(now, seq, len, out);
         self.high_rxt = self.high_rxt.max(seq + len as u64);
-        if s.snd_nxt < self.high_rxt {
-            s.snd_nxt = self.high_rxt;
-        }
-        s.rto_at = Some(now + s.rtt.rto());
+        s.raise_snd_nxt(self.high_rxt);
+        s.restart_rto(now);
         // (4.4)-(4.5) SetPipe and step (C) run from try_send.
     }
 }
@@ -234,36 +233,30 @@ impl RecoveryOps for SackRecovery {
 
     /// A duplicate ACK with SACK: enter recovery on the DupThresh-th one or
     /// when IsLost(HighACK + 1) (RFC 6675 section 5, steps 3-4).
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
-        if self.in_recovery || s.rack.is_some() {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
+        if self.in_recovery || s.rack().is_some() {
             // Step (C) runs from try_send; with RACK, its loss marks start
             // the recovery (on_rack_loss), not the duplicate-ACK count.
             return;
         }
-        let trigger = s.dupacks() >= s.config().dupthresh || Self::is_lost(s, s.snd_una);
+        let trigger = s.dupacks() >= s.config().dupthresh || Self::is_lost(s, s.snd_una());
         if !trigger || !s.may_enter_recovery() {
             return;
         }
-        self.high_rxt = s.snd_una;
+        self.high_rxt = s.snd_una();
         self.enter(s, now, a, out);
     }
 
-    fn on_rack_loss(
-        &mut self,
-        s: &mut TcpSender,
-        now: Time,
-        a: &AckSample,
-        out: &mut Vec<DataSeg>,
-    ) {
+    fn on_rack_loss(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
         if !self.in_recovery {
             self.enter(s, now, a, out);
         }
     }
 
-    fn on_rto_keep_sack(&mut self, s: &mut TcpSender, _now: Time) -> bool {
+    fn on_rto_keep_sack(&mut self, s: &mut SendCore, _now: Time) -> bool {
         self.in_recovery = true;
         self.rto_recovery = true;
-        self.high_rxt = s.snd_una;
+        self.high_rxt = s.snd_una();
         self.rescue_rxt = None;
         true
     }
@@ -271,17 +264,17 @@ impl RecoveryOps for SackRecovery {
     /// A cumulative ACK during SACK recovery: leave at RecoveryPoint.
     fn on_new_ack(
         &mut self,
-        s: &mut TcpSender,
+        s: &mut SendCore,
         now: Time,
         a: &AckSample,
         _out: &mut Vec<DataSeg>,
     ) -> bool {
         if self.rto_recovery {
             // RTO recovery: the loss window grows by slow start (RFC 5681 (3.1)).
-            s.cc.on_ack(&mut s.st, a);
+            s.grow_window(a);
         }
         if let Some(r) = s.recover() {
-            if s.snd_una >= r {
+            if s.snd_una() >= r {
                 self.in_recovery = false;
                 self.rto_recovery = false;
                 s.exit_recovery(now);
@@ -291,11 +284,11 @@ impl RecoveryOps for SackRecovery {
     }
 
     /// RFC 6675 step (C): while cwnd - pipe >= 1 SMSS, send NextSeg().
-    fn transmit(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<DataSeg>) -> bool {
+    fn transmit(&mut self, s: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) -> bool {
         let mut pipe = self.set_pipe(s);
         let mut guard = 0;
-        while s.st.cwnd >= pipe + s.st.mss {
-            if s.pace_at.is_some_and(|t| t > now) {
+        while s.cwnd() >= pipe + s.mss() {
+            if s.paced(now) {
                 // A pacing controller (BBR): the pacing timer sends the rest.
                 break;
             }
@@ -303,14 +296,14 @@ impl RecoveryOps for SackRecovery {
                 break;
             };
             let end = seq + len as u64;
-            let below_high_data = seq < s.snd_max;
-            s.emit(now, seq, len, false, out);
-            if seq == s.snd_una && s.rack.is_some() {
+            let below_high_data = seq < s.snd_max();
+            s.emit_segment(now, seq, len, out);
+            if seq == s.snd_una() && s.rack().is_some() {
                 // With RACK, resending the first unacknowledged segment (a
                 // lost retransmission of it, found by RACK) restarts the
                 // retransmission timer, as Linux's tcp_xmit_retransmit_queue
                 // does: the RTO stays the last resort behind RACK.
-                s.rto_at = Some(now + s.rtt.rto());
+                s.restart_rto(now);
             }
             // (C.2) HighRxt, unless rule (4) chose the segment.
             if below_high_data {
@@ -321,9 +314,7 @@ impl RecoveryOps for SackRecovery {
                 }
             }
             // (C.3) HighData was advanced by emit(); keep snd_nxt with it.
-            if s.snd_nxt < s.snd_max {
-                s.snd_nxt = s.snd_max;
-            }
+            s.raise_snd_nxt(s.snd_max());
             // (C.4)
             pipe += len as u64;
             guard += 1;
@@ -363,7 +354,7 @@ mod tests {
                 mss: 1000,
                 ..TcpConfig::default()
             };
-            let mut s = new_sender(cfg);
+            let mut s = new_sender(cfg).core;
             let una = (rng.uniform() * 5000.0) as u64;
             let span = 1 + (rng.uniform() * 40_000.0) as u64;
             s.snd_una = una;

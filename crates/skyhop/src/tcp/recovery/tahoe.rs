@@ -8,7 +8,7 @@ use super::RecoveryOps;
 use crate::engine::time::Time;
 use crate::tcp::cc::AckSample;
 use crate::tcp::seg::DataSeg;
-use crate::tcp::sender::TcpSender;
+use crate::tcp::send_core::SendCore;
 
 #[derive(Clone, Debug, Default)]
 pub struct TahoeRecovery;
@@ -18,21 +18,20 @@ impl RecoveryOps for TahoeRecovery {
         false
     }
 
-    fn on_dupack(&mut self, s: &mut TcpSender, now: Time, a: &AckSample, _out: &mut Vec<DataSeg>) {
+    fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, _out: &mut Vec<DataSeg>) {
         if s.dupacks() != s.config().dupthresh || !s.may_enter_recovery() {
             return;
         }
         s.enter_loss(now, a);
-        s.st.cwnd = s.st.mss;
-        s.sb.clear();
-        s.snd_nxt = s.snd_una;
+        s.set_cwnd(s.mss());
+        s.go_back_n();
         // The resend happens in try_send (cwnd = 1 segment); restart the timer.
-        s.rto_at = Some(now + s.rtt.rto());
+        s.restart_rto(now);
     }
 
     fn on_new_ack(
         &mut self,
-        _s: &mut TcpSender,
+        _s: &mut SendCore,
         _now: Time,
         _a: &AckSample,
         _out: &mut Vec<DataSeg>,

@@ -113,7 +113,7 @@ fn deferral_never_sends_a_duplicate_ack_and_a_sender_sees_none() {
     // The sender counted no duplicate ACKs and never entered recovery.
     assert_eq!(h.s.stats.fast_recoveries, 0);
     assert_eq!(h.s.stats.retransmissions, 0);
-    assert_eq!(h.s.dupacks, 0);
+    assert_eq!(h.s.dupacks(), 0);
     // The receiver held the data the limit had not reached.
     assert!(rx.r.rcv_nxt() > 60 * MSS);
 }

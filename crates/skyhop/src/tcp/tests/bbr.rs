@@ -83,7 +83,7 @@ impl Path {
     }
 
     fn bbr_mode(&self) -> BbrMode {
-        match &self.s.cc {
+        match &self.s.core.cc {
             Cc::Bbr(b) => b.mode(),
             other => panic!("not BBR: {other:?}"),
         }
@@ -167,7 +167,9 @@ fn bbr_on_a_clean_geo_path_starts_up_drains_then_probes_at_the_bottleneck_rate()
         [BbrMode::Startup, BbrMode::Drain, BbrMode::ProbeBw],
         "mode sequence"
     );
-    let Cc::Bbr(b) = &p.s.cc else { unreachable!() };
+    let Cc::Bbr(b) = &p.s.core.cc else {
+        unreachable!()
+    };
     // BtlBw is the payload rate of the link: 10 Mb/s * 1460 / 1500.
     let payload_rate = rate as f64 / 8.0 * 1460.0 / 1500.0;
     let bw = b.btl_bw();
@@ -180,7 +182,7 @@ fn bbr_on_a_clean_geo_path_starts_up_drains_then_probes_at_the_bottleneck_rate()
     assert!(rtprop >= Dur::from_millis(500) && rtprop <= Dur::from_micros(501_300));
     // In ProbeBW the pacing rate is pacing_gain × BtlBw; on the wire
     // (headers included) that is pacing_gain × the link rate.
-    let pacing = p.s.cc.pacing_rate_bps(&p.s.cc_state()).unwrap();
+    let pacing = p.s.core.cc.pacing_rate_bps(&p.s.cc_state()).unwrap();
     let gain = b.pacing_gain();
     assert!([1.25, 0.75, 1.0].contains(&gain));
     assert!(
@@ -224,7 +226,7 @@ fn bbr_paces_its_first_window_only_at_the_initial_rate_and_then_at_gain_times_ba
     // (4.2.1 BBRInitPacingRate): 2.885 × 14 600 B / 1 ms, on the wire
     // × 1500/1460.
     let s = crate::tcp::new_sender(bbr_cfg());
-    let r = s.cc.pacing_rate_bps(&s.cc_state()).unwrap();
+    let r = s.core.cc.pacing_rate_bps(&s.cc_state()).unwrap();
     let expect = 2.0 / std::f64::consts::LN_2 * 14_600.0 / 1e-3 * 8.0 * 1500.0 / 1460.0;
     assert!((r - expect).abs() < 1e-3 * expect, "{r} vs {expect}");
     // The first window goes out paced at that rate: 10 segments of 1500

@@ -123,7 +123,7 @@ fn a_duplicate_syn_ack_is_not_a_duplicate_ack() {
     for t in [1300, 1301, 1302] {
         assert_eq!(syn_ack(h.at(t), BIG_WND), "");
     }
-    assert_eq!(h.s.dupacks, 0);
+    assert_eq!(h.s.dupacks(), 0);
     assert!(!h.s.in_recovery());
     assert_eq!(h.s.stats.fast_recoveries, 0);
 }

@@ -72,7 +72,7 @@ impl H {
     /// SRTT + 4 RTTVAR) has converged).
     pub fn prime_rtt(&mut self, rtt_ms: u64, n: usize) -> &mut H {
         for _ in 0..n {
-            self.s.rtt.sample(Dur::from_millis(rtt_ms));
+            self.s.core.rtt.sample(Dur::from_millis(rtt_ms));
         }
         self
     }

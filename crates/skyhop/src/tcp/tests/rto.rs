@@ -14,13 +14,13 @@ fn srtt_and_rttvar_follow_rfc_6298_over_three_samples_one_timed_segment_at_a_tim
                                               // max(G, 4 RTTVAR) = 1500 ms.
     assert_eq!(h.at(500).ack(1), "1 2"); // timed: segment 1, sent at 500
     assert_eq!(h.s.srtt(), Some(Dur::from_millis(500)));
-    assert_eq!(h.s.rtt.rttvar(), Dur::from_millis(250));
+    assert_eq!(h.s.core.rtt.rttvar(), Dur::from_millis(250));
     assert_eq!(h.s.rto(), Dur::from_millis(1500));
     assert_eq!(h.poll_ms(), Some(2000)); // (5.3) restarted on new data ACKed
                                          // (2.3) R' = 700 ms: RTTVAR = 3/4 250 + 1/4 |500 - 700| = 237.5 ms,
                                          // SRTT = 7/8 500 + 1/8 700 = 525 ms, RTO = 525 + 950 = 1475 ms.
     assert_eq!(h.at(1200).ack(2), "3 4"); // timed: segment 3, sent at 1200
-    assert_eq!(h.s.rtt.rttvar(), Dur(237_500_000));
+    assert_eq!(h.s.core.rtt.rttvar(), Dur(237_500_000));
     assert_eq!(h.s.srtt(), Some(Dur::from_millis(525)));
     assert_eq!(h.s.rto(), Dur::from_millis(1475));
     // ACK 3 ends no timed segment: no sample.
@@ -29,7 +29,7 @@ fn srtt_and_rttvar_follow_rfc_6298_over_three_samples_one_timed_segment_at_a_tim
     // R' = 400 ms: RTTVAR = 3/4 237.5 + 1/4 125 = 209.375 ms, SRTT = 7/8 525
     // + 1/8 400 = 509.375 ms, RTO = 509.375 + 837.5 = 1346.875 ms.
     assert_eq!(h.at(1600).ack(4), "7 8");
-    assert_eq!(h.s.rtt.rttvar(), Dur(209_375_000));
+    assert_eq!(h.s.core.rtt.rttvar(), Dur(209_375_000));
     assert_eq!(h.s.srtt(), Some(Dur(509_375_000)));
     assert_eq!(h.s.rto(), Dur(1_346_875_000));
     assert_eq!(h.s.poll_at(), Some(Time(1_600_000_000 + 1_346_875_000)));
@@ -74,7 +74,7 @@ fn karn_no_rtt_sample_from_an_ack_covering_a_segment_retransmitted_by_the_timer(
     // and end the back-off.
     assert_eq!(h.at(1300).ack(1), "1 2");
     assert_eq!(h.s.srtt(), Some(Dur::from_millis(600)));
-    assert_eq!(h.s.rtt.backoff(), 1);
+    assert_eq!(h.s.core.rtt.backoff(), 1);
 }
 
 #[test]
@@ -94,7 +94,7 @@ fn karn_no_rtt_sample_from_an_ack_covering_a_fast_retransmission() {
     assert_eq!(h.s.srtt(), Some(Dur::from_millis(600)));
     // 4 was never retransmitted: its ACK is a valid sample (620 ms).
     h.at(1250).ack(5);
-    assert_eq!(h.s.rtt.latest(), Some(Dur::from_millis(620)));
+    assert_eq!(h.s.core.rtt.latest(), Some(Dur::from_millis(620)));
 }
 
 #[test]

@@ -1,0 +1,186 @@
+//! The world's state types: events, timer slots, connections, flows and
+//! what their streams are built from, AeroTCP's open-connection groups.
+//! Data only; the world's behaviour is in the other files of `sim/`.
+
+use crate::app::{App, ByteLedger, StreamDir};
+use crate::engine::Time;
+use crate::net::datagram::DatagramPath;
+use crate::observe::{SenderTrace, ValueTrace};
+use crate::pep::ProxyRt;
+use crate::scenario::{PlanProxy, SenderFactory};
+use crate::tcp::{self, TcpReceiver, TcpSender};
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Ev {
+    Link {
+        link: u32,
+        token: u32,
+    },
+    SenderTimer {
+        conn: u32,
+        gen: u32,
+    },
+    ReceiverTimer {
+        conn: u32,
+        gen: u32,
+    },
+    AppTimer {
+        flow: u32,
+        gen: u32,
+    },
+    Start(u32),
+    /// A moving world recomputes its routes.
+    Reroute,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TimerSlot {
+    pub at: Time,
+    pub gen: u32,
+}
+
+impl TimerSlot {
+    /// Arm for `deadline` if it is earlier than the pending event; returns
+    /// the new generation to schedule, or `None` when the pending event
+    /// already fires in time (it re-arms itself if it fires early).
+    #[inline]
+    pub fn arm(&mut self, deadline: Option<Time>) -> Option<u32> {
+        let d = deadline?;
+        if d >= self.at {
+            return None;
+        }
+        self.gen = self.gen.wrapping_add(1);
+        self.at = d;
+        Some(self.gen)
+    }
+}
+
+impl Default for TimerSlot {
+    fn default() -> Self {
+        TimerSlot {
+            at: Time::MAX,
+            gen: 0,
+        }
+    }
+}
+
+/// One TCP connection: a leg of a flow's stream.
+pub(super) struct Conn {
+    pub flow: usize,
+    pub leg: usize,
+    pub stream: usize,
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    pub fwd_route: u32,
+    pub rev_route: u32,
+    pub header: u32,
+    pub s_timer: TimerSlot,
+    pub r_timer: TimerSlot,
+    pub ledger: ByteLedger,
+    /// Proxy index (in the flow) feeding this connection's sender, if any.
+    pub proxy_in: Option<usize>,
+    /// Proxy index this connection's receiver feeds, if any.
+    pub proxy_out: Option<usize>,
+    /// Ack-after-forward: the connection whose sender's `snd_max` caps this
+    /// receiver's ACKs (the proxy's outgoing leg).
+    pub ack_limited_by: Option<usize>,
+    /// Ack-after-forward: the connection whose receiver this sender's
+    /// `snd_max` caps (the proxy's incoming leg).
+    pub limits_acks_of: Option<usize>,
+    pub trace: Option<SenderTrace>,
+}
+
+pub(super) struct FlowRt {
+    pub name: String,
+    pub start: Time,
+    pub app: App,
+    pub app_timer: TimerSlot,
+    /// Connections of each stream, in the stream's path order.
+    pub streams: Vec<Vec<usize>>,
+    /// Direction of each stream.
+    pub stream_dirs: Vec<StreamDir>,
+    /// All connections of the flow (every stream), in leg order.
+    pub conns: Vec<usize>,
+    pub proxies: Vec<ProxyRt>,
+    pub proxy_traces: Vec<ValueTrace>,
+    pub done_at: Option<Time>,
+    /// What a new stream of this flow is built from.
+    pub proto: StreamProto,
+    /// A datagram flow's path and counters (`None` for TCP flows).
+    pub dgram: Option<Box<DatagramPath>>,
+    /// AeroTCP adaptive allocation: the groups (satellite legs) this flow's
+    /// connections count in. An application that starts with stream 0
+    /// counts as one connection from its start until it is done; one that
+    /// opens its own streams counts each forward stream from its opening
+    /// until it is closed (or the application is done).
+    pub aero_groups: Vec<usize>,
+    /// Forward streams counted open (for an application opening its own).
+    pub aero_streams: Vec<usize>,
+    /// Whether the application opens its own streams.
+    pub opens_own: bool,
+}
+
+/// The legs and proxies every stream of a flow is built from.
+pub(super) struct StreamProto {
+    pub legs: Vec<LegProto>,
+    pub proxies: Vec<PlanProxy>,
+}
+
+/// One leg of a flow's path, from the flow's `from` side to its `to` side.
+pub(super) struct LegProto {
+    pub cfg: tcp::TcpConfig,
+    pub make_sender: Option<SenderFactory>,
+    /// Routes from the leg's `from` end to its `to` end, and back.
+    pub fwd_route: u32,
+    pub rev_route: u32,
+    /// Node names of the leg's ends (`from` side first).
+    pub ends: (String, String),
+    pub variant: String,
+    /// The AeroTCP group the leg's senders count in (adaptive allocation).
+    pub aero_group: Option<usize>,
+}
+
+/// AeroTCP's adaptive allocation: the connections open on each satellite
+/// leg (one group per leg route and run), and the connections whose
+/// senders divide that leg's capacity by the count (the world gives each of
+/// them the count whenever it changes).
+#[derive(Default)]
+pub(super) struct AeroGroups {
+    routes: Vec<Vec<u32>>,
+    open: Vec<u32>,
+    members: Vec<Vec<usize>>,
+}
+
+impl AeroGroups {
+    /// The group of the satellite leg with route `route` (made on first use).
+    pub fn group_of(&mut self, route: &[u32]) -> usize {
+        if let Some(g) = self.routes.iter().position(|r| r == route) {
+            return g;
+        }
+        self.routes.push(route.to_vec());
+        self.open.push(0);
+        self.members.push(Vec::new());
+        self.routes.len() - 1
+    }
+
+    /// Connection `conn` runs on the group's leg.
+    pub fn join(&mut self, g: usize, conn: usize) {
+        self.members[g].push(conn);
+    }
+
+    /// Connections open on the group's leg.
+    pub fn open(&self, g: usize) -> u32 {
+        self.open[g]
+    }
+
+    /// The count changes by `delta`; returns the new count.
+    pub fn add(&mut self, g: usize, delta: i64) -> u32 {
+        let n = (self.open[g] as i64 + delta).max(0) as u32;
+        self.open[g] = n;
+        n
+    }
+
+    pub fn members(&self, g: usize) -> &[usize] {
+        &self.members[g]
+    }
+}

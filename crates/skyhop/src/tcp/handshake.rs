@@ -1,0 +1,91 @@
+//! The sender's side of the optional three-way handshake
+//! (`TcpConfig::handshake`, off by default).
+//!
+//! The connection opens with a SYN (`TcpSender::connect`, or the first
+//! `add_app_data`) and sends no data until the SYN-ACK arrives. The SYN is
+//! retransmitted on the RTO with RFC 6298 back-off; the exchange gives the
+//! first RTT sample unless the SYN was retransmitted (Karn), and then
+//! RFC 6298 (5.7) sets the RTO to 3 s (if it was lower) and RFC 5681 (3.1)
+//! the initial window to one segment. The ACK of the SYN-ACK rides on the
+//! first data segment (no packet of its own).
+
+use super::rtt::RttEstimator;
+use super::seg::{AckSeg, DataSeg};
+use super::send_core::SendCore;
+use crate::engine::time::{Dur, Time};
+
+#[derive(Clone, Debug)]
+pub struct Handshake {
+    /// Data may flow (always true without a handshake).
+    established: bool,
+    /// When the first SYN went out (`None`: not yet sent).
+    syn_sent_at: Option<Time>,
+    /// The SYN was retransmitted (no RTT sample; RFC 6298 (5.7)).
+    syn_retx: bool,
+}
+
+impl Handshake {
+    /// `on`: the connection opens with a handshake; otherwise it is
+    /// established from the start.
+    pub fn new(on: bool) -> Handshake {
+        Handshake {
+            established: !on,
+            syn_sent_at: None,
+            syn_retx: false,
+        }
+    }
+
+    /// Data may flow: the handshake is done, or there is none.
+    #[inline]
+    pub fn established(&self) -> bool {
+        self.established
+    }
+
+    /// The SYN went out and its SYN-ACK is awaited.
+    pub fn syn_sent(&self) -> bool {
+        !self.established && self.syn_sent_at.is_some()
+    }
+
+    /// Send the SYN, once (a repeated call does nothing).
+    pub fn connect(&mut self, core: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) {
+        if self.established || self.syn_sent_at.is_some() {
+            return;
+        }
+        self.syn_sent_at = Some(now);
+        Self::send_syn(core, now, false, out);
+    }
+
+    fn send_syn(core: &mut SendCore, now: Time, retx: bool, out: &mut Vec<DataSeg>) {
+        out.push(DataSeg::syn(retx));
+        // RFC 6298: the SYN is timed like data (initial RTO, backed off).
+        core.restart_rto(now);
+    }
+
+    /// The SYN-ACK arrived (any ACK in SYN-SENT acknowledges the SYN: the
+    /// receiver sends nothing else before data). The sender then sends.
+    pub fn on_syn_ack(&mut self, core: &mut SendCore, now: Time, ack: &AckSeg) {
+        self.established = true;
+        core.rto_at = None;
+        core.rwnd = ack.wnd;
+        if self.syn_retx {
+            // Karn: no sample. RFC 6298 (5.7): the SYN (or SYN-ACK) was lost,
+            // so the RTO once data flows is 3 s if it was lower, unbacked.
+            let cfg = &core.cfg;
+            let init = cfg.rto_initial.max(Dur::from_secs(3));
+            core.rtt = RttEstimator::new(init, cfg.rto_min, cfg.rto_max, cfg.clock_granularity);
+            // RFC 5681 (3.1): after a lost SYN or SYN-ACK the initial window is one segment.
+            core.st.cwnd = core.st.cwnd.min(core.st.mss);
+        } else if let Some(t0) = self.syn_sent_at {
+            core.rtt.sample(now - t0);
+        }
+    }
+
+    /// The retransmission timer fired before the connection was
+    /// established: the SYN (or its SYN-ACK) was lost: back off and send it
+    /// again (RFC 6298 (5.5)-(5.6)).
+    pub fn on_rto(&mut self, core: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) {
+        core.rtt.back_off();
+        self.syn_retx = true;
+        Self::send_syn(core, now, true, out);
+    }
+}

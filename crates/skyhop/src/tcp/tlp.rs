@@ -1,0 +1,78 @@
+//! RACK-TLP's tail loss probe (RFC 8985 section 7) on the sending state:
+//! arming the probe timeout and sending the probe. The sender decides when
+//! (after sending, on ACKs, at its timer) and whether the connection may
+//! probe at all (`open`: established and not in loss recovery); RACK
+//! (`rack.rs`) holds the timer and the probe's state.
+
+use super::rack::{LossTimer, Rack};
+use super::seg::DataSeg;
+use super::send_core::SendCore;
+use crate::engine::time::Time;
+
+/// A probe is allowed: the connection is `open`, data is outstanding and
+/// nothing is SACKed (RACK.segs_sacked = 0).
+fn allowed(c: &SendCore, open: bool) -> bool {
+    open && c.snd_max > c.snd_una && c.sb.is_empty()
+}
+
+/// RFC 8985 section 7.2: (re)arm the loss probe timer after new data
+/// went out or new data was acknowledged (`trigger`), unless in
+/// recovery, with SACKed segments (RACK.segs_sacked > 0), nothing
+/// outstanding, or a probe still unanswered; a pending reordering
+/// timer keeps the slot (section 8: one loss timer at a time).
+pub(super) fn arm(c: &mut SendCore, now: Time, trigger: bool, open: bool) {
+    let allowed = allowed(c, open);
+    let one_segment = c.snd_max - c.snd_una <= c.st.mss;
+    let (srtt, rto_at) = (c.rtt.srtt(), c.rto_at);
+    let Some(r) = c.rack.as_deref_mut() else {
+        return;
+    };
+    match r.timer {
+        Some((_, LossTimer::Reorder)) => {}
+        _ if !allowed || r.tlp_end_seq.is_some() => r.timer = None,
+        Some((_, LossTimer::Probe)) if !trigger => {}
+        _ if trigger => {
+            let at = Rack::pto_deadline(now, srtt, one_segment, rto_at);
+            r.timer = Some((at, LossTimer::Probe));
+        }
+        _ => {}
+    }
+}
+
+/// RFC 8985 section 7.3, TLP_send_probe: one new segment if the
+/// receive window allows, else the highest-sequence segment sent again;
+/// then the retransmission timer is re-armed (not the probe timer).
+pub(super) fn send_probe(c: &mut SendCore, now: Time, open: bool, out: &mut Vec<DataSeg>) {
+    let allowed = allowed(c, open);
+    let Some(r) = c.rack.as_deref_mut() else {
+        return;
+    };
+    r.timer = None;
+    if !allowed || r.tlp_end_seq.is_some() {
+        return;
+    }
+    let last = r.last_seg();
+    let wnd = c.send_window();
+    let mut is_retrans = true;
+    if c.snd_nxt == c.snd_max && c.snd_nxt < c.app_end {
+        let len = c.seg_len_at(c.snd_nxt);
+        if c.snd_nxt + len as u64 <= c.snd_una.saturating_add(wnd) {
+            let seq = c.snd_nxt;
+            c.emit(now, seq, len, false, out);
+            c.snd_nxt += len as u64;
+            is_retrans = false;
+        }
+    }
+    if is_retrans {
+        let Some((seq, end)) = last else {
+            return;
+        };
+        c.emit(now, seq, (end - seq) as u32, false, out);
+    }
+    if let Some(r) = c.rack.as_deref_mut() {
+        r.tlp_end_seq = Some(c.snd_max);
+        r.tlp_is_retrans = is_retrans;
+        r.stats.probes += 1;
+    }
+    c.restart_rto(now);
+}
