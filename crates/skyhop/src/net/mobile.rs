@@ -106,6 +106,85 @@ pub struct MotionPlan {
     pub lose_in_flight: bool,
 }
 
+/// A constellation as a scenario resolves it: its satellites (named, with
+/// their propagators), +Grid links between them (satellite indices), the
+/// minimum elevation of its ground links and the two link classes.
+pub struct ConstellationPlan {
+    pub sats: Vec<(String, crate::mobility::Orbiter)>,
+    pub isls: Vec<(u32, u32)>,
+    pub min_elevation_deg: f64,
+    pub isl: LinkClass,
+    pub gsl: LinkClass,
+}
+
+impl MotionPlan {
+    /// A moving network of `node_motions` (the plan's nodes, in order; a
+    /// node's `None`: no place), the plan links' motion, and constellations
+    /// whose ground links serve the `grounds` nodes. Satellites follow the
+    /// plan's nodes, constellation by constellation.
+    pub fn build(
+        node_motions: Vec<Option<crate::mobility::NodeMotion>>,
+        links: Vec<Option<LinkMotion>>,
+        constellations: Vec<ConstellationPlan>,
+        grounds: Vec<u32>,
+        routing: RoutingPolicy,
+        when_down: WhenDown,
+        lose_in_flight: bool,
+    ) -> MotionPlan {
+        let mut nodes = node_motions;
+        let mut plan = MotionPlan {
+            positions: Arc::new(Positions::default()),
+            extra_nodes: Vec::new(),
+            links,
+            isls: Vec::new(),
+            isl_class: 0,
+            gsls: Vec::new(),
+            classes: Vec::new(),
+            routing,
+            when_down,
+            lose_in_flight,
+        };
+        for c in constellations {
+            let base = nodes.len() as u32;
+            let n = c.sats.len() as u32;
+            for (name, o) in c.sats {
+                plan.extra_nodes.push(name);
+                nodes.push(Some(crate::mobility::NodeMotion::Orbit(o)));
+            }
+            plan.isl_class = plan.classes.len();
+            plan.classes.push(c.isl);
+            plan.isls
+                .extend(c.isls.iter().map(|&(a, b)| (base + a, base + b)));
+            plan.gsls.push(GslRule {
+                grounds: grounds.clone(),
+                sats: base..base + n,
+                min_elevation_deg: c.min_elevation_deg,
+                class: plan.classes.len(),
+            });
+            plan.classes.push(c.gsl);
+        }
+        plan.positions = Arc::new(Positions { nodes });
+        plan
+    }
+
+    /// Bytes a run of this network holds beyond its packets: positions and
+    /// propagators, the graph of a snapshot, and the routing state for
+    /// `destinations` destinations.
+    pub fn memory_bytes(&self, destinations: usize) -> u64 {
+        let nodes = self.positions.nodes.len() as u64;
+        let sats: u64 = self.gsls.iter().map(|r| r.sats.len() as u64).sum();
+        let grounds: u64 = self.gsls.iter().map(|r| r.grounds.len() as u64).sum();
+        // A propagator is about 600 B; a ground node sees a few dozen
+        // satellites at most (64 counted).
+        let motion = nodes * std::mem::size_of::<Option<crate::mobility::NodeMotion>>() as u64
+            + sats * 600;
+        let edges = self.isls.len() as u64 + grounds * 64 + self.links.len() as u64;
+        let graph = edges * 2 * 12 + nodes * 4 + edges * 16;
+        let routing = destinations as u64 * nodes * 12;
+        motion + graph + routing + nodes * 48
+    }
+}
+
 /// A candidate link (undirected) and how it is judged.
 #[derive(Clone, Copy, Debug)]
 struct Candidate {
