@@ -45,7 +45,11 @@ fn kuiper() -> Vec<sgp4::Constants> {
     let mut out = Vec::new();
     for p in 0..planes {
         for s in 0..per {
-            let shift = if p % 2 == 1 { 360.0 / (2.0 * per as f64) } else { 0.0 };
+            let shift = if p % 2 == 1 {
+                360.0 / (2.0 * per as f64)
+            } else {
+                0.0
+            };
             let el = sgp4::Elements {
                 object_name: None,
                 international_designator: None,
@@ -81,7 +85,10 @@ fn sat_positions(sats: &[sgp4::Constants], t_s: f64) -> Vec<Vec3> {
     let (sn, cs) = sgp4::iau_epoch_to_sidereal_time(epoch).sin_cos();
     sats.iter()
         .map(|c| {
-            let p = c.propagate(sgp4::MinutesSinceEpoch(t_s / 60.0)).unwrap().position;
+            let p = c
+                .propagate(sgp4::MinutesSinceEpoch(t_s / 60.0))
+                .unwrap()
+                .position;
             let (x, y, z) = (p[0] * 1e3, p[1] * 1e3, p[2] * 1e3);
             Vec3::new(cs * x + sn * y, -sn * x + cs * y, z)
         })
@@ -90,7 +97,9 @@ fn sat_positions(sats: &[sgp4::Constants], t_s: f64) -> Vec<Vec3> {
 
 fn elevation_deg(ground: Vec3, sat: Vec3) -> f64 {
     let d = sat.sub(ground);
-    (d.dot(ground) / (d.norm() * ground.norm())).asin().to_degrees()
+    (d.dot(ground) / (d.norm() * ground.norm()))
+        .asin()
+        .to_degrees()
 }
 
 /// Shortest one-way path delay (s) between the ground nodes 0 and 1 at t.
@@ -186,12 +195,16 @@ fn the_round_trip_over_kuiper_is_the_shortest_geometric_path_and_handovers_follo
         geodetic_to_ecef(MANILA.0, MANILA.1, 0.0),
     ];
     let motion = MotionPlan::build(
-        grounds.iter().map(|&g| Some(NodeMotion::Fixed(g))).collect(),
+        grounds
+            .iter()
+            .map(|&g| Some(NodeMotion::Fixed(g)))
+            .collect(),
         vec![],
         vec![ConstellationPlan {
             sats,
             isls: shell.plus_grid(0),
             min_elevation_deg: MIN_ELEVATION,
+            max_range_m: None,
             isl: class("isl"),
             gsl: class("gsl"),
         }],
@@ -277,13 +290,17 @@ fn the_round_trip_over_kuiper_is_the_shortest_geometric_path_and_handovers_follo
             assert_ne!(current, before, "t = {t}");
             let old = format!("s{before}");
             assert!(
-                handovers.iter().any(|h| (h.0 - t).abs() < 1e-9 && h.1 == old),
+                handovers
+                    .iter()
+                    .any(|h| (h.0 - t).abs() < 1e-9 && h.1 == old),
                 "no handover from {old} at {t}"
             );
         }
     }
     // Every change of serving satellite is a handover event.
     assert_eq!(handovers.len(), serving.len() - 1);
-    eprintln!("{} handovers, {forced} as the serving satellite set", handovers.len());
+    eprintln!(
+        "{} handovers, {forced} as the serving satellite set",
+        handovers.len()
+    );
 }
-

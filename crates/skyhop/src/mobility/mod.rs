@@ -10,6 +10,7 @@
 //! [`SAMPLE_S`] seconds: a satellite's deviation from the chord over 0.1 s
 //! is a·Δt²/8 ≈ 1 cm at LEO (a ≈ 8.4 m/s²), 0.03 ns of delay.
 
+pub mod cities;
 pub mod orbit;
 pub mod shell;
 pub mod tle;

@@ -48,6 +48,9 @@ pub struct GslRule {
     pub grounds: Vec<u32>,
     pub sats: std::ops::Range<u32>,
     pub min_elevation_deg: f64,
+    /// Instead of the elevation: link to satellites at most this far
+    /// (Hypatia's rule, `Visibility::MaxRange`).
+    pub max_range_m: Option<f64>,
     /// Index into [`MotionPlan::classes`].
     pub class: usize,
 }
@@ -113,6 +116,8 @@ pub struct ConstellationPlan {
     pub sats: Vec<(String, crate::mobility::Orbiter)>,
     pub isls: Vec<(u32, u32)>,
     pub min_elevation_deg: f64,
+    /// Hypatia's ground-link rule instead of the elevation (see [`GslRule`]).
+    pub max_range_m: Option<f64>,
     pub isl: LinkClass,
     pub gsl: LinkClass,
 }
@@ -159,6 +164,7 @@ impl MotionPlan {
                 grounds: grounds.clone(),
                 sats: base..base + n,
                 min_elevation_deg: c.min_elevation_deg,
+                max_range_m: c.max_range_m,
                 class: plan.classes.len(),
             });
             plan.classes.push(c.gsl);
@@ -176,8 +182,8 @@ impl MotionPlan {
         let grounds: u64 = self.gsls.iter().map(|r| r.grounds.len() as u64).sum();
         // A propagator is about 600 B; a ground node sees a few dozen
         // satellites at most (64 counted).
-        let motion = nodes * std::mem::size_of::<Option<crate::mobility::NodeMotion>>() as u64
-            + sats * 600;
+        let motion =
+            nodes * std::mem::size_of::<Option<crate::mobility::NodeMotion>>() as u64 + sats * 600;
         let edges = self.isls.len() as u64 + grounds * 64 + self.links.len() as u64;
         let graph = edges * 2 * 12 + nodes * 4 + edges * 16;
         let routing = destinations as u64 * nodes * 12;
@@ -265,6 +271,7 @@ impl MovingNet {
                     Visibility::sees(min_deg, b, a)
                 }
             }
+            Visibility::MaxRange(r) => a.distance(b) <= r,
         }
     }
 
@@ -298,8 +305,13 @@ impl MovingNet {
                 let up = gp.scale(1.0 / gp.norm());
                 let sees = |p: &[Vec3], s: u32| {
                     let d = p[s as usize].sub(p[g as usize]);
-                    let u = p[g as usize].scale(1.0 / p[g as usize].norm());
-                    d.dot(u) >= d.norm() * sin_min
+                    match rule.max_range_m {
+                        Some(max) => d.norm() <= max,
+                        None => {
+                            let u = p[g as usize].scale(1.0 / p[g as usize].norm());
+                            d.dot(u) >= d.norm() * sin_min
+                        }
+                    }
                 };
                 for s in rule.sats.clone() {
                     let d = self.pos[s as usize].sub(gp);
@@ -308,8 +320,11 @@ impl MovingNet {
                         continue;
                     }
                     let r = d.norm();
-                    if h < r * sin_min {
-                        continue;
+                    match rule.max_range_m {
+                        Some(max) if r > max => continue,
+                        Some(_) => {}
+                        None if h < r * sin_min => continue,
+                        None => {}
                     }
                     if later.as_deref().is_some_and(|l| !sees(l, s)) {
                         continue;
@@ -343,13 +358,14 @@ impl MovingNet {
                 continue;
             };
             if rule.sats.contains(&sat) {
-                return Some((
-                    rule.class,
-                    Visibility::MinElevation {
+                let v = match rule.max_range_m {
+                    Some(r) => Visibility::MaxRange(r),
+                    None => Visibility::MinElevation {
                         observer_is_from: g_is_a,
                         min_deg: rule.min_elevation_deg,
                     },
-                ));
+                };
+                return Some((rule.class, v));
             }
         }
         None
@@ -467,6 +483,7 @@ mod tests {
                 grounds: vec![0],
                 sats: 1..4,
                 min_elevation_deg: 25.0,
+                max_range_m: None,
                 class: 0,
             }],
             classes: vec![],

@@ -49,6 +49,10 @@ pub enum Visibility {
         observer_is_from: bool,
         min_deg: f64,
     },
+    /// The ends are at most this many metres apart (Hypatia's ground-link
+    /// rule: the range at which a satellite at altitude h is seen at the
+    /// minimum elevation over a flat Earth, h / sin(elevation)).
+    MaxRange(f64),
 }
 
 impl Visibility {
@@ -129,6 +133,10 @@ impl DirMotion {
                 } else {
                     Visibility::sees(min_deg, b, a)
                 }
+            }
+            Visibility::MaxRange(r) => {
+                let (a, b) = self.ends(t);
+                a.distance(b) <= r
             }
         }
     }
