@@ -4,7 +4,7 @@ use skyhop::scenario::{load_str, Plan};
 use skyhop::sim::run_plan;
 use skyhop::{RunOptions, RunResult};
 
-const E6: &str = include_str!("../../../scenarios/e6_geo_3g.toml");
+const E6: &str = include_str!("../../../../scenarios/e6_geo_3g.toml");
 
 fn plan(text: &str, sets: &[&str]) -> Plan {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
@@ -90,8 +90,12 @@ fn acm_under_saturation_carries_the_mean_information_rate_of_1_180_mbps() {
 
 /// Twenty seconds, GOOD at first, one GOOD->BAD change (seed 11: the chain
 /// leaves GOOD once within the run, at 12.5 s); only misalignment loses frames.
+/// The receive window stays below the IP buffer, so that TCP cannot overflow
+/// it: these runs isolate what the link layer does.
 fn transition(sets: &[&str]) -> RunResult {
     let mut all = vec![
+        "tcp.rcv_buffer=\"128 kB\"",
+        "links.sat.queue=100",
         "run.duration=\"20 s\"",
         "links.sat.link_layer.initial=good",
         "links.sat.link_layer.t_good=\"8 s\"",
@@ -198,11 +202,15 @@ fn return_path_presets_set_the_reverse_direction() {
         ],
     );
     assert_eq!(p.links[1].delay.0, 250_000_000);
-    // RCS is slower: the ACK clock and ARQ feedback take 250 ms more.
-    let rct = run(E6, &["run.duration=\"60 s\""], 3);
+    // RCS is slower: the ACK clock and ARQ feedback take 250 ms more (with
+    // a window that cannot overflow the IP buffer, the link layer alone).
+    let window = ["tcp.rcv_buffer=\"128 kB\"", "links.sat.queue=100"];
+    let rct = run(E6, &[&window[..], &["run.duration=\"60 s\""]].concat(), 3);
     let rcs = run(
         E6,
         &[
+            window[0],
+            window[1],
             "run.duration=\"60 s\"",
             "links.sat.link_layer.return_path=rcs",
             "links.sat.link_layer.asto_time=\"0.54 s\"",

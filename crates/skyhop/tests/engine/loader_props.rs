@@ -31,12 +31,12 @@ impl Rng {
 }
 
 const BASES: &[&str] = &[
-    include_str!("../../../scenarios/geo_single.toml"),
-    include_str!("../../../scenarios/e1_haps.toml"),
-    include_str!("../../../scenarios/e2_geo_onboard.toml"),
-    include_str!("../../../scenarios/e3_double_geo.toml"),
-    include_str!("../../../benches/e1_chain.toml"),
-    include_str!("../../../benches/holes.toml"),
+    include_str!("../../../../scenarios/geo_single.toml"),
+    include_str!("../../../../scenarios/e1_haps.toml"),
+    include_str!("../../../../scenarios/e2_geo_onboard.toml"),
+    include_str!("../../../../scenarios/e3_double_geo.toml"),
+    include_str!("../../../../benches/e1_chain.toml"),
+    include_str!("../../../../benches/holes.toml"),
 ];
 
 const STRINGS: &[&str] = &[

@@ -180,7 +180,7 @@ fn per_leg_variants_are_honoured() {
     assert_eq!((legs[1].from.as_str(), legs[1].to.as_str()), ("T", "G"));
 }
 
-mod common;
+use crate::common;
 
 const RULE_T: &str = "nodes.T.proxy.ack_after_forward=true";
 const RULE_S: &str = "nodes.S.proxy.ack_after_forward=true";

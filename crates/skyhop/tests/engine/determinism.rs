@@ -1,6 +1,6 @@
 //! Reproducibility and byte conservation through whole scenarios.
 
-mod common;
+use crate::common;
 use common::*;
 use skyhop::tcp::Variant;
 

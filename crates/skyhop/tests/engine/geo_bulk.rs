@@ -2,7 +2,7 @@
 //! 1 Mb/s and 125 ms per hop, 50-packet queues, NewReno, IW 1, no delayed
 //! ACKs): long-run goodput, and small transfers against the closed form.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

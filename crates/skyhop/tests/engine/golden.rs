@@ -3,13 +3,13 @@
 //! Each case is a seeded scenario; its whole result (every per-flow and
 //! per-leg metric, proxy statistics, engine counters, and with traces the
 //! cwnd series) is serialised to JSON and compared with the file under
-//! `tests/golden/`. Floats are written in shortest round-trip form, so string
+//! `tests/engine/golden/`. Floats are written in shortest round-trip form, so string
 //! equality is bit equality. A refactor must keep these identical; a change
 //! is a behaviour change and lands in its own commit with the reason.
 //!
-//! Regenerate (after a deliberate change): `SKYHOP_BLESS=1 cargo test --release --test golden`.
+//! Regenerate (after a deliberate change): `SKYHOP_BLESS=1 cargo test --release --test engine golden::`.
 
-mod common;
+use crate::common;
 
 use skyhop::scenario::load_str;
 use skyhop::{run, RunOptions};
@@ -261,7 +261,7 @@ fn render(c: &Case) -> String {
 
 #[test]
 fn golden_results_are_unchanged() {
-    let dir = format!("{}/tests/golden", env!("CARGO_MANIFEST_DIR"));
+    let dir = format!("{}/tests/engine/golden", env!("CARGO_MANIFEST_DIR"));
     let bless = std::env::var_os("SKYHOP_BLESS").is_some();
     let cs = cases();
     let outs = common::par_map(&cs, render);

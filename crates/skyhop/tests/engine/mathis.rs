@@ -35,9 +35,9 @@
 //! p = 0.001 about 800 loss events; the per-seed spread is a few per cent)
 //! on both sides.
 //!
-//! The measured table is printed by `cargo test --test mathis -- --nocapture`.
+//! The measured table is printed by `cargo test --release --test engine mathis:: -- --nocapture`.
 
-mod common;
+use crate::common;
 use common::*;
 
 const R0_S: f64 = 2.0 * 0.012 + 2.0 * 0.00032 + 4.0 * 0.125;

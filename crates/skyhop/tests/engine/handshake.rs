@@ -4,7 +4,7 @@
 //! A 40-byte SYN or SYN-ACK takes 40 * 8 / 1e6 s = 320 us to serialise per
 //! hop, and meets empty links (nothing else is on the wire yet).
 
-mod common;
+use crate::common;
 
 use common::*;
 use skyhop::{run, RunOptions, RunResult};

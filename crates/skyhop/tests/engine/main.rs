@@ -1,0 +1,28 @@
+//! The engine's integration tests, in one binary: one build and one link
+//! for all of them (`cargo test --release --test engine [FILTER]`; a file
+//! here is a module, e.g. `--test engine golden::`).
+
+mod common;
+mod aero;
+mod aero_alloc;
+mod cancel;
+mod channels;
+mod determinism;
+mod drivers;
+mod dvbs;
+mod geo_bulk;
+mod golden;
+mod handshake;
+mod holes;
+mod layering;
+mod loader_props;
+mod mathis;
+mod memory_limit;
+mod modern_tcp;
+mod multi_flow;
+mod observe;
+mod rate_units;
+mod seams;
+mod split_proxy;
+mod validation;
+mod web;
