@@ -170,13 +170,10 @@ impl FifoDir {
         } else {
             now
         };
-        if let Some(m) = self.motion.as_deref_mut() {
-            match m.start_at(start) {
+        if self.motion.is_some() {
+            match self.moving_start(start) {
                 Some(s) => start = s,
-                None => {
-                    self.stats.link_drops += 1;
-                    return Enqueue::LinkDown;
-                }
+                None => return Enqueue::LinkDown,
             }
         }
         let tx_time = Dur::transmission(pkt.bytes as u64, self.rate_bps);
@@ -206,15 +203,34 @@ impl FifoDir {
                 }
             }
         }
-        match self.motion.as_deref_mut() {
-            None => Enqueue::Arrives(end + self.delay),
-            Some(m) => match m.arrival(end) {
-                Some(t) => Enqueue::Arrives(t),
-                None => {
-                    self.stats.link_drops += 1;
-                    Enqueue::LinkDown
-                }
-            },
+        if self.motion.is_some() {
+            return self.moving_arrival(end);
+        }
+        Enqueue::Arrives(end + self.delay)
+    }
+
+    /// A moving direction: when the transmission may start (`None`: the
+    /// direction is down and the packet dropped).
+    #[cold]
+    #[inline(never)]
+    fn moving_start(&mut self, start: Time) -> Option<Time> {
+        let s = self.motion.as_deref_mut()?.start_at(start);
+        if s.is_none() {
+            self.stats.link_drops += 1;
+        }
+        s
+    }
+
+    /// A moving direction: the arrival of a packet whose last bit leaves at `end`.
+    #[cold]
+    #[inline(never)]
+    fn moving_arrival(&mut self, end: Time) -> Enqueue {
+        match self.motion.as_deref_mut().and_then(|m| m.arrival(end)) {
+            Some(t) => Enqueue::Arrives(t),
+            None => {
+                self.stats.link_drops += 1;
+                Enqueue::LinkDown
+            }
         }
     }
 }

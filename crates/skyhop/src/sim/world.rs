@@ -221,12 +221,19 @@ impl World {
             return;
         }
         let ld = self.routes[p.route as usize][p.hop as usize] as usize;
-        self.transmit_on(now, slot, ld);
+        self.transmit_ld(now, slot, ld);
+    }
+
+    /// `transmit_ld` for a moving world's next hops (kept out of line, so
+    /// that the static path's inlining stays as it was).
+    #[inline(never)]
+    pub(super) fn transmit_on(&mut self, now: Time, slot: u32, ld: usize) {
+        self.transmit_ld(now, slot, ld);
     }
 
     /// Put packet slot `slot` on link direction `ld`.
-    #[inline(always)]
-    pub(super) fn transmit_on(&mut self, now: Time, slot: u32, ld: usize) {
+    #[inline]
+    fn transmit_ld(&mut self, now: Time, slot: u32, ld: usize) {
         let p = &self.packets[slot as usize];
         let (kind, seq, retx) = match p.payload {
             Payload::Data(d) if d.is_syn() => (PacketKind::Syn, 0, d.retx),
@@ -291,8 +298,8 @@ impl World {
             return;
         }
         p.hop += 1;
-        if let Some(&next) = self.routes[p.route as usize].get(p.hop as usize) {
-            self.transmit_on(now, slot, next as usize);
+        if (p.hop as usize) < self.routes[p.route as usize].len() {
+            self.transmit(now, slot);
             return;
         }
         self.deliver(now, slot);
