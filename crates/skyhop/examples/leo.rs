@@ -8,6 +8,9 @@
 //! cargo run --release --example leo -- flows kuiper-630 200 10Mbps Rio-de-Janeiro:Saint-Petersburg
 //! # B2: 100 flows between random city pairs (seeded) at a line rate
 //! cargo run --release --example leo -- flows kuiper-630 200 1Gbps random:100
+//! # or Hypatia's load set-up: a reciprocal pairing of the 100 cities, queues
+//! # of 10 packets per Mb/s
+//! LEO_QUEUE=10000 cargo run --release --example leo -- flows kuiper-630 10 1Gbps pairing
 //! ```
 //!
 //! With `LEO_GSL=range` in the environment, ground links use Hypatia's
@@ -108,13 +111,14 @@ fn state(args: &[String]) {
         rs.slot(c);
     }
     let steps = (duration * 1000.0 / update_ms as f64).round() as u64;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut edges = 0;
     let mut reachable = 0u64;
     for k in 0..steps {
         let t = Dur::from_millis(k * update_ms);
         let g = net.snapshot(t.as_secs_f64(), None);
         edges = edges.max(g.edges());
-        rs.recompute_on(&g);
+        rs.recompute_on_threads(&g, threads);
         // Count the reachable (source, destination) pairs.
         for s in 0..100 {
             reachable += (0..100u32)
@@ -125,7 +129,7 @@ fn state(args: &[String]) {
     let wall = t0.elapsed().as_secs_f64();
     println!(
         "{shell}: {nodes} nodes, {steps} updates of {update_ms} ms over {duration} s: \
-         {wall:.2} s wall ({:.2} ms per update: positions, {edges} links at most, 100 Dijkstras), \
+         {wall:.2} s wall on {threads} threads ({:.2} ms per update: positions, {edges} links at most, 100 Dijkstras), \
          {:.1} % of city pairs connected, peak memory {:.1} MB",
         wall * 1e3 / steps as f64,
         100.0 * reachable as f64 / (steps * 9900) as f64,
@@ -140,7 +144,25 @@ fn flows(args: &[String]) {
     let rate_bps = skyhop::units::Rate::parse(rate).unwrap().0;
     let mut cs: Vec<&str> = cities().iter().map(|c| c.name).collect();
     cs.sort();
-    let pairs: Vec<(String, String)> = if let Some(n) = args[3].strip_prefix("random:") {
+    let pairs: Vec<(String, String)> = if args[3] == "pairing" {
+        // Hypatia's load experiment: a random reciprocal pairing of the
+        // 100 cities (50 pairs, a flow each way), seeded.
+        let mut order: Vec<usize> = (0..100).collect();
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for i in (1..order.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            order.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        order
+            .chunks(2)
+            .flat_map(|p| {
+                let (a, b) = (cs[p[0]].to_string(), cs[p[1]].to_string());
+                [(a.clone(), b.clone()), (b, a)]
+            })
+            .collect()
+    } else if let Some(n) = args[3].strip_prefix("random:") {
         // A seeded draw of distinct pairs (xorshift), so B2 is repeatable.
         let n: usize = n.parse().unwrap();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -172,18 +194,26 @@ fn flows(args: &[String]) {
     for c in &cs {
         toml += &format!("[nodes.\"{c}\"]\n");
     }
+    let mut joined = std::collections::BTreeSet::new();
     for (i, (a, b)) in pairs.iter().enumerate() {
-        // Placeholders for the plan's path check; the constellation carries the traffic.
-        toml += &format!(
-            "[links.p{i}]\nbetween = [\"{a}\", \"{b}\"]\nrate = \"{rate}\"\ndelay = \"1 s\"\n\
-             [flows.f{i}]\nfrom = \"{a}\"\nto = \"{b}\"\ntcp = \"newreno\"\n"
-        );
+        // Placeholders for the plan's path check (removed below); the
+        // constellation carries the traffic.
+        if joined.insert((a.min(b).clone(), a.max(b).clone())) {
+            toml += &format!(
+                "[links.p{i}]\nbetween = [\"{a}\", \"{b}\"]\nrate = \"{rate}\"\ndelay = \"1 s\"\n"
+            );
+        }
+        toml += &format!("[flows.f{i}]\nfrom = \"{a}\"\nto = \"{b}\"\ntcp = \"newreno\"\n");
     }
     let scn = load_str(&toml, "leo-bench.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
     let mut plan = Plan::build(&scn, "leo-bench.toml").unwrap_or_else(|e| panic!("{e}"));
     plan.links.clear();
     plan.layers.clear();
-    let m = motion(shell, rate_bps, 100, Dur::from_millis(100));
+    // LEO_QUEUE: packets per queue (default 100).
+    let queue = std::env::var("LEO_QUEUE")
+        .ok()
+        .map_or(100, |q| q.parse().unwrap());
+    let m = motion(shell, rate_bps, queue, Dur::from_millis(100));
     let trace = pairs.len() <= 4;
     let opts = RunOptions {
         trace,

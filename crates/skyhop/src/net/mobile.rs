@@ -422,8 +422,33 @@ impl RoutingState {
 
     /// Recompute every destination's tree on graph `g`.
     pub fn recompute_on(&mut self, g: &Graph) {
-        for s in 0..self.dests.len() {
-            g.tree_to(self.dests[s], &mut self.dist[s], &mut self.next[s]);
+        self.recompute_on_threads(g, 1);
+    }
+
+    /// The same on `threads` threads (destinations split between them; the
+    /// result does not depend on the split).
+    pub fn recompute_on_threads(&mut self, g: &Graph, threads: usize) {
+        let n = self.dests.len();
+        if threads <= 1 || n < 2 * threads {
+            for s in 0..n {
+                g.tree_to(self.dests[s], &mut self.dist[s], &mut self.next[s]);
+            }
+        } else {
+            let chunk = n.div_ceil(threads);
+            std::thread::scope(|sc| {
+                for ((dests, dist), next) in self
+                    .dests
+                    .chunks(chunk)
+                    .zip(self.dist.chunks_mut(chunk))
+                    .zip(self.next.chunks_mut(chunk))
+                {
+                    sc.spawn(move || {
+                        for i in 0..dests.len() {
+                            g.tree_to(dests[i], &mut dist[i], &mut next[i]);
+                        }
+                    });
+                }
+            });
         }
         self.updates += 1;
     }

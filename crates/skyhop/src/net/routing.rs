@@ -1,13 +1,10 @@
 //! Shortest-delay routes over a graph whose links and delays change with
 //! time: a snapshot of the graph at an instant (compressed adjacency, delay
 //! in nanoseconds per directed edge), and for each destination the
-//! shortest-path tree towards it (Dijkstra with a binary heap from the
-//! destination; delays are symmetric, so the tree gives every node's next
+//! shortest-path tree towards it (Dijkstra with an indexed binary heap,
+//! one entry per node, from the destination; delays are symmetric, so the tree gives every node's next
 //! hop). Ties go to the lower node index: the result does not depend on
 //! the order edges were listed.
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// No next hop (the destination is unreachable, or the node is it).
 pub const NO_HOP: u32 = u32::MAX;
@@ -74,28 +71,113 @@ impl Graph {
         dist.resize(n, u64::MAX);
         next.clear();
         next.resize(n, NO_HOP);
-        let mut heap = BinaryHeap::with_capacity(64);
+        let mut heap = IndexedHeap::new(n);
         dist[dst as usize] = 0;
-        heap.push(Reverse((0u64, dst)));
-        while let Some(Reverse((d, u))) = heap.pop() {
-            if d > dist[u as usize] {
-                continue;
-            }
+        heap.push_or_decrease(dst, dist);
+        while let Some(u) = heap.pop(dist) {
+            let d = dist[u as usize];
             let (a, b) = (self.offsets[u as usize], self.offsets[u as usize + 1]);
             for i in a as usize..b as usize {
                 let v = self.targets[i];
+                if heap.settled(v) {
+                    continue;
+                }
                 let nd = d + self.weights[i];
-                let dv = &mut dist[v as usize];
+                let dv = dist[v as usize];
                 // Ties to the lower next hop.
-                if nd < *dv || (nd == *dv && u < next[v as usize]) {
-                    if nd < *dv {
-                        heap.push(Reverse((nd, v)));
-                    }
-                    *dv = nd;
+                if nd < dv || (nd == dv && u < next[v as usize]) {
+                    dist[v as usize] = nd;
                     next[v as usize] = u;
+                    heap.push_or_decrease(v, dist);
                 }
             }
         }
+    }
+}
+
+/// A binary min-heap of node indices keyed by (distance, node), with each
+/// node's position so that a key decreases in place: at most one entry per
+/// node.
+struct IndexedHeap {
+    heap: Vec<u32>,
+    /// Position in `heap`, `NO_HOP` when absent; `SETTLED` once popped.
+    pos: Vec<u32>,
+}
+
+const SETTLED: u32 = u32::MAX - 1;
+
+impl IndexedHeap {
+    fn new(n: usize) -> IndexedHeap {
+        IndexedHeap {
+            heap: Vec::with_capacity(64),
+            pos: vec![NO_HOP; n],
+        }
+    }
+
+    #[inline]
+    fn settled(&self, v: u32) -> bool {
+        self.pos[v as usize] == SETTLED
+    }
+
+    #[inline]
+    fn less(dist: &[u64], a: u32, b: u32) -> bool {
+        (dist[a as usize], a) < (dist[b as usize], b)
+    }
+
+    fn push_or_decrease(&mut self, v: u32, dist: &[u64]) {
+        let mut i = match self.pos[v as usize] {
+            NO_HOP => {
+                self.heap.push(v);
+                self.heap.len() - 1
+            }
+            p => p as usize,
+        };
+        // Sift up.
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            let p = self.heap[parent];
+            if !Self::less(dist, v, p) {
+                break;
+            }
+            self.heap[i] = p;
+            self.pos[p as usize] = i as u32;
+            i = parent;
+        }
+        self.heap[i] = v;
+        self.pos[v as usize] = i as u32;
+    }
+
+    fn pop(&mut self, dist: &[u64]) -> Option<u32> {
+        let top = *self.heap.first()?;
+        let last = self.heap.pop().unwrap();
+        self.pos[top as usize] = SETTLED;
+        if self.heap.is_empty() {
+            return Some(top);
+        }
+        // Sift `last` down from the root.
+        let n = self.heap.len();
+        let mut i = 0;
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && Self::less(dist, self.heap[r], self.heap[l]) {
+                r
+            } else {
+                l
+            };
+            if !Self::less(dist, self.heap[c], last) {
+                break;
+            }
+            self.heap[i] = self.heap[c];
+            self.pos[self.heap[i] as usize] = i as u32;
+            i = c;
+        }
+        self.heap[i] = last;
+        self.pos[last as usize] = i as u32;
+        Some(top)
     }
 }
 
