@@ -4,14 +4,15 @@
 
 pub mod describe;
 pub mod json_schema;
+mod memory;
 mod plan;
 mod schema;
 mod templates;
 mod validate;
 
-pub use plan::{Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory};
+pub use memory::{estimate_memory, memory_limit, BYTES_PER_PACKET};
+pub use plan::{LegNumbers, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory};
 pub use schema::*;
-pub use validate::{estimate_memory, memory_limit, BYTES_PER_PACKET};
 
 use crate::error::ScenarioError;
 
@@ -246,11 +247,10 @@ fn load_value(
             c.resolve_paths(base);
         }
     }
-    // Ranges of every value, then everything the builder relies on, then
-    // the memory the run would need.
-    validate::check(&scn, file)?;
+    // Every value, then everything the run relies on, then the memory it
+    // would need.
     let plan = Plan::build(&scn, file)?;
-    validate::check_memory(&plan, file)?;
+    memory::check_memory(&plan, file)?;
     Ok(scn)
 }
 

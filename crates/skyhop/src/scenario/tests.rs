@@ -122,7 +122,11 @@ fn proxy_errors_name_the_offending_key() {
         "nodes.B.proxy.policy=\"quarter\"",
     ]);
     assert_eq!(e.key, "nodes.B.proxy.policy");
-    assert!(e.message.contains("unknown policy"));
+    assert!(
+        e.message
+            .contains("\"quarter\" is not one of \"half-free\""),
+        "{e}"
+    );
     let e = err_of(&["flows.ftp.proxies=[\"B\"]", "flows.ftp.legs=[\"sack\"]"]);
     assert_eq!(e.key, "flows.ftp.legs");
     assert!(e.message.contains("2 legs"));

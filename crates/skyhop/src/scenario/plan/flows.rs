@@ -1,0 +1,347 @@
+//! Flows: the path from `from` to `to` (given, or the shortest), its legs
+//! between split proxies with each leg's TCP variant, configuration and link
+//! directions, the proxies themselves, and the application driving the flow.
+
+use super::links::Links;
+use super::tcp::{aero_allocation, aero_section, tcp_config};
+use super::{proxies, PlanFlow, PlanLeg};
+use crate::app::{AppSpec, Http, WebSpec};
+use crate::engine::time::Dur;
+use crate::error::ScenarioError;
+use crate::scenario::schema::{FlowSection, FlowSize, Scenario};
+use crate::tcp::{CcKind, Variant};
+use std::collections::{BTreeMap, VecDeque};
+
+pub(super) fn resolve(
+    scn: &Scenario,
+    file: &str,
+    nodes: &[String],
+    index: &BTreeMap<&str, u32>,
+    net: &Links,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<PlanFlow>, ScenarioError> {
+    if scn.flows.is_empty() {
+        return Err(ScenarioError::new(file, "flows", "no flows defined"));
+    }
+    scn.flows
+        .iter()
+        .map(|(name, f)| flow(scn, file, nodes, index, net, name, f, warnings))
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn flow(
+    scn: &Scenario,
+    file: &str,
+    nodes: &[String],
+    index: &BTreeMap<&str, u32>,
+    net: &Links,
+    name: &str,
+    f: &FlowSection,
+    warnings: &mut Vec<String>,
+) -> Result<PlanFlow, ScenarioError> {
+    let err = |k: String, m: String| ScenarioError::new(file, k, m);
+    let key = |k: &str| format!("flows.{name}.{k}");
+    let node = |k: &str, n: &str| -> Result<u32, ScenarioError> {
+        index.get(n).copied().ok_or_else(|| {
+            err(
+                key(k),
+                format!("node {n:?} does not exist (nodes: {})", nodes.join(", ")),
+            )
+        })
+    };
+    let src = node("from", &f.from)?;
+    let dst = node("to", &f.to)?;
+    if src == dst {
+        return Err(err(
+            key("to"),
+            "a flow needs two different end nodes".into(),
+        ));
+    }
+    let path: Vec<u32> = match &f.path {
+        Some(p) => {
+            let ids = p
+                .iter()
+                .map(|n| node("path", n))
+                .collect::<Result<Vec<_>, _>>()?;
+            if ids.first() != Some(&src) || ids.last() != Some(&dst) {
+                return Err(err(
+                    key("path"),
+                    "must start at `from` and end at `to`".into(),
+                ));
+            }
+            for w in ids.windows(2) {
+                if !net.adjacency.contains_key(&(w[0], w[1])) {
+                    return Err(err(
+                        key("path"),
+                        format!(
+                            "no link between {} and {}",
+                            nodes[w[0] as usize], nodes[w[1] as usize]
+                        ),
+                    ));
+                }
+            }
+            let mut seen = std::collections::BTreeSet::new();
+            if !ids.iter().all(|i| seen.insert(*i)) {
+                return Err(err(key("path"), "visits a node twice".into()));
+            }
+            ids
+        }
+        None => shortest_path(&net.adjacency, nodes.len(), src, dst).ok_or_else(|| {
+            err(
+                key("to"),
+                format!("no path from {} to {} over the links", f.from, f.to),
+            )
+        })?,
+    };
+    // Proxies, in path order: they cut the path into legs.
+    let mut cut = vec![0usize];
+    for (i, p) in f.proxies.iter().enumerate() {
+        let pk = format!("flows.{name}.proxies[{i}]");
+        let id = *index
+            .get(p.as_str())
+            .ok_or_else(|| err(pk.clone(), format!("node {p:?} does not exist")))?;
+        let pos = path.iter().position(|&n| n == id).ok_or_else(|| {
+            err(
+                pk.clone(),
+                format!(
+                    "node {p:?} is not on the flow's path ({})",
+                    path.iter()
+                        .map(|&n| nodes[n as usize].as_str())
+                        .collect::<Vec<_>>()
+                        .join("-")
+                ),
+            )
+        })?;
+        if pos == 0 || pos == path.len() - 1 {
+            return Err(err(
+                pk,
+                format!("node {p:?} is an end of the flow; a proxy sits between them"),
+            ));
+        }
+        if pos <= *cut.last().unwrap() {
+            return Err(err(
+                pk,
+                "proxies must be distinct and listed in path order".into(),
+            ));
+        }
+        cut.push(pos);
+    }
+    cut.push(path.len() - 1);
+    let nlegs = cut.len() - 1;
+    let leg_names: Vec<String> = match &f.legs {
+        Some(l) => {
+            if l.len() != nlegs {
+                return Err(err(
+                    key("legs"),
+                    format!(
+                        "lists {} variants but the flow has {} legs ({} proxies + 1)",
+                        l.len(),
+                        nlegs,
+                        f.proxies.len()
+                    ),
+                ));
+            }
+            l.clone()
+        }
+        None => vec![f.tcp.clone(); nlegs],
+    };
+    let mut legs = Vec::new();
+    for (i, vname) in leg_names.iter().enumerate() {
+        let vkey = if f.legs.is_some() {
+            format!("flows.{name}.legs[{i}]")
+        } else {
+            key("tcp")
+        };
+        let variant = Variant::parse(vname).ok_or_else(|| {
+            err(
+                vkey,
+                format!(
+                    "unknown TCP variant {vname:?} (known: {})",
+                    Variant::names().join(", ")
+                ),
+            )
+        })?;
+        let lp: Vec<u32> = path[cut[i]..=cut[i + 1]].to_vec();
+        let fwd = lp
+            .windows(2)
+            .map(|w| net.adjacency[&(w[0], w[1])])
+            .collect::<Vec<_>>();
+        let rev = lp
+            .windows(2)
+            .rev()
+            .map(|w| net.adjacency[&(w[1], w[0])])
+            .collect::<Vec<_>>();
+        let mut cfg = tcp_config(scn, &f.options, variant);
+        if variant.cc == CcKind::AeroTcp {
+            let (sec, akey) = aero_section(scn, name, &f.options);
+            let bottleneck = fwd
+                .iter()
+                .map(|&l| net.dirs[l as usize].rate_bps)
+                .min()
+                .unwrap_or(0);
+            let rtt = fwd
+                .iter()
+                .chain(rev.iter())
+                .map(|&l| net.dirs[l as usize].delay)
+                .fold(Dur::ZERO, |a, b| a + b);
+            cfg.aero = aero_allocation(&sec, bottleneck, rtt, &cfg)
+                .map_err(|(k, m)| err(format!("{akey}.{k}"), m))?;
+            // No slow start: the first window is the allocation.
+            cfg.initial_window = cfg.aero.cwnd_segments;
+        }
+        legs.push(PlanLeg {
+            path: lp,
+            make_sender: None,
+            variant_name: vname.clone(),
+            cfg,
+            fwd,
+            rev,
+        });
+    }
+    let mut proxies = Vec::new();
+    for (i, p) in f.proxies.iter().enumerate() {
+        let sec = scn.nodes[p].proxy.clone().unwrap_or_default();
+        let mss = legs[i].cfg.mss as u64;
+        proxies.push(proxies::resolve(file, p, index[p.as_str()], &sec, mss)?);
+    }
+    let size = f.size.unwrap_or(FlowSize::Unlimited);
+    let app = match f.app.as_deref() {
+        None => match size {
+            FlowSize::Bytes(b) => AppSpec::File { size: b },
+            FlowSize::Unlimited => AppSpec::Bulk,
+        },
+        Some("cbr") => {
+            if f.size.is_some_and(|s| s != FlowSize::Unlimited) {
+                return Err(err(
+                    key("size"),
+                    "a cbr probe sends until the run stops; leave size out".into(),
+                ));
+            }
+            if !f.proxies.is_empty() {
+                return Err(err(
+                    key("proxies"),
+                    "a cbr probe carries datagrams end to end; it takes no split proxies".into(),
+                ));
+            }
+            AppSpec::Cbr {
+                rate_bps: f.rate.expect("checked: a cbr probe has a rate").0,
+                packet_bytes: f.packet.map_or(1500, |p| p.0) as u32,
+            }
+        }
+        _ => {
+            if f.size.is_some_and(|s| s != FlowSize::Unlimited) {
+                return Err(err(
+                    key("size"),
+                    "a web session's sizes come from its page model (the web table); leave size out".into(),
+                ));
+            }
+            let (spec, warns) = web_spec(&f.web.clone().unwrap_or_default());
+            warnings.extend(warns.into_iter().map(|w| format!("{}: {w}", key("web"))));
+            if spec.http == Http::V11 && legs.iter().any(|l| !l.cfg.idle_restart) {
+                // A default that shapes what HTTP/1.1 measures: say so.
+                warnings.push(format!(
+                    "{}: HTTP/1.1 keeps its connection across think times and tcp.idle_restart is off, so each page starts with the window the previous one ended with; RFC 5681 (4.1) restarts it from the initial window (tcp.idle_restart = true, or tcp.profile = \"linux\")",
+                    key("web")
+                ));
+            }
+            AppSpec::Web(spec)
+        }
+    };
+    Ok(PlanFlow {
+        name: name.to_string(),
+        start: f.start.0,
+        size,
+        app,
+        path,
+        legs,
+        proxies,
+    })
+}
+
+/// Resolve a web table (its values checked by validate.rs): the spec and
+/// its warnings.
+fn web_spec(sec: &crate::scenario::schema::WebSection) -> (WebSpec, Vec<String>) {
+    let d = WebSpec::default();
+    let mut warns = Vec::new();
+    let http = match sec.http.as_ref().map(|h| h.text()).as_deref() {
+        Some("1.0") => Http::V10 {
+            parallel: sec.parallel.unwrap_or(4),
+        },
+        _ => {
+            if let Some(k) = sec.parallel {
+                // Not an error: a sweep over `http` keeps one table.
+                warns.push(format!(
+                    "parallel = {k} applies to HTTP/1.0 only; HTTP/1.1 uses one persistent connection"
+                ));
+            }
+            Http::V11
+        }
+    };
+    let spec = WebSpec {
+        http,
+        pages: sec.pages,
+        object_size: sec.object_size.map(|s| s.0),
+        request_size: sec.request_size.map(|s| s.0),
+        request_small: sec.request_small.map_or(d.request_small, |b| b.0 as f64),
+        request_large: sec.request_large.map_or(d.request_large, |b| b.0 as f64),
+        request_p_large: sec.request_p_large.unwrap_or(d.request_p_large),
+        request_spread: sec.request_spread.unwrap_or(d.request_spread),
+        reply_alpha: sec.reply_alpha.unwrap_or(d.reply_alpha),
+        reply_k: sec.reply_k.map_or(d.reply_k, |b| b.0 as f64),
+        reply_max: sec.reply_max.map(|s| s.0),
+        inline_mean: sec.inline_mean.unwrap_or(d.inline_mean),
+        inline_sd: sec.inline_sd.unwrap_or(d.inline_sd),
+        think_alpha: sec.think_alpha.unwrap_or(d.think_alpha),
+        think_k_s: sec.think_k.map_or(d.think_k_s, |t| t.0.as_secs_f64()),
+        handshake: sec.handshake.unwrap_or(d.handshake),
+    };
+    if spec.object_size.is_none() && spec.reply_alpha <= 1.0 && spec.reply_max.is_none() {
+        warns.push(format!(
+            "reply_alpha = {} gives reply sizes of infinite mean; mean goodput and page times will not converge (set reply_max to cap them)",
+            spec.reply_alpha
+        ));
+    }
+    if spec.pages != Some(1) && spec.think_alpha <= 1.0 {
+        warns.push(format!(
+            "think_alpha = {} gives think times of infinite mean",
+            spec.think_alpha
+        ));
+    }
+    (spec, warns)
+}
+
+/// Fewest hops; ties broken by the lowest node index, so the choice is deterministic.
+fn shortest_path(
+    adj: &BTreeMap<(u32, u32), u32>,
+    n: usize,
+    src: u32,
+    dst: u32,
+) -> Option<Vec<u32>> {
+    let mut prev = vec![u32::MAX; n];
+    let mut seen = vec![false; n];
+    let mut q = VecDeque::new();
+    seen[src as usize] = true;
+    q.push_back(src);
+    while let Some(u) = q.pop_front() {
+        if u == dst {
+            let mut p = vec![dst];
+            let mut c = dst;
+            while c != src {
+                c = prev[c as usize];
+                p.push(c);
+            }
+            p.reverse();
+            return Some(p);
+        }
+        for (&(a, b), _) in adj.range((u, 0)..=(u, u32::MAX)) {
+            debug_assert_eq!(a, u);
+            if !seen[b as usize] {
+                seen[b as usize] = true;
+                prev[b as usize] = u;
+                q.push_back(b);
+            }
+        }
+    }
+    None
+}
