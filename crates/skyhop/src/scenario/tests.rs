@@ -192,3 +192,105 @@ size = "1 MB"
         up.delay
     );
 }
+
+#[test]
+fn an_unknown_choice_names_the_full_key_and_the_allowed_values() {
+    for (set, key, allowed) in [
+        ("tcp.profile=\"bsd\"", "tcp.profile", "\"studies\", \"linux\""),
+        ("tcp.profile=3", "tcp.profile", "\"studies\", \"linux\""),
+        (
+            "flows.ftp.options.recovery=\"vegas\"",
+            "flows.ftp.options.recovery",
+            "\"tahoe\", \"reno\", \"newreno\", \"newreno-sbs\", \"sack\", \"prr\"",
+        ),
+        (
+            "tcp.westwood_filter=\"median\"",
+            "tcp.westwood_filter",
+            "\"trapezoid\", \"latest-sample\", \"interval-mean\"",
+        ),
+        (
+            "tcp.aero_allocation.mode=\"fair\"",
+            "tcp.aero_allocation.mode",
+            "\"static\", \"prdp\", \"adaptive\", \"table\", \"window\"",
+        ),
+        (
+            "links.ab.reverse.errors_apply_to=\"syn\"",
+            "links.ab.reverse.errors_apply_to",
+            "\"data\", \"acks\", \"both\"",
+        ),
+        // Inside tagged tables (read whole before the model is known).
+        (
+            "links.ab.channel={model=\"gilbert-elliott\", t_good=\"6 s\", t_bad=\"2 s\", initial=\"grey\"}",
+            "links.ab.channel.initial",
+            "\"good\", \"bad\"",
+        ),
+        (
+            "links.ab.forward.channel={model=\"trace\", file=\"f.csv\", after_end=\"stop\"}",
+            "links.ab.forward.channel.after_end",
+            "\"hold\", \"loop\"",
+        ),
+        (
+            "links.ab.channel={model=\"per\", p=0.01, apply_to=\"syn\"}",
+            "links.ab.channel.apply_to",
+            "\"data\", \"acks\", \"both\"",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", acm=\"auto\"}",
+            "links.ab.link_layer.acm",
+            "\"acm\", \"fixed-hbw\", \"fixed-lbw\"",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", return_path=\"leo\"}",
+            "links.ab.link_layer.return_path",
+            "\"rct\", \"rcs\"",
+        ),
+        // The same word in two entries: the one that is wrong is named.
+        (
+            "links.ab.link_layer={model=\"dvbs\", acm=\"acm\", initial=\"acm\"}",
+            "links.ab.link_layer.initial",
+            "\"good\", \"bad\"",
+        ),
+        (
+            "links.ab.channel={model=\"rain\"}",
+            "links.ab.channel.model",
+            "\"per\", \"ber\"",
+        ),
+    ] {
+        let e = err_of(&[set]);
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(e.message.contains("is not one of"), "{set}: {e}");
+        assert!(e.message.contains(allowed), "{set}: {e}");
+        assert!(!e.message.contains('`'), "{set}: {e}");
+    }
+}
+
+#[test]
+fn unknown_and_missing_keys_are_named_inside_tagged_tables_too() {
+    let e = err_of(&["links.ab.channel={model=\"per\", p=0.01, q=1}"]);
+    assert_eq!(e.key, "links.ab.channel.q");
+    assert_eq!(e.message, "unknown field \"q\" (known: p, apply_to)");
+    let e = err_of(&["links.ab.channel={model=\"per\", p=\"high\"}"]);
+    assert_eq!(e.key, "links.ab.channel.p");
+    let e = err_of(&["links.ab.channel={model=\"gilbert-elliott\", t_good=\"6 s\"}"]);
+    assert_eq!(e.key, "links.ab.channel.t_bad");
+    assert!(e.message.contains("required"), "{e}");
+}
+
+#[test]
+fn the_accepted_spellings_are_unchanged() {
+    let scn = load(&[
+        "tcp.profile=\"linux\"",
+        "tcp.recovery=\"newreno-sbs\"",
+        "tcp.westwood_filter=\"latest-sample\"",
+        "links.ab.errors_apply_to=\"acks\"",
+        "links.ab.per=0.01",
+        "nodes.B.proxy.policy=\"half-free\"",
+    ])
+    .unwrap();
+    let json = serde_json::to_value(&scn).unwrap();
+    assert_eq!(json["tcp"]["profile"], "linux");
+    assert_eq!(json["tcp"]["recovery"], "newreno-sbs");
+    assert_eq!(json["tcp"]["westwood_filter"], "latest-sample");
+    assert_eq!(json["links"]["ab"]["errors_apply_to"], "acks");
+    assert_eq!(json["nodes"]["B"]["proxy"]["policy"], "half-free");
+}

@@ -15,7 +15,7 @@
 use super::schema::*;
 use crate::engine::time::{Dur, NS_PER_S};
 use crate::error::ScenarioError;
-use crate::tcp::{RecKind, TcpConfig};
+use crate::tcp::TcpConfig;
 use crate::units::{Duration, Rate, Size};
 
 /// Longest duration anywhere (run, delays, timers, start): 10^7 s (about 116 days).
@@ -186,13 +186,6 @@ impl V<'_> {
         )?;
         self.dur(&k("westwood_tau"), o.westwood_tau, Dur(1), MAX_DURATION)?;
         self.positive(&k("hybla_rtt0"), o.hybla_rtt0)?;
-        self.one_of(
-            &k("westwood_filter"),
-            o.westwood_filter.as_deref(),
-            &["trapezoid", "latest-sample", "interval-mean"],
-        )?;
-        self.one_of(&k("profile"), o.profile.as_deref(), &["studies", "linux"])?;
-        self.one_of(&k("recovery"), o.recovery.as_deref(), RecKind::NAMES)?;
         if let Some(a) = &o.aero_allocation {
             self.aero(&k("aero_allocation"), a)?;
         }
@@ -212,17 +205,11 @@ impl V<'_> {
         if a.n == Some(0) {
             return Err(self.err(k("n"), "N = 0 connections: must be at least 1"));
         }
-        let mode = a.mode.as_deref().unwrap_or("static");
-        self.one_of(
-            &k("mode"),
-            Some(mode),
-            &["static", "prdp", "adaptive", "table", "window"],
-        )?;
-        match mode {
-            "prdp" if a.peak_rate.is_none() => {
+        match a.mode.unwrap_or(AeroMode::Static) {
+            AeroMode::Prdp if a.peak_rate.is_none() => {
                 Err(self.err(k("peak_rate"), "mode \"prdp\" needs peak_rate"))
             }
-            "window" => match a.window {
+            AeroMode::Window => match a.window {
                 None => Err(self.err(k("window"), "mode \"window\" needs window (segments)")),
                 Some(0) => Err(self.err(
                     k("window"),
@@ -230,7 +217,7 @@ impl V<'_> {
                 )),
                 Some(_) => Ok(()),
             },
-            "table" => match &a.rates {
+            AeroMode::Table => match &a.rates {
                 None => Err(self.err(k("rates"), "mode \"table\" needs rates")),
                 Some(r) if r.is_empty() => Err(self.err(
                     k("rates"),
@@ -258,11 +245,6 @@ impl V<'_> {
         self.size(&k("cache"), p.cache, 0, MAX_BUFFER)?;
         self.size(&k("recv_buffer"), p.recv_buffer, 0, MAX_BUFFER)?;
         self.size(&k("send_buffer"), p.send_buffer, 0, MAX_BUFFER)?;
-        self.one_of(
-            &k("policy"),
-            p.policy.as_deref(),
-            &["half-free", "third", "buffers"],
-        )?;
         if p.cache.is_some() && p.cache_packets.is_some() {
             return Err(self.err(k("cache"), "give cache or cache_packets, not both"));
         }
@@ -274,7 +256,7 @@ impl V<'_> {
                 return Err(self.err(k(f), "a proxy cache must hold at least one packet"));
             }
         }
-        if p.policy.as_deref() == Some("buffers") {
+        if p.policy == Some(ProxyPolicyName::Buffers) {
             if p.send_buffer.is_none() {
                 return Err(self.err(
                     k("send_buffer"),
@@ -298,13 +280,11 @@ impl V<'_> {
     }
 
     /// The loss settings a link and each of its directions share.
-    #[allow(clippy::too_many_arguments)]
     fn losses(
         &self,
         prefix: &str,
         per: Option<f64>,
         ber: Option<f64>,
-        errors_apply_to: Option<&str>,
         channel: Option<&crate::channel::ChannelSpec>,
     ) -> Result<(), ScenarioError> {
         let k = |f: &str| format!("{prefix}.{f}");
@@ -320,11 +300,6 @@ impl V<'_> {
                 "give a channel table or the per/ber shorthand, not both",
             ));
         }
-        self.one_of(
-            &k("errors_apply_to"),
-            errors_apply_to,
-            &["data", "acks", "both"],
-        )?;
         if let Some(c) = channel {
             c.validate()
                 .map_err(|(f, m)| self.err(format!("{}.{f}", k("channel")), m))?;
@@ -336,13 +311,7 @@ impl V<'_> {
         let k = |f: &str| format!("{prefix}.{f}");
         self.rate(&k("rate"), d.rate)?;
         self.dur(&k("delay"), d.delay, Dur::ZERO, MAX_DURATION)?;
-        self.losses(
-            prefix,
-            d.per,
-            d.ber,
-            d.errors_apply_to.as_deref(),
-            d.channel.as_ref(),
-        )
+        self.losses(prefix, d.per, d.ber, d.channel.as_ref())
     }
 
     fn flow(&self, name: &str, f: &FlowSection) -> Result<(), ScenarioError> {
@@ -519,13 +488,7 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
         let k = |f: &str| format!("{prefix}.{f}");
         v.rate(&k("rate"), l.rate)?;
         v.dur(&k("delay"), l.delay, Dur::ZERO, MAX_DURATION)?;
-        v.losses(
-            &prefix,
-            l.per,
-            l.ber,
-            l.errors_apply_to.as_deref(),
-            l.channel.as_ref(),
-        )?;
+        v.losses(&prefix, l.per, l.ber, l.channel.as_ref())?;
         if let Some(d) = &l.forward {
             v.dir(&k("forward"), d)?;
         }

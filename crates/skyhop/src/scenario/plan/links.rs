@@ -6,7 +6,7 @@
 //! against its directions.
 
 use super::PlanLayer;
-use crate::channel::{ApplyTo, ChannelSpec, HopGeometry};
+use crate::channel::{ChannelSpec, HopGeometry};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::net::LinkDirSpec;
@@ -84,11 +84,7 @@ pub(super) fn resolve(
                 })?,
             };
             let queue = d.queue.or(l.queue).unwrap_or(DEFAULT_QUEUE);
-            let apply_to = d
-                .errors_apply_to
-                .as_deref()
-                .or(l.errors_apply_to.as_deref())
-                .map(|s| ApplyTo::parse(s).expect("checked errors_apply_to"));
+            let apply_to = d.errors_apply_to.or(l.errors_apply_to);
             // The direction's stack: the exact drop list first (it draws
             // nothing), then the channel model; a direction's own setting
             // wins over the link's, and `per`/`ber` are shorthands.

@@ -5,7 +5,7 @@
 use super::PlanProxy;
 use crate::error::ScenarioError;
 use crate::pep::ProxyPolicy;
-use crate::scenario::schema::ProxySection;
+use crate::scenario::schema::{ProxyPolicyName, ProxySection};
 
 const DEFAULT_CACHE_PACKETS: u64 = 200;
 
@@ -18,12 +18,8 @@ pub(super) fn resolve(
     mss: u64,
 ) -> Result<PlanProxy, ScenarioError> {
     let pkey = |k: &str| format!("nodes.{node}.proxy.{k}");
-    let name = sec.policy.as_deref().unwrap_or("half-free");
-    let policy = match name {
-        "third" => ProxyPolicy::Third,
-        "buffers" => ProxyPolicy::Buffers,
-        _ => ProxyPolicy::HalfFree,
-    };
+    let name = sec.policy.unwrap_or(ProxyPolicyName::HalfFree);
+    let policy = name.policy();
     // Given in bytes, in packets of the incoming leg, or by default.
     let cache_bytes = match (policy, sec.recv_buffer, sec.cache, sec.cache_packets) {
         (ProxyPolicy::Buffers, Some(r), _, _) => r.0,
@@ -50,7 +46,8 @@ pub(super) fn resolve(
             file,
             k,
             format!(
-                "{cache_bytes} B is too small: the {name} policy needs at least {min_segments} segments ({} B) to advertise one full segment",
+                "{cache_bytes} B is too small: the {} policy needs at least {min_segments} segments ({} B) to advertise one full segment",
+                policy_word(name),
                 min_segments * mss
             ),
         ));
@@ -77,4 +74,13 @@ pub(super) fn resolve(
         send_buffer,
         ack_after_forward: sec.ack_after_forward.unwrap_or(false),
     })
+}
+
+/// A policy as the scenario writes it.
+fn policy_word(p: ProxyPolicyName) -> &'static str {
+    match p {
+        ProxyPolicyName::HalfFree => "half-free",
+        ProxyPolicyName::Third => "third",
+        ProxyPolicyName::Buffers => "buffers",
+    }
 }

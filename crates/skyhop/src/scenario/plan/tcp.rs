@@ -5,7 +5,9 @@
 //! The values are known to be in range (`validate.rs`); this only resolves.
 
 use crate::engine::time::Dur;
-use crate::scenario::schema::{AeroAllocationSection, Scenario, TcpOptions};
+use crate::scenario::schema::{
+    AeroAllocationSection, AeroMode, Profile, Scenario, TcpOptions, WestwoodFilter,
+};
 use crate::tcp::cc::{FilterInput, WestwoodParams};
 use crate::tcp::config::{aero_segments, AeroAdaptive, AeroAllocation};
 use crate::tcp::{CcKind, RecKind, TcpConfig, Variant};
@@ -13,7 +15,7 @@ use crate::tcp::{CcKind, RecKind, TcpConfig, Variant};
 /// Resolve a flow's TCP options: flow value, then `[tcp]`, then the default.
 pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
     let g = &scn.tcp;
-    let linux = o.profile.as_deref().or(g.profile.as_deref()) == Some("linux");
+    let linux = o.profile.or(g.profile) == Some(Profile::Linux);
     let d = if linux {
         TcpConfig::linux()
     } else {
@@ -37,11 +39,10 @@ pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> Tc
         }
         variant.sack = true;
     }
-    if let Some(r) = o.recovery.as_deref().or(g.recovery.as_deref()) {
-        // Checked by validate.rs. PRR is defined over the RFC 6675
-        // scoreboard: both SACK recoveries turn the SACK option on, the
-        // others off.
-        variant.recovery = RecKind::parse(r).expect("checked recovery name");
+    if let Some(r) = o.recovery.or(g.recovery) {
+        // PRR is defined over the RFC 6675 scoreboard: both SACK recoveries
+        // turn the SACK option on, the others off.
+        variant.recovery = r.0;
         variant.sack = matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
     }
     // RACK works over the RFC 6675 scoreboard: other recoveries ignore it.
@@ -74,14 +75,10 @@ pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> Tc
         handshake: pick!(handshake).unwrap_or(d.handshake),
         westwood: WestwoodParams {
             tau: pick!(westwood_tau).map_or(d.westwood.tau, |x| x.0),
-            input: match o
-                .westwood_filter
-                .as_deref()
-                .or(g.westwood_filter.as_deref())
-            {
-                Some("latest-sample") => FilterInput::LatestSample,
-                Some("interval-mean") => FilterInput::IntervalMean,
-                _ => FilterInput::Trapezoid,
+            input: match pick!(westwood_filter) {
+                Some(WestwoodFilter::LatestSample) => FilterInput::LatestSample,
+                Some(WestwoodFilter::IntervalMean) => FilterInput::IntervalMean,
+                Some(WestwoodFilter::Trapezoid) | None => FilterInput::Trapezoid,
             },
         },
     }
@@ -129,17 +126,16 @@ pub(super) fn aero_allocation(
     }
     let sat_bw = a.sat_bw.map_or(bottleneck_bps, |r| r.0);
     let n = a.n.unwrap_or(1);
-    let mode = a.mode.as_deref().unwrap_or("static");
     let mut out = AeroAllocation::default();
-    match mode {
-        "prdp" => {
+    match a.mode.unwrap_or(AeroMode::Static) {
+        AeroMode::Prdp => {
             let pr = a.peak_rate.expect("checked: prdp has a peak rate");
             out.cwnd_segments = aero_segments(pr.0, sat_rtt, packet);
         }
-        "window" => out.cwnd_segments = a.window.expect("checked: window has a window"),
-        "adaptive" | "table" => {
+        AeroMode::Window => out.cwnd_segments = a.window.expect("checked: window has a window"),
+        mode @ (AeroMode::Adaptive | AeroMode::Table) => {
             let table: Vec<u64> = match (mode, &a.rates) {
-                ("table", Some(r)) => r.iter().map(|x| x.0).collect(),
+                (AeroMode::Table, Some(r)) => r.iter().map(|x| x.0).collect(),
                 _ => Vec::new(),
             };
             let ad = AeroAdaptive {
@@ -153,7 +149,7 @@ pub(super) fn aero_allocation(
             out.cwnd_segments = ad.segments(n, packet);
             out.adaptive = Some(ad);
         }
-        _ => out.cwnd_segments = aero_segments(sat_bw / n as u64, sat_rtt, packet),
+        AeroMode::Static => out.cwnd_segments = aero_segments(sat_bw / n as u64, sat_rtt, packet),
     }
     Ok(out)
 }

@@ -1,11 +1,16 @@
 //! The scenario file schema. Every table rejects unknown keys; every
 //! quantity carries a unit. Defaults are listed in docs/scenario.md.
 
-use crate::channel::ChannelSpec;
+use crate::channel::{ApplyTo, ChannelSpec};
 use crate::net::LinkLayerSpec;
+use crate::pep::ProxyPolicy;
 use crate::units::{Duration, Rate, Size};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
+
+mod tcp;
+
+pub use tcp::*;
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -69,124 +74,6 @@ impl Default for RunSection {
     }
 }
 
-/// TCP parameters. All optional: a flow's value overrides `[tcp]`, which
-/// overrides the built-in default.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TcpOptions {
-    /// Maximum segment size (payload bytes). Default 1460 B.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mss: Option<Size>,
-    /// TCP/IP header bytes per packet. Default 40 B.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub header: Option<Size>,
-    /// Initial window in segments. Default 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_window: Option<u32>,
-    /// Initial ssthresh. Default: unlimited.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_ssthresh: Option<Size>,
-    /// Initial retransmission timeout (RFC 6298 2.1). Default 1 s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rto_initial: Option<Duration>,
-    /// Lower bound of the retransmission timeout (RFC 6298 2.4). Default 1 s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rto_min: Option<Duration>,
-    /// Upper bound of the retransmission timeout (RFC 6298 2.5). Default 60 s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rto_max: Option<Duration>,
-    /// Clock granularity G of RFC 6298. Default 1 ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clock_granularity: Option<Duration>,
-    /// Duplicate ACKs that trigger a fast retransmit. Default 3.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dupthresh: Option<u32>,
-    /// Receive buffer of end hosts (the advertised window). Default 4 MB.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rcv_buffer: Option<Size>,
-    /// SACK blocks per ACK (RFC 2018 with timestamps). Default 3.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sack_blocks: Option<u32>,
-    /// Delayed ACKs (RFC 5681 4.2). Default false: every segment is acknowledged.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delayed_ack: Option<bool>,
-    /// Delayed-ACK timer: an ACK every second segment or after this. Default 200 ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delayed_ack_timeout: Option<Duration>,
-    /// Westwood ABSE filter constant tau. Default 1 s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub westwood_tau: Option<Duration>,
-    /// Westwood ABSE filter input: "trapezoid" (default, the papers'
-    /// (s_k + s_k-1)/2), "latest-sample" (the latest sample alone, as the studies' formula reads literally) or "interval-mean".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub westwood_filter: Option<String>,
-    /// Open each connection (each leg) with a three-way handshake, counted
-    /// in the completion time. Default false (data at once, as in the studies).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub handshake: Option<bool>,
-    /// Defaults of a kind of host: "studies" (the default: the studies'
-    /// era) or "linux" (what a current Linux host does; docs/scenario.md).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<String>,
-    /// Loss recovery, overriding the variant's: "tahoe", "reno", "newreno",
-    /// "newreno-sbs", "sack" (RFC 6675) or "prr" (RFC 6937 over RFC 6675).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recovery: Option<String>,
-    /// RFC 3042 Limited Transmit. Default false (true with profile "linux").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limited_transmit: Option<bool>,
-    /// RFC 5681 (4.1) restart after idle: cwnd back to at most the initial
-    /// window after more than one RTO without sending. Default false (true
-    /// with profile "linux").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle_restart: Option<bool>,
-    /// The RTO as Linux computes it: SRTT + max(4·RTTVAR, rto_min) (RFC
-    /// 6298: max(SRTT + 4·RTTVAR, rto_min)). Default false (true with
-    /// profile "linux").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rttvar_floor: Option<bool>,
-    /// RACK-TLP loss detection (RFC 8985), with the SACK scoreboard kept
-    /// across a timeout; legs with recovery "sack" or "prr" only. Default
-    /// false (true with profile "linux").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rack: Option<bool>,
-    /// Hybla's reference RTT0. Default 25 ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hybla_rtt0: Option<Duration>,
-    /// AeroTCP's window allocation (legs with `aerotcp` only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aero_allocation: Option<AeroAllocationSection>,
-}
-
-/// How an `aerotcp` leg sets its window (docs/scenario.md, "AeroTCP").
-#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AeroAllocationSection {
-    /// "static" (SatBW/N x SatRTT, default), "prdp" (peak_rate x SatRTT),
-    /// "adaptive" (SatBW/n x SatRTT, n = connections open now), "table"
-    /// (rates[n-1] x SatRTT) or "window" (`window` segments).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
-    /// Satellite link capacity. Default: the leg's bottleneck rate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sat_bw: Option<Rate>,
-    /// static: number of connections sharing it. Default 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub n: Option<u32>,
-    /// prdp: per-connection peak rate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub peak_rate: Option<Rate>,
-    /// Round trip of the satellite leg. Default: the leg's propagation round trip.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sat_rtt: Option<Duration>,
-    /// table: target rate per connection with 1, 2, ... connections open.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rates: Option<Vec<Rate>>,
-    /// window: the window in segments.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window: Option<u32>,
-}
-
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSection {
@@ -215,7 +102,7 @@ pub struct ProxySection {
     pub cache: Option<Size>,
     /// Window policy: "half-free" (default), "third" or "buffers".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy: Option<String>,
+    pub policy: Option<ProxyPolicyName>,
     /// `buffers` policy: receive buffer of the incoming leg, bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recv_buffer: Option<Size>,
@@ -226,6 +113,25 @@ pub struct ProxySection {
     /// has been transmitted on the outgoing leg.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ack_after_forward: Option<bool>,
+}
+
+/// A proxy's window policy by name (`nodes.<id>.proxy.policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProxyPolicyName {
+    HalfFree,
+    Third,
+    Buffers,
+}
+
+impl ProxyPolicyName {
+    pub fn policy(self) -> ProxyPolicy {
+        match self {
+            ProxyPolicyName::HalfFree => ProxyPolicy::HalfFree,
+            ProxyPolicyName::Third => ProxyPolicy::Third,
+            ProxyPolicyName::Buffers => ProxyPolicy::Buffers,
+        }
+    }
 }
 
 /// Per-direction settings; anything unset falls back to the link's own.
@@ -249,7 +155,7 @@ pub struct DirSection {
     pub ber: Option<f64>,
     /// "data", "acks" or "both".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub errors_apply_to: Option<String>,
+    pub errors_apply_to: Option<ApplyTo>,
     /// Channel model of this direction as a tagged table
     /// (`{ model = "per", p = 0.01 }`); `per`/`ber` are shorthands for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -282,7 +188,7 @@ pub struct LinkSection {
     pub ber: Option<f64>,
     /// Which packets `per`/`ber` hit: "data", "acks" or "both" (default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub errors_apply_to: Option<String>,
+    pub errors_apply_to: Option<ApplyTo>,
     /// Channel model of both directions unless overridden (a tagged table,
     /// e.g. `{ model = "ber", ber = 1e-6 }`); `per`/`ber` are shorthands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
