@@ -173,8 +173,8 @@ def _layer2_rate(ctx: Context, scn: str) -> dict[str, Any]:
     sets = {
         TCP: "newreno",
         "flows.ftp.app": "cbr",
-        "flows.ftp.rate": "1.6 Mbps",
-        "flows.ftp.packet": "1504 B",
+        "flows.ftp.cbr.rate": "1.6 Mbps",
+        "flows.ftp.cbr.packet": "1504 B",
         LL + "acm": "acm",
         LL + "arq": False,
         LL + "asto": False,

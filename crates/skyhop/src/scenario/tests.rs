@@ -294,3 +294,104 @@ fn the_accepted_spellings_are_unchanged() {
     assert_eq!(json["links"]["ab"]["errors_apply_to"], "acks");
     assert_eq!(json["nodes"]["B"]["proxy"]["policy"], "half-free");
 }
+
+#[test]
+fn an_application_takes_its_own_table_and_only_its_own() {
+    // A probe's rate and packet size are in its table.
+    let scn = load(&[
+        "flows.ftp.size=\"unlimited\"",
+        "flows.ftp.app=\"cbr\"",
+        "flows.ftp.cbr={ rate = \"2 Mbps\", packet = \"1000 B\" }",
+    ])
+    .unwrap();
+    let plan = Plan::build(&scn, "t.toml").unwrap();
+    assert_eq!(
+        plan.flows[0].app.describe(),
+        "cbr probe, 2000000 bit/s in 1000 B datagrams"
+    );
+    assert!(plan.flows[0].app.datagrams());
+    // ... and nowhere else: the old flow-level keys say where they went.
+    for (set, key) in [
+        ("flows.ftp.rate=\"1 Mbps\"", "flows.ftp.rate"),
+        ("flows.ftp.packet=\"1500 B\"", "flows.ftp.packet"),
+    ] {
+        let e = err_of(&["flows.ftp.app=\"cbr\"", set]);
+        assert_eq!(e.key, key, "{e}");
+        assert!(e.message.contains("moved into the cbr table"), "{e}");
+    }
+    let e = err_of(&["flows.ftp.size=\"unlimited\"", "flows.ftp.app=\"cbr\""]);
+    assert_eq!(e.key, "flows.ftp.cbr.rate");
+    assert!(e.message.contains("missing"), "{e}");
+    // A table of an application the flow does not select.
+    let e = err_of(&["flows.ftp.web.pages=2"]);
+    assert_eq!(e.key, "flows.ftp.web");
+    assert!(e.message.contains("app = \"web\""), "{e}");
+    let e = err_of(&[
+        "flows.ftp.size=\"unlimited\"",
+        "flows.ftp.app=\"cbr\"",
+        "flows.ftp.cbr.rate=\"1 Mbps\"",
+        "flows.ftp.web.pages=2",
+    ]);
+    assert_eq!(e.key, "flows.ftp.web");
+    assert!(e.message.contains("app is \"cbr\""), "{e}");
+    // Unknown keys inside a table, at their full key.
+    let e = err_of(&["flows.ftp.app=\"web\"", "flows.ftp.web.colour=2"]);
+    assert_eq!(e.key, "flows.ftp.web.colour");
+    assert!(e.message.contains("unknown field \"colour\""), "{e}");
+    let e = err_of(&["flows.ftp.app=\"cbr\"", "flows.ftp.cbr.burst=2"]);
+    assert_eq!(e.key, "flows.ftp.cbr.burst");
+    // An unknown application.
+    let e = err_of(&["flows.ftp.app=\"ftp\""]);
+    assert_eq!(e.key, "flows.ftp.app");
+    assert!(e.message.contains("unknown application \"ftp\""), "{e}");
+    assert!(e.message.contains("\"cbr\", \"web\""), "{e}");
+}
+
+#[test]
+fn the_schema_lists_each_application_table_with_its_keys() {
+    let s = json_schema::scenario_json_schema();
+    let flow = &s["definitions"]["FlowSection"]["properties"];
+    assert_eq!(
+        s["definitions"]["AppName"]["enum"],
+        serde_json::json!(["cbr", "web"])
+    );
+    for (table, keys) in [
+        ("cbr", &["rate", "packet"][..]),
+        (
+            "web",
+            &["http", "parallel", "pages", "reply_alpha", "think_k"][..],
+        ),
+    ] {
+        let def = flow[table]["allOf"][0]["$ref"]
+            .as_str()
+            .unwrap_or_else(|| panic!("flows.<id>.{table} in the schema: {}", flow[table]))
+            .rsplit('/')
+            .next()
+            .unwrap();
+        for k in keys {
+            assert!(
+                s["definitions"][def]["properties"][k].is_object(),
+                "flows.<id>.{table}.{k}"
+            );
+        }
+        assert_eq!(s["definitions"][def]["additionalProperties"], false);
+    }
+    assert!(flow["rate"].is_null() && flow["packet"].is_null());
+}
+
+#[test]
+fn a_resolved_scenario_with_application_tables_round_trips_through_json() {
+    let scn = load(&[
+        "flows.ftp.size=\"unlimited\"",
+        "flows.ftp.app=\"web\"",
+        "flows.ftp.web={ http = 1.0, pages = 2 }",
+    ])
+    .unwrap();
+    let json = serde_json::to_string(&scn).unwrap();
+    assert!(
+        json.contains("\"app\":\"web\",\"web\":{\"http\":\"1.0\",\"pages\":2}"),
+        "{json}"
+    );
+    let back = load_json_str(&json, "<json>", &[]).unwrap();
+    assert_eq!(serde_json::to_string(&back).unwrap(), json);
+}

@@ -119,24 +119,6 @@ impl V<'_> {
         }
     }
 
-    /// One of a fixed set of words.
-    fn one_of(&self, key: &str, v: Option<&str>, allowed: &[&str]) -> Result<(), ScenarioError> {
-        match v {
-            Some(s) if !allowed.contains(&s) => Err(self.err(
-                key,
-                format!(
-                    "{s:?} is not one of {}",
-                    allowed
-                        .iter()
-                        .map(|a| format!("{a:?}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )),
-            _ => Ok(()),
-        }
-    }
-
     fn tcp(&self, prefix: &str, o: &TcpOptions) -> Result<(), ScenarioError> {
         let k = |f: &str| format!("{prefix}.{f}");
         self.size(&k("mss"), o.mss, 1, 65_000)?;
@@ -319,115 +301,10 @@ impl V<'_> {
         if f.size == Some(FlowSize::Bytes(0)) {
             return Err(self.err(k("size"), "must be positive (or \"unlimited\")"));
         }
-        self.one_of(&k("app"), f.app.as_deref(), &["cbr", "web"])
-            .map_err(|e| {
-                self.err(
-                    e.key,
-                    format!(
-                        "unknown application {:?} (known: \"cbr\", \"web\"; leave it out for a file transfer or bulk flow)",
-                        f.app.as_deref().unwrap_or_default()
-                    ),
-                )
-            })?;
-        if f.web.is_some() && f.app.as_deref() != Some("web") {
-            return Err(self.err(
-                k("web"),
-                "only a web session (app = \"web\") takes a web table",
-            ));
-        }
-        if f.app.as_deref() != Some("cbr") && (f.rate.is_some() || f.packet.is_some()) {
-            let x = if f.rate.is_some() { "rate" } else { "packet" };
-            return Err(self.err(
-                k(x),
-                "only a cbr probe (app = \"cbr\") takes rate and packet",
-            ));
-        }
-        match f.app.as_deref() {
-            Some("cbr") => {
-                if f.rate.is_none() {
-                    return Err(self.err(
-                        k("rate"),
-                        "missing: a cbr probe needs a rate, e.g. rate = \"1 Mbps\"",
-                    ));
-                }
-                self.rate(&k("rate"), f.rate)?;
-                if let Some(p) = f.packet {
-                    if p.0 == 0 || p.0 > 65_535 {
-                        return Err(self.err(
-                            k("packet"),
-                            format!("{} B must be between 1 B and 65535 B", p.0),
-                        ));
-                    }
-                }
-            }
-            Some("web") => {
-                if let Some(w) = &f.web {
-                    self.web(&k("web"), w)?;
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    fn web(&self, prefix: &str, sec: &WebSection) -> Result<(), ScenarioError> {
-        let k = |f: &str| format!("{prefix}.{f}");
-        if let Some(h) = &sec.http {
-            let t = h.text();
-            if t != "1.0" && t != "1.1" {
-                return Err(self.err(k("http"), format!("{t:?} is not one of \"1.0\", \"1.1\"")));
-            }
-        }
-        if sec.parallel == Some(0) {
-            return Err(self.err(k("parallel"), "must be at least 1"));
-        }
-        if sec.pages == Some(0) {
-            return Err(self.err(k("pages"), "must be at least 1"));
-        }
-        for (f, s) in [
-            ("object_size", sec.object_size),
-            ("request_size", sec.request_size),
-            ("request_small", sec.request_small),
-            ("request_large", sec.request_large),
-            ("reply_k", sec.reply_k),
-            ("reply_max", sec.reply_max),
-        ] {
-            if s == Some(Size(0)) {
-                return Err(self.err(k(f), "must be at least 1 B"));
-            }
-        }
-        for (f, x) in [
-            ("reply_alpha", sec.reply_alpha),
-            ("think_alpha", sec.think_alpha),
-            ("inline_sd", sec.inline_sd),
-        ] {
-            if let Some(x) = x.filter(|x| !(x.is_finite() && *x > 0.0)) {
-                return Err(self.err(k(f), format!("{x} must be a positive number")));
-            }
-        }
-        if let Some(p) = sec.request_p_large.filter(|p| !(0.0..=1.0).contains(p)) {
-            return Err(self.err(
-                k("request_p_large"),
-                format!("{p} is not a probability in [0, 1]"),
-            ));
-        }
-        for (f, x) in [
-            ("request_spread", sec.request_spread),
-            ("inline_mean", sec.inline_mean),
-        ] {
-            if let Some(x) = x.filter(|x| !(x.is_finite() && *x >= 0.0)) {
-                return Err(self.err(k(f), format!("{x} must be zero or positive")));
-            }
-        }
-        self.positive(&k("think_k"), sec.think_k)?;
-        let reply_k = sec.reply_k.map_or(1024, |s| s.0);
-        if let Some(m) = sec.reply_max.filter(|m| m.0 < reply_k) {
-            return Err(self.err(
-                k("reply_max"),
-                format!("{} B is below reply_k ({reply_k} B)", m.0),
-            ));
-        }
-        Ok(())
+        // The application's table: its own checks (app/).
+        f.tables
+            .validate(f.app)
+            .map_err(|(x, m)| self.err(k(&x), m))
     }
 }
 

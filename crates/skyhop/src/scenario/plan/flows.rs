@@ -5,7 +5,7 @@
 use super::links::Links;
 use super::tcp::{aero_allocation, aero_section, tcp_config};
 use super::{proxies, PlanFlow, PlanLeg};
-use crate::app::{AppSpec, Http, WebSpec};
+use crate::app::{AppSpec, FlowShape};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::scenario::schema::{FlowSection, FlowSize, Scenario};
@@ -206,46 +206,25 @@ fn flow(
         proxies.push(proxies::resolve(file, p, index[p.as_str()], &sec, mss)?);
     }
     let size = f.size.unwrap_or(FlowSize::Unlimited);
-    let app = match f.app.as_deref() {
-        None => match size {
-            FlowSize::Bytes(b) => AppSpec::File { size: b },
-            FlowSize::Unlimited => AppSpec::Bulk,
-        },
-        Some("cbr") => {
-            if f.size.is_some_and(|s| s != FlowSize::Unlimited) {
-                return Err(err(
-                    key("size"),
-                    "a cbr probe sends until the run stops; leave size out".into(),
-                ));
-            }
-            if !f.proxies.is_empty() {
-                return Err(err(
-                    key("proxies"),
-                    "a cbr probe carries datagrams end to end; it takes no split proxies".into(),
-                ));
-            }
-            AppSpec::Cbr {
-                rate_bps: f.rate.expect("checked: a cbr probe has a rate").0,
-                packet_bytes: f.packet.map_or(1500, |p| p.0) as u32,
-            }
-        }
-        _ => {
-            if f.size.is_some_and(|s| s != FlowSize::Unlimited) {
-                return Err(err(
-                    key("size"),
-                    "a web session's sizes come from its page model (the web table); leave size out".into(),
-                ));
-            }
-            let (spec, warns) = web_spec(&f.web.clone().unwrap_or_default());
-            warnings.extend(warns.into_iter().map(|w| format!("{}: {w}", key("web"))));
-            if spec.http == Http::V11 && legs.iter().any(|l| !l.cfg.idle_restart) {
-                // A default that shapes what HTTP/1.1 measures: say so.
-                warnings.push(format!(
-                    "{}: HTTP/1.1 keeps its connection across think times and tcp.idle_restart is off, so each page starts with the window the previous one ended with; RFC 5681 (4.1) restarts it from the initial window (tcp.idle_restart = true, or tcp.profile = \"linux\")",
-                    key("web")
-                ));
-            }
-            AppSpec::Web(spec)
+    let bytes = match size {
+        FlowSize::Bytes(b) => Some(b),
+        FlowSize::Unlimited => None,
+    };
+    let app = match f.app {
+        None => AppSpec::without_app(bytes),
+        Some(app) => {
+            let shape = FlowShape {
+                size: bytes,
+                proxies: f.proxies.len(),
+                idle_restart: legs.iter().all(|l| l.cfg.idle_restart),
+            };
+            let (spec, warns) = f
+                .tables
+                .resolve(app, &shape)
+                .map_err(|(k, m)| err(key(&k), m))?;
+            let table = key(app.name());
+            warnings.extend(warns.into_iter().map(|w| format!("{table}: {w}")));
+            spec
         }
     };
     Ok(PlanFlow {
@@ -257,58 +236,6 @@ fn flow(
         legs,
         proxies,
     })
-}
-
-/// Resolve a web table (its values checked by validate.rs): the spec and
-/// its warnings.
-fn web_spec(sec: &crate::scenario::schema::WebSection) -> (WebSpec, Vec<String>) {
-    let d = WebSpec::default();
-    let mut warns = Vec::new();
-    let http = match sec.http.as_ref().map(|h| h.text()).as_deref() {
-        Some("1.0") => Http::V10 {
-            parallel: sec.parallel.unwrap_or(4),
-        },
-        _ => {
-            if let Some(k) = sec.parallel {
-                // Not an error: a sweep over `http` keeps one table.
-                warns.push(format!(
-                    "parallel = {k} applies to HTTP/1.0 only; HTTP/1.1 uses one persistent connection"
-                ));
-            }
-            Http::V11
-        }
-    };
-    let spec = WebSpec {
-        http,
-        pages: sec.pages,
-        object_size: sec.object_size.map(|s| s.0),
-        request_size: sec.request_size.map(|s| s.0),
-        request_small: sec.request_small.map_or(d.request_small, |b| b.0 as f64),
-        request_large: sec.request_large.map_or(d.request_large, |b| b.0 as f64),
-        request_p_large: sec.request_p_large.unwrap_or(d.request_p_large),
-        request_spread: sec.request_spread.unwrap_or(d.request_spread),
-        reply_alpha: sec.reply_alpha.unwrap_or(d.reply_alpha),
-        reply_k: sec.reply_k.map_or(d.reply_k, |b| b.0 as f64),
-        reply_max: sec.reply_max.map(|s| s.0),
-        inline_mean: sec.inline_mean.unwrap_or(d.inline_mean),
-        inline_sd: sec.inline_sd.unwrap_or(d.inline_sd),
-        think_alpha: sec.think_alpha.unwrap_or(d.think_alpha),
-        think_k_s: sec.think_k.map_or(d.think_k_s, |t| t.0.as_secs_f64()),
-        handshake: sec.handshake.unwrap_or(d.handshake),
-    };
-    if spec.object_size.is_none() && spec.reply_alpha <= 1.0 && spec.reply_max.is_none() {
-        warns.push(format!(
-            "reply_alpha = {} gives reply sizes of infinite mean; mean goodput and page times will not converge (set reply_max to cap them)",
-            spec.reply_alpha
-        ));
-    }
-    if spec.pages != Some(1) && spec.think_alpha <= 1.0 {
-        warns.push(format!(
-            "think_alpha = {} gives think times of infinite mean",
-            spec.think_alpha
-        ));
-    }
-    (spec, warns)
 }
 
 /// Fewest hops; ties broken by the lowest node index, so the choice is deterministic.

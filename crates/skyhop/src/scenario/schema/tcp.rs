@@ -66,7 +66,8 @@ pub struct TcpOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<Profile>,
     /// Loss recovery, overriding the variant's: "tahoe", "reno", "newreno",
-    /// "newreno-sbs", "sack" (RFC 6675) or "prr" (RFC 6937 over RFC 6675).
+    /// "newreno-sbs", "sack" (RFC 6675), "prr" (RFC 6937 over RFC 6675) or
+    /// "aero" (AeroTCP's fast error control).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<Recovery>,
     /// RFC 3042 Limited Transmit. Default false (true with profile "linux").
