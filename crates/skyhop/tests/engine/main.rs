@@ -2,11 +2,11 @@
 //! for all of them (`cargo test --release --test engine [FILTER]`; a file
 //! here is a module, e.g. `--test engine golden::`).
 
-mod common;
 mod aero;
 mod aero_alloc;
 mod cancel;
 mod channels;
+mod common;
 mod determinism;
 mod drivers;
 mod dvbs;

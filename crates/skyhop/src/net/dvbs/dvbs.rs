@@ -30,7 +30,7 @@
 use super::acm::{AcmPolicy, CqeReports, FrameErrors, Mode, ModeRates};
 use super::framing::{frames_for, marks, Frame, TS_FRAME_BYTES};
 use super::sr_arq::{ArqAck, ArqReceiver, ArqSender, RxOut, ARQ_ACK_BYTES};
-use crate::channel::gilbert_elliott::GilbertElliott;
+use crate::channel::gilbert_elliott::{GilbertElliott, InitialState};
 use crate::channel::{Channel, Tx};
 use crate::engine::rng::RngStream;
 use crate::engine::time::{Dur, Time};
@@ -47,7 +47,7 @@ use std::collections::VecDeque;
 pub struct DvbsSpec {
     /// "acm" (default), "fixed-hbw" or "fixed-lbw".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub acm: Option<String>,
+    pub acm: Option<AcmSetting>,
     /// Mean GOOD sojourn of the channel (default 6 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub t_good: Option<Checked<Duration>>,
@@ -56,7 +56,7 @@ pub struct DvbsSpec {
     pub t_bad: Option<Checked<Duration>>,
     /// "good" or "bad"; default drawn from the stationary distribution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial: Option<String>,
+    pub initial: Option<InitialState>,
     /// Frame error rate while the channel is GOOD (default 1e-5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fer_good: Option<f64>,
@@ -98,10 +98,40 @@ pub struct DvbsSpec {
     /// satellite: `rcs_rate`, the forward delay). Absent: the link's reverse
     /// direction as given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub return_path: Option<String>,
+    pub return_path: Option<ReturnPathSetting>,
     /// Return rate through the satellite (default 144 kb/s, as the 3G path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcs_rate: Option<Checked<Rate>>,
+}
+
+/// How the sender picks its mode (`acm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum AcmSetting {
+    // Follow the receiver's channel reports.
+    Acm,
+    FixedHbw,
+    FixedLbw,
+}
+
+impl AcmSetting {
+    pub fn policy(self) -> AcmPolicy {
+        match self {
+            AcmSetting::Acm => AcmPolicy::Acm,
+            AcmSetting::FixedHbw => AcmPolicy::FixedHbw,
+            AcmSetting::FixedLbw => AcmPolicy::FixedLbw,
+        }
+    }
+}
+
+/// The return path of a DVB-S link (`return_path`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReturnPathSetting {
+    // Terrestrial 3G: 144 kb/s, 30 ms.
+    Rct,
+    // Back through the satellite.
+    Rcs,
 }
 
 /// A quantity as written: its unit error is kept, so that validation can
@@ -193,15 +223,7 @@ fn check_p(key: &str, p: Option<f64>) -> Result<(), (String, String)> {
 
 impl DvbsSpec {
     pub fn params(&self) -> Result<DvbsParams, (String, String)> {
-        let policy = match self.acm.as_deref() {
-            None => AcmPolicy::Acm,
-            Some(s) => AcmPolicy::parse(s).ok_or_else(|| {
-                (
-                    "acm".to_string(),
-                    format!("{s:?} is not one of \"acm\", \"fixed-hbw\", \"fixed-lbw\""),
-                )
-            })?,
-        };
+        let policy = self.acm.map_or(AcmPolicy::Acm, AcmSetting::policy);
         let dur = |v: &Option<Checked<Duration>>, k: &str| {
             Checked::get(v.as_ref(), k).map(|d| d.map(|d| d.0))
         };
@@ -218,17 +240,7 @@ impl DvbsSpec {
                 return Err((k.into(), "a mean sojourn must be positive".into()));
             }
         }
-        let initial = match self.initial.as_deref() {
-            None => None,
-            Some("good") => Some(false),
-            Some("bad") => Some(true),
-            Some(o) => {
-                return Err((
-                    "initial".into(),
-                    format!("{o:?} is not \"good\" or \"bad\""),
-                ))
-            }
-        };
+        let initial = self.initial.map(InitialState::is_bad);
         check_p("fer_good", self.fer_good)?;
         check_p("fer_bad", self.fer_bad)?;
         check_p("alr", self.alr)?;
@@ -259,14 +271,6 @@ impl DvbsSpec {
                 "buffer".into(),
                 format!("{buffer_bytes} B holds no 188-byte frame"),
             ));
-        }
-        if let Some(r) = self.return_path.as_deref() {
-            if r != "rct" && r != "rcs" {
-                return Err((
-                    "return_path".into(),
-                    format!("{r:?} is not \"rct\" or \"rcs\""),
-                ));
-            }
         }
         let nmax = self.nmax.unwrap_or(1);
         if !(0..=u32::MAX as i64).contains(&nmax) {
@@ -317,19 +321,19 @@ impl DvbsSpec {
             ));
         }
         fwd.rate_bps = p.rates.hbw_bps;
-        match self.return_path.as_deref() {
-            Some("rct") => {
+        match self.return_path {
+            Some(ReturnPathSetting::Rct) => {
                 rev.rate_bps = RCT_RATE_BPS;
                 rev.delay = RCT_DELAY;
             }
-            Some("rcs") => {
+            Some(ReturnPathSetting::Rcs) => {
                 rev.rate_bps = match &self.rcs_rate {
                     Some(Checked::Ok(r)) => r.0,
                     _ => RCT_RATE_BPS,
                 };
                 rev.delay = fwd.delay;
             }
-            _ => {}
+            None => {}
         }
         let mut w = Vec::new();
         // The link's round trip: one frame out, one ARQ ACK back.
