@@ -30,7 +30,7 @@ channel = {channel}
 from = "A"
 to = "B"
 app = "cbr"
-rate = "1 Mbps"
+cbr = {{ rate = "1 Mbps" }}
 """
 
 

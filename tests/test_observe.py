@@ -178,7 +178,7 @@ queue = 200
 from = "S"
 to = "C"
 app = "cbr"
-rate = "100 kbps"
+cbr = { rate = "100 kbps" }
 [flows.w]
 from = "S"
 to = "C"

@@ -1,6 +1,7 @@
 //! What a run returns: per-flow results, per-proxy statistics, engine
 //! counters and (when asked) time series. All serialisable to JSON.
 
+use crate::app::AppReport;
 pub use crate::observe::Series;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -46,110 +47,11 @@ pub struct FlowResult {
     pub delay_mean_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_max_s: Option<f64>,
-    /// Web session (`app = "web"`): objects whose reply arrived completely.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub objects_completed: Option<u64>,
-    /// Web: objects requested but not complete when the run stopped.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub objects_incomplete: Option<u64>,
-    /// Web: object response time (request issued to last reply byte), s:
-    /// mean, median, 95th percentile and maximum over completed objects.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object_response_mean_s: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object_response_p50_s: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object_response_p95_s: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object_response_max_s: Option<f64>,
-    /// Web: pages whose every object arrived.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pages_completed: Option<u64>,
-    /// Web: page response time (main request issued to the page's last
-    /// object), s: mean, median, 95th percentile, maximum.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_response_mean_s: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_response_p50_s: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_response_p95_s: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_response_max_s: Option<f64>,
-    /// Web: TCP connections opened (each a request and a reply stream).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connections_opened: Option<u64>,
-    /// Web: every object requested, in request order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub objects: Option<Vec<WebObject>>,
-    /// Web: every page started, in order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pages: Option<Vec<WebPage>>,
-}
-
-/// One object of a web session.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct WebObject {
-    /// Page number (from 0).
-    pub page: u64,
-    pub request_bytes: u64,
-    pub reply_bytes: u64,
-    /// When the client issued the request (s from the run's start).
-    pub requested_at_s: f64,
-    /// Request issued to last reply byte; `None` if not complete.
-    pub response_time_s: Option<f64>,
-    /// The connection that carried it (from 0, in opening order).
-    pub connection: u64,
-}
-
-/// One page of a web session.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct WebPage {
-    /// Main object plus inline objects.
-    pub objects: u64,
-    /// Reply bytes of all its objects.
-    pub bytes: u64,
-    pub started_at_s: f64,
-    /// Main request issued to the last object's arrival; `None` if not complete.
-    pub response_time_s: Option<f64>,
-}
-
-/// Mean, median, 95th percentile (nearest rank) and maximum of `v`.
-fn summary(v: &mut [f64]) -> Option<(f64, f64, f64, f64)> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    // Nearest-rank percentile: the smallest value with at least q·n values at or below it.
-    let rank = |q: f64| v[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
-    let mean = v.iter().sum::<f64>() / n as f64;
-    Some((mean, rank(0.5), rank(0.95), v[n - 1]))
-}
-
-impl FlowResult {
-    /// Fill the web fields from a session's objects and pages.
-    pub fn set_web(&mut self, objects: Vec<WebObject>, pages: Vec<WebPage>, connections: u64) {
-        let mut ot: Vec<f64> = objects.iter().filter_map(|o| o.response_time_s).collect();
-        let mut pt: Vec<f64> = pages.iter().filter_map(|p| p.response_time_s).collect();
-        self.objects_completed = Some(ot.len() as u64);
-        self.objects_incomplete = Some((objects.len() - ot.len()) as u64);
-        self.pages_completed = Some(pt.len() as u64);
-        self.connections_opened = Some(connections);
-        if let Some((m, p50, p95, max)) = summary(&mut ot) {
-            self.object_response_mean_s = Some(m);
-            self.object_response_p50_s = Some(p50);
-            self.object_response_p95_s = Some(p95);
-            self.object_response_max_s = Some(max);
-        }
-        if let Some((m, p50, p95, max)) = summary(&mut pt) {
-            self.page_response_mean_s = Some(m);
-            self.page_response_p50_s = Some(p50);
-            self.page_response_p95_s = Some(p95);
-            self.page_response_max_s = Some(max);
-        }
-        self.objects = Some(objects);
-        self.pages = Some(pages);
-    }
+    /// The application's own results (e.g. a web session's response-time
+    /// summaries and its `objects` and `pages`), flattened into the flow's:
+    /// each scalar a key, each table a list of records (`app/report.rs`).
+    #[serde(flatten)]
+    pub app: AppReport,
 }
 
 /// One TCP connection of a (possibly split) flow.

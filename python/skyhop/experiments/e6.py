@@ -116,8 +116,8 @@ def _m(s: dict[str, Any]) -> float:
 LAYER2_SETS = {
     TCP: "newreno",
     "flows.ftp.app": "cbr",
-    "flows.ftp.rate": "1.6 Mbps",
-    "flows.ftp.packet": "1504 B",
+    "flows.ftp.cbr.rate": "1.6 Mbps",
+    "flows.ftp.cbr.packet": "1504 B",
     LL + "acm": "acm",
     LL + "arq": False,
     LL + "asto": False,

@@ -1,8 +1,26 @@
 //! A bulk source: unlimited data on stream 0 until the run stops (goodput
-//! over the run's duration). Never done.
+//! over the run's duration). Never done. A flow without `app` whose `size`
+//! is absent or "unlimited".
 
-use super::{AppIo, Application};
+use super::{AppIo, AppSpecOps, Application};
 use crate::engine::time::Time;
+
+/// Send without end until the run stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BulkSpec;
+
+impl AppSpecOps for BulkSpec {
+    type Built = Bulk;
+    fn build(&self, _seed: u64, _flow: &str) -> Bulk {
+        Bulk
+    }
+    fn finite(&self) -> bool {
+        false
+    }
+    fn describe(&self) -> String {
+        "bulk".into()
+    }
+}
 
 pub struct Bulk;
 

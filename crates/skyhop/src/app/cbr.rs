@@ -1,12 +1,95 @@
-//! A constant-rate probe, like iperf in UDP mode: datagrams of `packet`
-//! bytes (on the wire) every `packet · 8 / rate` seconds from the flow's
-//! start until the run stops, with no congestion control and no
-//! retransmission. The engine carries them as datagrams along the flow's
-//! path and reports, per flow, datagrams sent, received and lost, the loss
-//! rate and the one-way delay (mean, max).
+//! A constant-rate probe, like iperf in UDP mode (`app = "cbr"`, the table
+//! `flows.<id>.cbr`): datagrams of `packet` bytes (on the wire) every
+//! `packet · 8 / rate` seconds from the flow's start until the run stops,
+//! with no congestion control and no retransmission. The engine carries
+//! them as datagrams along the flow's path and reports, per flow, datagrams
+//! sent, received and lost, the loss rate and the one-way delay (mean, max).
 
-use super::{AppIo, Application};
+use super::{AppIo, AppSection, AppSpecOps, Application, FlowShape};
 use crate::engine::time::Time;
+use crate::units::{Rate, Size};
+use serde::{Deserialize, Serialize};
+
+/// `flows.<id>.cbr`: the probe's rate and datagram size.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CbrSection {
+    /// Sending rate (required), e.g. "1 Mbps".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Datagram size on the wire (headers included). Default 1500 B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet: Option<Size>,
+}
+
+/// Datagrams of `packet_bytes` at `rate_bps` until the run stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CbrSpec {
+    pub rate_bps: u64,
+    pub packet_bytes: u32,
+}
+
+impl AppSection for CbrSection {
+    type Spec = CbrSpec;
+
+    fn validate(&self) -> Result<(), (String, String)> {
+        if self.rate.is_none() {
+            return Err((
+                "rate".into(),
+                "missing: a cbr probe needs a rate, e.g. cbr = { rate = \"1 Mbps\" }".into(),
+            ));
+        }
+        match self.packet {
+            Some(p) if p.0 == 0 || p.0 > 65_535 => Err((
+                "packet".into(),
+                format!("{} B must be between 1 B and 65535 B", p.0),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn resolve(&self, flow: &FlowShape) -> Result<(CbrSpec, Vec<String>), (String, String)> {
+        if flow.size.is_some() {
+            return Err((
+                "size".into(),
+                "a cbr probe sends until the run stops; leave size out".into(),
+            ));
+        }
+        if flow.proxies > 0 {
+            return Err((
+                "proxies".into(),
+                "a cbr probe carries datagrams end to end; it takes no split proxies".into(),
+            ));
+        }
+        let spec = CbrSpec {
+            rate_bps: self.rate.expect("checked: a cbr probe has a rate").0,
+            packet_bytes: self.packet.map_or(1500, |p| p.0 as u32),
+        };
+        Ok((spec, Vec::new()))
+    }
+}
+
+impl AppSpecOps for CbrSpec {
+    type Built = Cbr;
+    fn build(&self, _seed: u64, _flow: &str) -> Cbr {
+        Cbr::new(self.rate_bps, self.packet_bytes)
+    }
+    fn finite(&self) -> bool {
+        false
+    }
+    fn describe(&self) -> String {
+        format!(
+            "cbr probe, {} bit/s in {} B datagrams",
+            self.rate_bps, self.packet_bytes
+        )
+    }
+    fn opens_stream_at_start(&self) -> bool {
+        false
+    }
+    fn datagrams(&self) -> bool {
+        true
+    }
+}
 
 pub struct Cbr {
     rate_bps: u64,

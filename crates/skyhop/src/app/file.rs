@@ -1,8 +1,28 @@
 //! A file transfer: `size` bytes handed to stream 0 at the start; done when
-//! the last byte has arrived in order at the destination.
+//! the last byte has arrived in order at the destination. A flow without
+//! `app` whose `size` is a number of bytes.
 
-use super::{AppIo, Application};
+use super::{AppIo, AppSpecOps, Application};
 use crate::engine::time::Time;
+
+/// Send `size` bytes once (`flows.<id>.size`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileSpec {
+    pub size: u64,
+}
+
+impl AppSpecOps for FileSpec {
+    type Built = FileTransfer;
+    fn build(&self, _seed: u64, _flow: &str) -> FileTransfer {
+        FileTransfer::new(self.size)
+    }
+    fn finite(&self) -> bool {
+        true
+    }
+    fn describe(&self) -> String {
+        format!("file of {} B", self.size)
+    }
+}
 
 pub struct FileTransfer {
     size: u64,

@@ -1,5 +1,4 @@
-//! Applications: the seam on each end of a flow, and the byte ledger that
-//! checks every byte arrives once and in order.
+//! Applications: the seam on each end of a flow.
 //!
 //! An application is a sans-IO state machine attached to a flow. The flow
 //! gives it one or more byte *streams* (stream 0 runs from the flow's `from`
@@ -9,23 +8,33 @@
 //! stream's sender ([`AppIo::send`]) and by saying when it next needs a timer
 //! ([`Application::poll_at`]) and whether it is finished
 //! ([`Application::done`]). A run stops when every application is done or
-//! at the stop time; a bulk source is never done.
+//! at the stop time; a bulk source is never done. At the end it reports its
+//! own results ([`Application::report`]: scalars and tables, `report.rs`).
 //!
-//! One file per application; registration: a variant of [`AppSpec`] and one
-//! line in the [`apps!`] list.
+//! Each application is one file (or folder) holding its resolved spec
+//! ([`AppSpecOps`]: what the engine asks of it, and how to build it), its
+//! scenario table if it has one ([`AppSection`]: `flows.<id>.<name>`,
+//! checked and resolved against its flow) and the application itself.
+//! `registry.rs` is the one place applications are registered; this file
+//! knows none of them.
 
 mod bulk;
 mod cbr;
 mod file;
+mod ledger;
+mod registry;
+mod report;
 mod web;
 
-pub use bulk::Bulk;
-pub use cbr::Cbr;
-pub use file::FileTransfer;
-pub use web::{Http, WebSampler, WebSession, WebSpec};
+pub use bulk::{Bulk, BulkSpec};
+pub use cbr::{Cbr, CbrSection, CbrSpec};
+pub use file::{FileSpec, FileTransfer};
+pub use ledger::ByteLedger;
+pub use registry::{App, AppName, AppSpec, AppTables};
+pub use report::{AppReport, Cell, Table};
+pub use web::{Http, HttpVersion, WebSampler, WebSection, WebSession, WebSpec};
 
 use crate::engine::time::Time;
-use crate::result::FlowResult;
 use std::sync::Arc;
 
 /// What an application asks of the engine during one call.
@@ -110,9 +119,11 @@ pub trait Application: Send {
     }
     /// Finished: nothing more will be sent or awaited.
     fn done(&self) -> bool;
-    /// Add the application's own results to its flow's (at the end of the
-    /// run; `end` is when the flow finished or the run stopped).
-    fn report(&self, _end: Time, _result: &mut FlowResult) {}
+    /// The application's own results, added to its flow's (at the end of
+    /// the run; `end` is when the flow finished or the run stopped).
+    fn report(&self, _end: Time) -> AppReport {
+        AppReport::default()
+    }
 }
 
 /// An application built by user code (tests, extensions).
@@ -125,222 +136,52 @@ impl std::fmt::Debug for CustomApp {
     }
 }
 
-/// The application of a flow, resolved from the scenario.
-#[derive(Clone, Debug)]
-pub enum AppSpec {
-    /// Send `size` bytes once; done when all have arrived (`flows.<id>.size`).
-    File {
-        size: u64,
-    },
-    /// Send without end until the run stops (no `size`, or "unlimited").
-    Bulk,
-    /// Constant-rate datagram probe until the run stops (`app = "cbr"`).
-    Cbr {
-        rate_bps: u64,
-        packet_bytes: u32,
-    },
-    /// Web browsing sessions (`app = "web"`).
-    Web(WebSpec),
-    Custom(CustomApp),
-}
-
-impl AppSpec {
-    /// Whether the application can finish (a run with only such apps stops early).
-    pub fn finite(&self) -> bool {
-        match self {
-            AppSpec::Bulk | AppSpec::Cbr { .. } => false,
-            AppSpec::Web(w) => w.pages.is_some(),
-            _ => true,
-        }
-    }
+/// A resolved application spec: what the engine asks of it, and the
+/// application it builds.
+pub trait AppSpecOps {
+    /// The built application: an [`Application`], boxed if large (the
+    /// registry's enum of built applications is as large as its largest).
+    type Built;
+    /// The application for flow `flow` in the run with `seed` (random
+    /// applications draw from streams derived from both).
+    fn build(&self, seed: u64, flow: &str) -> Self::Built;
+    /// Whether the application can finish (a run with only such applications
+    /// stops when they are done).
+    fn finite(&self) -> bool;
     /// The application in words, for `skyhop describe`.
-    pub fn describe(&self) -> String {
-        match self {
-            AppSpec::File { size } => format!("file of {size} B"),
-            AppSpec::Bulk => "bulk".into(),
-            AppSpec::Cbr {
-                rate_bps,
-                packet_bytes,
-            } => format!("cbr probe, {rate_bps} bit/s in {packet_bytes} B datagrams"),
-            AppSpec::Web(w) => {
-                let http = match w.http {
-                    Http::V10 { parallel } => format!("HTTP/1.0, {parallel} parallel"),
-                    Http::V11 => "HTTP/1.1 persistent".into(),
-                };
-                let pages = w
-                    .pages
-                    .map_or("pages until the run stops".into(), |n| format!("{n} pages"));
-                let objects = w
-                    .object_size
-                    .map_or(String::new(), |b| format!(", one {b} B object per page"));
-                format!("web sessions ({http}, {pages}{objects})")
-            }
-            AppSpec::Custom(_) => "custom application".into(),
-        }
-    }
+    fn describe(&self) -> String;
     /// Whether the flow's stream 0 (forward) exists from the start; an
     /// application without it opens its streams itself.
-    pub fn opens_stream_at_start(&self) -> bool {
-        !matches!(self, AppSpec::Cbr { .. } | AppSpec::Web(_))
+    fn opens_stream_at_start(&self) -> bool {
+        true
     }
     /// Whether the flow carries datagrams rather than TCP streams.
-    pub fn datagrams(&self) -> bool {
-        matches!(self, AppSpec::Cbr { .. })
+    fn datagrams(&self) -> bool {
+        false
     }
 }
 
-macro_rules! apps {
-    ($($v:ident($t:ty) => $make:expr),* $(,)?) => {
-        /// A built application (static dispatch; `Custom` for user code).
-        pub enum App {
-            $($v($t),)*
-            Custom(Box<dyn Application>),
-        }
-        impl App {
-            /// The application of `spec` for flow `name` in the run with `seed`
-            /// (random applications draw from streams derived from both).
-            pub fn build(spec: &AppSpec, seed: u64, name: &str) -> App {
-                match spec {
-                    $(AppSpec::$v { .. } => {
-                        let make: fn(&AppSpec, u64, &str) -> $t = $make;
-                        App::$v(make(spec, seed, name))
-                    })*
-                    AppSpec::Custom(f) => App::Custom((f.0)()),
-                }
-            }
-            // Static dispatch for the built-in applications (the per-delivery path).
-            #[inline]
-            pub fn start(&mut self, now: Time, io: &mut AppIo) {
-                match self {
-                    $(App::$v(a) => a.start(now, io),)*
-                    App::Custom(a) => a.start(now, io),
-                }
-            }
-            #[inline]
-            pub fn on_delivered(&mut self, now: Time, stream: usize, bytes: u64, total: u64, io: &mut AppIo) {
-                match self {
-                    $(App::$v(a) => a.on_delivered(now, stream, bytes, total, io),)*
-                    App::Custom(a) => a.on_delivered(now, stream, bytes, total, io),
-                }
-            }
-            #[inline]
-            pub fn on_timer(&mut self, now: Time, io: &mut AppIo) {
-                match self {
-                    $(App::$v(a) => a.on_timer(now, io),)*
-                    App::Custom(a) => a.on_timer(now, io),
-                }
-            }
-            #[inline]
-            pub fn poll_at(&self) -> Option<Time> {
-                match self {
-                    $(App::$v(a) => a.poll_at(),)*
-                    App::Custom(a) => a.poll_at(),
-                }
-            }
-            #[inline]
-            pub fn done(&self) -> bool {
-                match self {
-                    $(App::$v(a) => a.done(),)*
-                    App::Custom(a) => a.done(),
-                }
-            }
-            pub fn report(&self, end: Time, result: &mut FlowResult) {
-                match self {
-                    $(App::$v(a) => a.report(end, result),)*
-                    App::Custom(a) => a.report(end, result),
-                }
-            }
-        }
-    };
+/// What an application's table is resolved against: its flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowShape {
+    /// The flow's `size` when it gives a number of bytes (`None`: absent or
+    /// "unlimited").
+    pub size: Option<u64>,
+    /// Split proxies on the flow's path.
+    pub proxies: usize,
+    /// Every TCP leg restarts its window after an idle period (RFC 5681 4.1).
+    pub idle_restart: bool,
 }
 
-apps! {
-    File(FileTransfer) => |s, _, _| match s {
-        AppSpec::File { size } => FileTransfer::new(*size),
-        _ => unreachable!(),
-    },
-    Bulk(Bulk) => |_, _, _| Bulk,
-    Cbr(Cbr) => |s, _, _| match s {
-        AppSpec::Cbr { rate_bps, packet_bytes } => Cbr::new(*rate_bps, *packet_bytes),
-        _ => unreachable!(),
-    },
-    Web(Box<WebSession>) => |s, seed, name| match s {
-        AppSpec::Web(w) => Box::new(WebSession::new(w, seed, name)),
-        _ => unreachable!(),
-    },
-}
-
-use crate::tcp::rangeset::RangeSet;
-
-/// Independent check of a receiver's deliveries: records which bytes really
-/// arrived in data packets, and verifies each in-order delivery the receiver
-/// claims is contiguous with the last and made only of arrived bytes.
-#[derive(Clone, Debug, Default)]
-pub struct ByteLedger {
-    arrived: RangeSet,
-    delivered: u64,
-}
-
-impl ByteLedger {
-    #[inline]
-    pub fn on_arrival(&mut self, seq: u64, len: u32) {
-        self.arrived.insert(seq, seq + len as u64);
-    }
-
-    /// Check a delivery `[a, b)`; returns a description of the violation.
-    #[inline]
-    pub fn on_delivery(&mut self, a: u64, b: u64) -> Result<(), String> {
-        if a != self.delivered {
-            return Err(format!(
-                "delivery of bytes [{a}, {b}) does not continue from byte {} (duplicate or gap)",
-                self.delivered
-            ));
-        }
-        match self.arrived.first() {
-            Some((0, end)) if end >= b => {}
-            _ => {
-                return Err(format!(
-                    "delivery of bytes [{a}, {b}) includes bytes that never arrived"
-                ))
-            }
-        }
-        self.delivered = b;
-        Ok(())
-    }
-
-    pub fn delivered(&self) -> u64 {
-        self.delivered
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ledger_accepts_contiguous_deliveries_of_arrived_bytes() {
-        let mut l = ByteLedger::default();
-        l.on_arrival(0, 100);
-        l.on_arrival(200, 100);
-        assert!(l.on_delivery(0, 100).is_ok());
-        l.on_arrival(100, 100);
-        assert!(l.on_delivery(100, 300).is_ok());
-        assert_eq!(l.delivered(), 300);
-    }
-
-    #[test]
-    fn ledger_rejects_duplicates_gaps_and_phantom_bytes() {
-        let mut l = ByteLedger::default();
-        l.on_arrival(0, 100);
-        assert!(l.on_delivery(0, 100).is_ok());
-        assert!(l
-            .on_delivery(0, 100)
-            .unwrap_err()
-            .contains("duplicate or gap"));
-        assert!(l.on_delivery(150, 200).is_err());
-        assert!(l
-            .on_delivery(100, 200)
-            .unwrap_err()
-            .contains("never arrived"));
-    }
+/// An application's scenario table, `flows.<id>.<name>` (every key
+/// optional: an absent table is its `Default`).
+pub trait AppSection: Default {
+    type Spec: AppSpecOps;
+    /// Check the table's values (ranges, and keys that go together);
+    /// `Err((key within the table, message))`.
+    fn validate(&self) -> Result<(), (String, String)>;
+    /// The spec of a checked table on its flow, and warnings about it;
+    /// `Err((key of the flow, message))` when the flow does not suit the
+    /// application (e.g. a `size` for one that draws its own).
+    fn resolve(&self, flow: &FlowShape) -> Result<(Self::Spec, Vec<String>), (String, String)>;
 }

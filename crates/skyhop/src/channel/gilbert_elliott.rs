@@ -125,6 +125,20 @@ impl GilbertElliott {
     }
 }
 
+/// The state a two-state channel starts in (`initial`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum InitialState {
+    Good,
+    Bad,
+}
+
+impl InitialState {
+    pub fn is_bad(self) -> bool {
+        self == InitialState::Bad
+    }
+}
+
 /// `{ model = "gilbert-elliott", t_good = "6 s", t_bad = "2 s", per_good = 0, per_bad = 1 }`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -147,7 +161,7 @@ pub struct GilbertElliottSpec {
     pub ber_bad: Option<f64>,
     /// "good" or "bad"; default: drawn from the stationary distribution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial: Option<String>,
+    pub initial: Option<InitialState>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub apply_to: Option<ApplyTo>,
 }
@@ -170,13 +184,7 @@ impl GilbertElliottSpec {
                 ber,
             )?;
         }
-        match self.initial.as_deref() {
-            None | Some("good") | Some("bad") => Ok(()),
-            Some(other) => Err((
-                "initial".into(),
-                format!("{other:?} is not \"good\" or \"bad\""),
-            )),
-        }
+        Ok(())
     }
 }
 
@@ -211,7 +219,7 @@ impl GilbertElliottChannel {
         let chain = GilbertElliott::new(
             s.t_good.0.as_secs_f64(),
             s.t_bad.0.as_secs_f64(),
-            s.initial.as_deref().map(|i| i == "bad"),
+            s.initial.map(InitialState::is_bad),
             ctx.own_rng("gilbert-elliott"),
         );
         GilbertElliottChannel::new(
@@ -391,9 +399,10 @@ mod tests {
             bad("t_good = \"1 s\"\nt_bad = \"1 s\"\nper_good = -0.1"),
             "per_good"
         );
-        assert_eq!(
-            bad("t_good = \"1 s\"\nt_bad = \"1 s\"\ninitial = \"x\""),
-            "initial"
-        );
+        let e = toml::from_str::<GilbertElliottSpec>(
+            "t_good = \"1 s\"\nt_bad = \"1 s\"\ninitial = \"x\"",
+        )
+        .unwrap_err();
+        assert!(e.message().contains("`good` or `bad`"), "{e}");
     }
 }

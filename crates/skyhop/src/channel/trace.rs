@@ -23,11 +23,19 @@ pub struct TraceSpec {
     pub file: String,
     /// "hold" (default) or "loop".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub after_end: Option<String>,
+    pub after_end: Option<AfterEnd>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub apply_to: Option<ApplyTo>,
     #[serde(skip)]
     pub data: Loaded<TraceData>,
+}
+
+/// What a trace does after its last row (`after_end`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AfterEnd {
+    Hold,
+    Loop,
 }
 
 /// The parsed series.
@@ -42,20 +50,19 @@ pub struct TraceData {
 }
 
 impl TraceSpec {
+    /// Nothing to check before the file is read: `after_end` is one of its
+    /// values by type, and the file's rows are checked by [`Self::load`].
     pub fn validate(&self) -> Result<(), (String, String)> {
-        match self.after_end.as_deref() {
-            None | Some("hold") | Some("loop") => Ok(()),
-            Some(o) => Err((
-                "after_end".into(),
-                format!("{o:?} is not \"hold\" or \"loop\""),
-            )),
-        }
+        Ok(())
+    }
+
+    fn looping(&self) -> bool {
+        self.after_end == Some(AfterEnd::Loop)
     }
 
     /// Read and check the file (at plan-build time).
     pub fn load(&mut self) -> Result<(), (String, String)> {
-        let looping = self.after_end.as_deref() == Some("loop");
-        let d = load_trace(&self.file, looping).map_err(|m| ("file".to_string(), m))?;
+        let d = load_trace(&self.file, self.looping()).map_err(|m| ("file".to_string(), m))?;
         self.data = Loaded(Some(Arc::new(d)));
         Ok(())
     }
@@ -134,8 +141,7 @@ impl Trace {
             Some(d) => d.clone(),
             // A spec built by hand, not through a plan: read it now.
             None => Arc::new(
-                load_trace(&s.file, s.after_end.as_deref() == Some("loop"))
-                    .unwrap_or_else(|e| panic!("fade trace: {e}")),
+                load_trace(&s.file, s.looping()).unwrap_or_else(|e| panic!("fade trace: {e}")),
             ),
         };
         Trace {

@@ -8,14 +8,14 @@
 //! Units: rates in bit/s, times in seconds, sizes in bytes (`_packets`:
 //! packets of the leg's full segment size, headers included).
 //!
-//! The capacity warnings ([`capacity_warnings`]) are also part of every
-//! plan's warnings, so `skyhop run` shows them too.
+//! The warnings are the plan's (receive windows, proxy caches and queues
+//! below the bandwidth-delay product: `plan/warnings.rs`), which
+//! `skyhop run` shows too.
 
 use super::plan::Plan;
 use super::schema::{FlowSize, Scenario};
 use crate::engine::time::Dur;
 use crate::net::addr::node_ip;
-use crate::pep::ProxyPolicy;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -99,166 +99,6 @@ pub struct LegDesc {
     pub sack_blocks: u32,
 }
 
-struct LegNumbers {
-    bottleneck: u64,
-    rtt: Dur,
-    bdp: u64,
-    packet: u64,
-}
-
-fn leg_numbers(plan: &Plan, f: usize, l: usize) -> LegNumbers {
-    let leg = &plan.flows[f].legs[l];
-    let packet = (leg.cfg.mss + leg.cfg.header_bytes) as u64;
-    let ack = leg.cfg.header_bytes as u64;
-    let mut rtt = Dur::ZERO;
-    for &d in &leg.fwd {
-        let ld = &plan.links[d as usize];
-        rtt = rtt + ld.delay + Dur::transmission(packet, ld.rate_bps);
-    }
-    for &d in &leg.rev {
-        let ld = &plan.links[d as usize];
-        rtt = rtt + ld.delay + Dur::transmission(ack, ld.rate_bps);
-    }
-    let bottleneck = leg
-        .fwd
-        .iter()
-        .map(|&d| plan.links[d as usize].rate_bps)
-        .min()
-        .unwrap_or(1);
-    LegNumbers {
-        bottleneck,
-        rtt,
-        bdp: (bottleneck as f64 / 8.0 * rtt.as_secs_f64()).round() as u64,
-        packet,
-    }
-}
-
-fn kb(bytes: f64) -> String {
-    if bytes >= 1e6 {
-        format!("{:.2} MB", bytes / 1e6)
-    } else {
-        format!("{:.1} kB", bytes / 1e3)
-    }
-}
-
-fn rate(bps: u64) -> String {
-    let b = bps as f64;
-    if b >= 1e9 {
-        format!("{} Gb/s", b / 1e9)
-    } else if b >= 1e6 {
-        format!("{} Mb/s", b / 1e6)
-    } else if b >= 1e3 {
-        format!("{} kb/s", b / 1e3)
-    } else {
-        format!("{bps} bit/s")
-    }
-}
-
-/// Proxy caches and bottleneck queues smaller than the bandwidth-delay
-/// product they serve, each with the size that would not limit.
-///
-/// - A proxy cache: the `half-free` policy advertises at most half of the
-///   cache and `third` a third (its outgoing leg also keeps at most a third
-///   unacknowledged), so the cache needs 2x (3x) the larger BDP of its two
-///   legs; `buffers` needs its receive buffer above the incoming leg's BDP
-///   and its send buffer above the outgoing leg's.
-/// - A queue: at a leg's bottleneck (the slowest link direction of its
-///   data path), a drop-tail queue below the leg's BDP lets the link idle
-///   after a window halving (the rule of thumb for one Reno flow).
-pub fn capacity_warnings(plan: &Plan) -> Vec<String> {
-    let mut out = Vec::new();
-    for (fi, f) in plan.flows.iter().enumerate() {
-        for (pi, p) in f.proxies.iter().enumerate() {
-            let node = &plan.nodes[p.node as usize];
-            let inc = leg_numbers(plan, fi, pi);
-            let outg = leg_numbers(plan, fi, pi + 1);
-            let mss = f.legs[pi].cfg.mss as u64;
-            let leg_name = |l: usize| {
-                let leg = &f.legs[l];
-                format!(
-                    "{}-{}",
-                    plan.nodes[*leg.path.first().unwrap() as usize],
-                    plan.nodes[*leg.path.last().unwrap() as usize]
-                )
-            };
-            let mut check = |what: &str, have: u64, factor: u64, bdp: u64, leg: usize| {
-                let need = factor * bdp;
-                if have < need {
-                    let pk = need.div_ceil(mss);
-                    let times = if factor > 1 {
-                        format!("{factor}x ")
-                    } else {
-                        String::new()
-                    };
-                    out.push(format!(
-                        "nodes.{node}.proxy {what} {} packets ({}) is below {times}the bandwidth-delay product of the leg {} ({}) of flows.{}; {pk} packets ({}) would not limit",
-                        have / mss,
-                        kb(have as f64),
-                        leg_name(leg),
-                        kb(bdp as f64),
-                        f.name,
-                        kb((pk * mss) as f64)
-                    ));
-                }
-            };
-            let (big, big_leg) = if outg.bdp > inc.bdp {
-                (outg.bdp, pi + 1)
-            } else {
-                (inc.bdp, pi)
-            };
-            match p.policy {
-                ProxyPolicy::HalfFree => check("cache", p.cache_bytes, 2, big, big_leg),
-                ProxyPolicy::Third => check("cache", p.cache_bytes, 3, big, big_leg),
-                ProxyPolicy::Buffers => {
-                    check("recv_buffer", p.cache_bytes, 1, inc.bdp, pi);
-                    check("send_buffer", p.send_buffer, 1, outg.bdp, pi + 1);
-                }
-            }
-        }
-    }
-    // Queues at bottlenecks: per link direction, the leg with the largest
-    // BDP among those whose bottleneck it is.
-    let mut worst: Vec<Option<(u64, u64, String)>> = vec![None; plan.links.len()];
-    for (fi, f) in plan.flows.iter().enumerate() {
-        for (li, leg) in f.legs.iter().enumerate() {
-            let n = leg_numbers(plan, fi, li);
-            for &d in &leg.fwd {
-                if plan.links[d as usize].rate_bps == n.bottleneck {
-                    let w = &mut worst[d as usize];
-                    if w.as_ref().is_none_or(|(b, _, _)| n.bdp > *b) {
-                        let who = if f.legs.len() > 1 {
-                            format!("flows.{} leg {li}", f.name)
-                        } else {
-                            format!("flows.{}", f.name)
-                        };
-                        *w = Some((n.bdp, n.packet, who));
-                    }
-                }
-            }
-        }
-    }
-    for (d, w) in worst.into_iter().enumerate() {
-        let Some((bdp, packet, who)) = w else {
-            continue;
-        };
-        let ld = &plan.links[d];
-        let need = bdp.div_ceil(packet);
-        if (ld.queue as u64) < need {
-            let (link, dir) = ld.name.split_once(':').unwrap_or((&ld.name, ""));
-            out.push(format!(
-                "links.{link} ({dir}, {} -> {}): queue {} packets is below the bandwidth-delay product of {who}, whose bottleneck it is ({} x {:.3} s = {}); {need} packets would not limit",
-                plan.nodes[ld.from as usize],
-                plan.nodes[ld.to as usize],
-                ld.queue,
-                rate(ld.rate_bps),
-                bdp as f64 * 8.0 / ld.rate_bps as f64,
-                kb(bdp as f64),
-            ));
-        }
-    }
-    out
-}
-
 /// Describe a plan built from `scn`.
 pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
     let nodes = plan
@@ -279,7 +119,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
     for (fi, f) in plan.flows.iter().enumerate() {
         let mut legs = Vec::new();
         for (li, leg) in f.legs.iter().enumerate() {
-            let n = leg_numbers(plan, fi, li);
+            let n = plan.leg_numbers(fi, li);
             for &d in &leg.fwd {
                 let w = &mut longest[d as usize];
                 if w.is_none_or(|(r, _)| n.rtt > r) {

@@ -4,14 +4,16 @@
 
 pub mod describe;
 pub mod json_schema;
+mod load_error;
+mod memory;
 mod plan;
 mod schema;
 mod templates;
 mod validate;
 
-pub use plan::{Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory};
+pub use memory::{estimate_memory, memory_limit, BYTES_PER_PACKET};
+pub use plan::{LegNumbers, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory};
 pub use schema::*;
-pub use validate::{estimate_memory, memory_limit, BYTES_PER_PACKET};
 
 use crate::error::ScenarioError;
 
@@ -219,23 +221,13 @@ fn load_value(
     for s in rest {
         apply_set(&mut v, s, file)?;
     }
-    let mut scn: Scenario = serde_path_to_error::deserialize(v).map_err(|e| {
-        let key = e.path().to_string();
-        let mut key = if key == "." { String::new() } else { key };
-        let msg = e.inner().message().to_string();
-        // A missing field is reported at its parent: name the field itself.
-        if let Some(field) = msg
-            .strip_prefix("missing field `")
-            .and_then(|r| r.strip_suffix('`'))
-        {
-            key = if key.is_empty() {
-                field.to_string()
-            } else {
-                format!("{key}.{field}")
-            };
-        }
-        ScenarioError::new(file, key, msg)
-    })?;
+    let read = |v: toml::Value| serde_path_to_error::deserialize::<_, Scenario>(v);
+    let reload = |v: toml::Value| {
+        read(v)
+            .err()
+            .map(|e| (e.path().to_string(), e.inner().message().to_string()))
+    };
+    let mut scn = read(v.clone()).map_err(|e| load_error::from_serde(file, &v, &e, &reload))?;
     for l in scn.links.values_mut() {
         let dirs = [l.forward.as_mut(), l.reverse.as_mut()];
         let dir_channels = dirs
@@ -246,11 +238,10 @@ fn load_value(
             c.resolve_paths(base);
         }
     }
-    // Ranges of every value, then everything the builder relies on, then
-    // the memory the run would need.
-    validate::check(&scn, file)?;
+    // Every value, then everything the run relies on, then the memory it
+    // would need.
     let plan = Plan::build(&scn, file)?;
-    validate::check_memory(&plan, file)?;
+    memory::check_memory(&plan, file)?;
     Ok(scn)
 }
 

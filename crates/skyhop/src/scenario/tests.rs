@@ -122,7 +122,11 @@ fn proxy_errors_name_the_offending_key() {
         "nodes.B.proxy.policy=\"quarter\"",
     ]);
     assert_eq!(e.key, "nodes.B.proxy.policy");
-    assert!(e.message.contains("unknown policy"));
+    assert!(
+        e.message
+            .contains("\"quarter\" is not one of \"half-free\""),
+        "{e}"
+    );
     let e = err_of(&["flows.ftp.proxies=[\"B\"]", "flows.ftp.legs=[\"sack\"]"]);
     assert_eq!(e.key, "flows.ftp.legs");
     assert!(e.message.contains("2 legs"));
@@ -187,4 +191,207 @@ size = "1 MB"
         "{:?}",
         up.delay
     );
+}
+
+#[test]
+fn an_unknown_choice_names_the_full_key_and_the_allowed_values() {
+    for (set, key, allowed) in [
+        ("tcp.profile=\"bsd\"", "tcp.profile", "\"studies\", \"linux\""),
+        ("tcp.profile=3", "tcp.profile", "\"studies\", \"linux\""),
+        (
+            "flows.ftp.options.recovery=\"vegas\"",
+            "flows.ftp.options.recovery",
+            "\"tahoe\", \"reno\", \"newreno\", \"newreno-sbs\", \"sack\", \"prr\"",
+        ),
+        (
+            "tcp.westwood_filter=\"median\"",
+            "tcp.westwood_filter",
+            "\"trapezoid\", \"latest-sample\", \"interval-mean\"",
+        ),
+        (
+            "tcp.aero_allocation.mode=\"fair\"",
+            "tcp.aero_allocation.mode",
+            "\"static\", \"prdp\", \"adaptive\", \"table\", \"window\"",
+        ),
+        (
+            "links.ab.reverse.errors_apply_to=\"syn\"",
+            "links.ab.reverse.errors_apply_to",
+            "\"data\", \"acks\", \"both\"",
+        ),
+        // Inside tagged tables (read whole before the model is known).
+        (
+            "links.ab.channel={model=\"gilbert-elliott\", t_good=\"6 s\", t_bad=\"2 s\", initial=\"grey\"}",
+            "links.ab.channel.initial",
+            "\"good\", \"bad\"",
+        ),
+        (
+            "links.ab.forward.channel={model=\"trace\", file=\"f.csv\", after_end=\"stop\"}",
+            "links.ab.forward.channel.after_end",
+            "\"hold\", \"loop\"",
+        ),
+        (
+            "links.ab.channel={model=\"per\", p=0.01, apply_to=\"syn\"}",
+            "links.ab.channel.apply_to",
+            "\"data\", \"acks\", \"both\"",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", acm=\"auto\"}",
+            "links.ab.link_layer.acm",
+            "\"acm\", \"fixed-hbw\", \"fixed-lbw\"",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", return_path=\"leo\"}",
+            "links.ab.link_layer.return_path",
+            "\"rct\", \"rcs\"",
+        ),
+        // The same word in two entries: the one that is wrong is named.
+        (
+            "links.ab.link_layer={model=\"dvbs\", acm=\"acm\", initial=\"acm\"}",
+            "links.ab.link_layer.initial",
+            "\"good\", \"bad\"",
+        ),
+        (
+            "links.ab.channel={model=\"rain\"}",
+            "links.ab.channel.model",
+            "\"per\", \"ber\"",
+        ),
+    ] {
+        let e = err_of(&[set]);
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(e.message.contains("is not one of"), "{set}: {e}");
+        assert!(e.message.contains(allowed), "{set}: {e}");
+        assert!(!e.message.contains('`'), "{set}: {e}");
+    }
+}
+
+#[test]
+fn unknown_and_missing_keys_are_named_inside_tagged_tables_too() {
+    let e = err_of(&["links.ab.channel={model=\"per\", p=0.01, q=1}"]);
+    assert_eq!(e.key, "links.ab.channel.q");
+    assert_eq!(e.message, "unknown field \"q\" (known: p, apply_to)");
+    let e = err_of(&["links.ab.channel={model=\"per\", p=\"high\"}"]);
+    assert_eq!(e.key, "links.ab.channel.p");
+    let e = err_of(&["links.ab.channel={model=\"gilbert-elliott\", t_good=\"6 s\"}"]);
+    assert_eq!(e.key, "links.ab.channel.t_bad");
+    assert!(e.message.contains("required"), "{e}");
+}
+
+#[test]
+fn the_accepted_spellings_are_unchanged() {
+    let scn = load(&[
+        "tcp.profile=\"linux\"",
+        "tcp.recovery=\"newreno-sbs\"",
+        "tcp.westwood_filter=\"latest-sample\"",
+        "links.ab.errors_apply_to=\"acks\"",
+        "links.ab.per=0.01",
+        "nodes.B.proxy.policy=\"half-free\"",
+    ])
+    .unwrap();
+    let json = serde_json::to_value(&scn).unwrap();
+    assert_eq!(json["tcp"]["profile"], "linux");
+    assert_eq!(json["tcp"]["recovery"], "newreno-sbs");
+    assert_eq!(json["tcp"]["westwood_filter"], "latest-sample");
+    assert_eq!(json["links"]["ab"]["errors_apply_to"], "acks");
+    assert_eq!(json["nodes"]["B"]["proxy"]["policy"], "half-free");
+}
+
+#[test]
+fn an_application_takes_its_own_table_and_only_its_own() {
+    // A probe's rate and packet size are in its table.
+    let scn = load(&[
+        "flows.ftp.size=\"unlimited\"",
+        "flows.ftp.app=\"cbr\"",
+        "flows.ftp.cbr={ rate = \"2 Mbps\", packet = \"1000 B\" }",
+    ])
+    .unwrap();
+    let plan = Plan::build(&scn, "t.toml").unwrap();
+    assert_eq!(
+        plan.flows[0].app.describe(),
+        "cbr probe, 2000000 bit/s in 1000 B datagrams"
+    );
+    assert!(plan.flows[0].app.datagrams());
+    // ... and nowhere else: the old flow-level keys say where they went.
+    for (set, key) in [
+        ("flows.ftp.rate=\"1 Mbps\"", "flows.ftp.rate"),
+        ("flows.ftp.packet=\"1500 B\"", "flows.ftp.packet"),
+    ] {
+        let e = err_of(&["flows.ftp.app=\"cbr\"", set]);
+        assert_eq!(e.key, key, "{e}");
+        assert!(e.message.contains("moved into the cbr table"), "{e}");
+    }
+    let e = err_of(&["flows.ftp.size=\"unlimited\"", "flows.ftp.app=\"cbr\""]);
+    assert_eq!(e.key, "flows.ftp.cbr.rate");
+    assert!(e.message.contains("missing"), "{e}");
+    // A table of an application the flow does not select.
+    let e = err_of(&["flows.ftp.web.pages=2"]);
+    assert_eq!(e.key, "flows.ftp.web");
+    assert!(e.message.contains("app = \"web\""), "{e}");
+    let e = err_of(&[
+        "flows.ftp.size=\"unlimited\"",
+        "flows.ftp.app=\"cbr\"",
+        "flows.ftp.cbr.rate=\"1 Mbps\"",
+        "flows.ftp.web.pages=2",
+    ]);
+    assert_eq!(e.key, "flows.ftp.web");
+    assert!(e.message.contains("app is \"cbr\""), "{e}");
+    // Unknown keys inside a table, at their full key.
+    let e = err_of(&["flows.ftp.app=\"web\"", "flows.ftp.web.colour=2"]);
+    assert_eq!(e.key, "flows.ftp.web.colour");
+    assert!(e.message.contains("unknown field \"colour\""), "{e}");
+    let e = err_of(&["flows.ftp.app=\"cbr\"", "flows.ftp.cbr.burst=2"]);
+    assert_eq!(e.key, "flows.ftp.cbr.burst");
+    // An unknown application.
+    let e = err_of(&["flows.ftp.app=\"ftp\""]);
+    assert_eq!(e.key, "flows.ftp.app");
+    assert!(e.message.contains("unknown application \"ftp\""), "{e}");
+    assert!(e.message.contains("\"cbr\", \"web\""), "{e}");
+}
+
+#[test]
+fn the_schema_lists_each_application_table_with_its_keys() {
+    let s = json_schema::scenario_json_schema();
+    let flow = &s["definitions"]["FlowSection"]["properties"];
+    assert_eq!(
+        s["definitions"]["AppName"]["enum"],
+        serde_json::json!(["cbr", "web"])
+    );
+    for (table, keys) in [
+        ("cbr", &["rate", "packet"][..]),
+        (
+            "web",
+            &["http", "parallel", "pages", "reply_alpha", "think_k"][..],
+        ),
+    ] {
+        let def = flow[table]["allOf"][0]["$ref"]
+            .as_str()
+            .unwrap_or_else(|| panic!("flows.<id>.{table} in the schema: {}", flow[table]))
+            .rsplit('/')
+            .next()
+            .unwrap();
+        for k in keys {
+            assert!(
+                s["definitions"][def]["properties"][k].is_object(),
+                "flows.<id>.{table}.{k}"
+            );
+        }
+        assert_eq!(s["definitions"][def]["additionalProperties"], false);
+    }
+    assert!(flow["rate"].is_null() && flow["packet"].is_null());
+}
+
+#[test]
+fn a_resolved_scenario_with_application_tables_round_trips_through_json() {
+    let scn = load(&[
+        "flows.ftp.size=\"unlimited\"",
+        "flows.ftp.app=\"web\"",
+        "flows.ftp.web={ http = 1.0, pages = 2 }",
+    ])
+    .unwrap();
+    let json = serde_json::to_string(&scn).unwrap();
+    assert!(
+        json.contains("\"app\":\"web\",\"web\":{\"http\":\"1.0\",\"pages\":2}"),
+        "{json}"
+    );
+    let back = load_json_str(&json, "<json>", &[]).unwrap();
+    assert_eq!(serde_json::to_string(&back).unwrap(), json);
 }

@@ -1,13 +1,17 @@
-//! Range checks on a deserialised scenario, before the plan is built: every
-//! quantity has a documented valid range (docs/scenario.md, "Valid ranges"),
-//! and values that would make a run meaningless (an RTO of zero spins at
-//! t = 0) or unbounded in memory are refused with one error naming the key.
+//! Every value of a deserialised scenario checked in one pass, before the
+//! plan is built: each quantity in its documented range (docs/scenario.md,
+//! "Valid ranges"), each table consistent in itself (`per` or `ber`, not
+//! both; a proxy cache in bytes or in packets; an allocation mode with what
+//! it needs), and the tables a seam owns (channel models, applications)
+//! checked by their own `validate`. Values that would make a run
+//! meaningless (an RTO of zero spins at t = 0) or unbounded in memory are
+//! refused with one error naming the full dotted key.
 //!
-//! [`check_memory`] runs on the built plan: it estimates the dominant memory
-//! of a run and refuses it if the estimate exceeds the limit
-//! (`SKYHOP_MEMORY_LIMIT`, default a quarter of physical memory).
+//! Values are checked even where nothing uses them (yet): a `--set` or a
+//! sweep may make them used. What needs the network resolved (nodes named
+//! by links and flows, paths, legs, sizes in segments of a leg) is
+//! checked by [`Plan::build`](super::Plan::build).
 
-use super::plan::Plan;
 use super::schema::*;
 use crate::engine::time::{Dur, NS_PER_S};
 use crate::error::ScenarioError;
@@ -58,8 +62,16 @@ impl V<'_> {
         }
     }
 
-    fn prob(&self, key: &str, x: Option<f64>) -> Result<(), ScenarioError> {
-        self.in_range(key, x, 0.0, 1.0)
+    /// A loss probability of a link: below 1 (a link that loses every
+    /// packet carries nothing).
+    fn loss(&self, key: &str, x: Option<f64>) -> Result<(), ScenarioError> {
+        self.finite(key, x)?;
+        match x {
+            Some(p) if !(0.0..1.0).contains(&p) => {
+                Err(self.err(key, format!("{p} is not a probability in [0, 1)")))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn dur(&self, key: &str, d: Option<Duration>, lo: Dur, hi: Dur) -> Result<(), ScenarioError> {
@@ -73,6 +85,13 @@ impl V<'_> {
                 ),
             )),
             _ => Ok(()),
+        }
+    }
+
+    fn positive(&self, key: &str, d: Option<Duration>) -> Result<(), ScenarioError> {
+        match d {
+            Some(v) if v.0 == Dur::ZERO => Err(self.err(key, "must be positive")),
+            _ => self.dur(key, d, Dur::ZERO, MAX_DURATION),
         }
     }
 
@@ -133,6 +152,14 @@ impl V<'_> {
             }
         }
         self.size(&k("rcv_buffer"), o.rcv_buffer, 1, MAX_BUFFER)?;
+        if let Some(b) = o.sack_blocks {
+            if b > crate::tcp::seg::MAX_SACK_BLOCKS as u32 {
+                return Err(self.err(
+                    k("sack_blocks"),
+                    format!("{b} is more than the 4 an ACK can carry"),
+                ));
+            }
+        }
         self.dur(
             &k("delayed_ack_timeout"),
             o.delayed_ack_timeout,
@@ -140,6 +167,125 @@ impl V<'_> {
             MAX_DURATION,
         )?;
         self.dur(&k("westwood_tau"), o.westwood_tau, Dur(1), MAX_DURATION)?;
+        self.positive(&k("hybla_rtt0"), o.hybla_rtt0)?;
+        if let Some(a) = &o.aero_allocation {
+            self.aero(&k("aero_allocation"), a)?;
+        }
+        Ok(())
+    }
+
+    /// An AeroTCP allocation: each mode with the values it needs, and no
+    /// allocation of nothing.
+    fn aero(&self, prefix: &str, a: &AeroAllocationSection) -> Result<(), ScenarioError> {
+        let k = |f: &str| format!("{prefix}.{f}");
+        self.rate(&k("sat_bw"), a.sat_bw)?;
+        self.rate(&k("peak_rate"), a.peak_rate)?;
+        if a.sat_rtt.is_some_and(|d| d.0 == Dur::ZERO) {
+            return Err(self.err(k("sat_rtt"), "the satellite round trip must be positive"));
+        }
+        self.dur(&k("sat_rtt"), a.sat_rtt, Dur::ZERO, MAX_DURATION)?;
+        if a.n == Some(0) {
+            return Err(self.err(k("n"), "N = 0 connections: must be at least 1"));
+        }
+        match a.mode.unwrap_or(AeroMode::Static) {
+            AeroMode::Prdp if a.peak_rate.is_none() => {
+                Err(self.err(k("peak_rate"), "mode \"prdp\" needs peak_rate"))
+            }
+            AeroMode::Window => match a.window {
+                None => Err(self.err(k("window"), "mode \"window\" needs window (segments)")),
+                Some(0) => Err(self.err(
+                    k("window"),
+                    "a zero allocation: the window must be at least 1 segment",
+                )),
+                Some(_) => Ok(()),
+            },
+            AeroMode::Table => match &a.rates {
+                None => Err(self.err(k("rates"), "mode \"table\" needs rates")),
+                Some(r) if r.is_empty() => Err(self.err(
+                    k("rates"),
+                    "a zero allocation: give at least one target rate",
+                )),
+                Some(r) => r
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, x)| self.rate(&format!("{}[{i}]", k("rates")), Some(*x))),
+            },
+            _ => Ok(()),
+        }
+    }
+
+    fn proxy(&self, prefix: &str, p: &ProxySection) -> Result<(), ScenarioError> {
+        let k = |f: &str| format!("{prefix}.{f}");
+        if let Some(c) = p.cache_packets {
+            if c > MAX_BUFFER {
+                return Err(self.err(
+                    k("cache_packets"),
+                    format!("{c} is out of range: must be at most {MAX_BUFFER} packets"),
+                ));
+            }
+        }
+        self.size(&k("cache"), p.cache, 0, MAX_BUFFER)?;
+        self.size(&k("recv_buffer"), p.recv_buffer, 0, MAX_BUFFER)?;
+        self.size(&k("send_buffer"), p.send_buffer, 0, MAX_BUFFER)?;
+        if p.cache.is_some() && p.cache_packets.is_some() {
+            return Err(self.err(k("cache"), "give cache or cache_packets, not both"));
+        }
+        for (f, zero) in [
+            ("cache", p.cache.is_some_and(|c| c.0 == 0)),
+            ("cache_packets", p.cache_packets == Some(0)),
+        ] {
+            if zero {
+                return Err(self.err(k(f), "a proxy cache must hold at least one packet"));
+            }
+        }
+        if p.policy == Some(ProxyPolicyName::Buffers) {
+            if p.send_buffer.is_none() {
+                return Err(self.err(
+                    k("send_buffer"),
+                    "the buffers policy needs send_buffer (and recv_buffer)",
+                ));
+            }
+            match p.recv_buffer {
+                None => {
+                    return Err(self.err(
+                        k("recv_buffer"),
+                        "the buffers policy needs recv_buffer (and send_buffer)",
+                    ))
+                }
+                Some(Size(0)) => {
+                    return Err(self.err(k("recv_buffer"), "must hold at least one packet"))
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The loss settings a link and each of its directions share.
+    fn losses(
+        &self,
+        prefix: &str,
+        per: Option<f64>,
+        ber: Option<f64>,
+        channel: Option<&crate::channel::ChannelSpec>,
+    ) -> Result<(), ScenarioError> {
+        let k = |f: &str| format!("{prefix}.{f}");
+        self.loss(&k("per"), per)?;
+        self.loss(&k("ber"), ber)?;
+        if per.is_some() && ber.is_some() {
+            return Err(self.err(k("ber"), "give per or ber, not both"));
+        }
+        if channel.is_some() && (per.is_some() || ber.is_some()) {
+            let f = if per.is_some() { "per" } else { "ber" };
+            return Err(self.err(
+                k(f),
+                "give a channel table or the per/ber shorthand, not both",
+            ));
+        }
+        if let Some(c) = channel {
+            c.validate()
+                .map_err(|(f, m)| self.err(format!("{}.{f}", k("channel")), m))?;
+        }
         Ok(())
     }
 
@@ -147,9 +293,18 @@ impl V<'_> {
         let k = |f: &str| format!("{prefix}.{f}");
         self.rate(&k("rate"), d.rate)?;
         self.dur(&k("delay"), d.delay, Dur::ZERO, MAX_DURATION)?;
-        self.prob(&k("per"), d.per)?;
-        self.prob(&k("ber"), d.ber)?;
-        Ok(())
+        self.losses(prefix, d.per, d.ber, d.channel.as_ref())
+    }
+
+    fn flow(&self, name: &str, f: &FlowSection) -> Result<(), ScenarioError> {
+        let k = |x: &str| format!("flows.{name}.{x}");
+        if f.size == Some(FlowSize::Bytes(0)) {
+            return Err(self.err(k("size"), "must be positive (or \"unlimited\")"));
+        }
+        // The application's table: its own checks (app/).
+        f.tables
+            .validate(f.app)
+            .map_err(|(x, m)| self.err(k(&x), m))
     }
 }
 
@@ -167,7 +322,7 @@ fn pick<T: Copy>(
     }
 }
 
-/// Check every value's range. Runs after deserialisation, before `Plan::build`.
+/// Check every value. Runs first in [`Plan::build`](super::Plan::build).
 pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
     let v = V { file };
 
@@ -175,7 +330,7 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
     if scn.run.event_budget == 0 {
         return Err(v.err("run.event_budget", "must be at least 1 event"));
     }
-    if scn.run.runs > MAX_RUNS {
+    if scn.run.runs == 0 || scn.run.runs > MAX_RUNS {
         return Err(v.err(
             "run.runs",
             format!(
@@ -184,7 +339,7 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
             ),
         ));
     }
-    v.dur("run.duration", scn.run.duration, Dur::ZERO, MAX_DURATION)?;
+    v.positive("run.duration", scn.run.duration)?;
 
     // ---- nodes ----
     for (name, n) in &scn.nodes {
@@ -192,19 +347,15 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
         v.in_range(&k("lat"), n.lat, -90.0, 90.0)?;
         v.in_range(&k("lon"), n.lon, -180.0, 180.0)?;
         v.in_range(&k("geo_longitude"), n.geo_longitude, -180.0, 180.0)?;
+        let key = format!("nodes.{name}");
+        if n.lat.is_some() != n.lon.is_some() {
+            return Err(v.err(key, "give both lat and lon, or neither"));
+        }
+        if n.lat.is_some() && n.geo_longitude.is_some() {
+            return Err(v.err(key, "a node is either on the ground (lat, lon) or a GEO satellite (geo_longitude), not both"));
+        }
         if let Some(p) = &n.proxy {
-            let pk = |f: &str| format!("nodes.{name}.proxy.{f}");
-            if let Some(c) = p.cache_packets {
-                if c > MAX_BUFFER {
-                    return Err(v.err(
-                        pk("cache_packets"),
-                        format!("{c} is out of range: must be at most {MAX_BUFFER} packets"),
-                    ));
-                }
-            }
-            v.size(&pk("cache"), p.cache, 0, MAX_BUFFER)?;
-            v.size(&pk("recv_buffer"), p.recv_buffer, 0, MAX_BUFFER)?;
-            v.size(&pk("send_buffer"), p.send_buffer, 0, MAX_BUFFER)?;
+            v.proxy(&k("proxy"), p)?;
         }
     }
 
@@ -214,8 +365,7 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
         let k = |f: &str| format!("{prefix}.{f}");
         v.rate(&k("rate"), l.rate)?;
         v.dur(&k("delay"), l.delay, Dur::ZERO, MAX_DURATION)?;
-        v.prob(&k("per"), l.per)?;
-        v.prob(&k("ber"), l.ber)?;
+        v.losses(&prefix, l.per, l.ber, l.channel.as_ref())?;
         if let Some(d) = &l.forward {
             v.dir(&k("forward"), d)?;
         }
@@ -278,97 +428,7 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
                 ),
             ));
         }
-    }
-    Ok(())
-}
-
-// ---- memory ----
-
-/// Bytes the estimate charges per packet that can be in flight or queued:
-/// the packet in the event queue and the link queue, its send-buffer and
-/// scoreboard entries, and a reassembly-queue range at the receiver.
-pub const BYTES_PER_PACKET: u64 = 256;
-
-/// The memory limit: `SKYHOP_MEMORY_LIMIT` (a size such as "4 GB"), else a
-/// quarter of physical memory (/proc/meminfo's MemTotal), else 4 GB.
-pub fn memory_limit() -> Result<u64, String> {
-    if let Ok(s) = std::env::var("SKYHOP_MEMORY_LIMIT") {
-        return Size::parse(&s)
-            .map(|x| x.0)
-            .map_err(|e| format!("SKYHOP_MEMORY_LIMIT: {e}"));
-    }
-    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
-        t.lines()
-            .find(|l| l.starts_with("MemTotal:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<u64>().ok())
-            .map(|kb| kb.saturating_mul(1024))
-    });
-    Ok(total.map_or(4_000_000_000, |t| t / 4))
-}
-
-/// A run's dominant memory, estimated from the plan: per flow and leg, the
-/// packets its window can hold in flight, bounded by the receive buffer
-/// (or proxy cache) and by what the leg's initial window and the path's
-/// links (bandwidth-delay product plus queues) can hold; plus every link
-/// direction's queue limit. Each packet is charged [`BYTES_PER_PACKET`].
-pub fn estimate_memory(plan: &Plan) -> u64 {
-    estimate(plan).0
-}
-
-/// The estimate, and the key of its largest part (a flow or a link's queue).
-fn estimate(plan: &Plan) -> (u64, String) {
-    let mut packets: u64 = 0;
-    let mut largest = (0u64, String::new());
-    let mut note = |n: u64, key: &dyn Fn() -> String| {
-        if n > largest.0 || largest.1.is_empty() {
-            largest = (n, key());
-        }
-    };
-    for l in &plan.links {
-        packets = packets.saturating_add(l.queue as u64);
-        let link = l.name.split(':').next().unwrap_or("").to_string();
-        note(l.queue as u64, &|| format!("links.{link}.queue"));
-    }
-    for f in &plan.flows {
-        let mut n: u64 = 0;
-        for leg in &f.legs {
-            let mss = (leg.cfg.mss as u64).max(1);
-            // The path can hold at most its bandwidth-delay product plus its queues.
-            let mut path_bytes: u64 = 0;
-            for &li in leg.fwd.iter().chain(leg.rev.iter()) {
-                let l = &plan.links[li as usize];
-                let bdp = (l.rate_bps as u128 * l.delay.0 as u128 / 8 / NS_PER_S as u128)
-                    .min(u64::MAX as u128) as u64;
-                let q = (l.queue as u64).saturating_mul(mss + leg.cfg.header_bytes as u64);
-                path_bytes = path_bytes.saturating_add(bdp).saturating_add(q);
-            }
-            let window = leg
-                .cfg
-                .rcv_buffer
-                .min(path_bytes.max((leg.cfg.initial_window as u64).saturating_mul(mss)));
-            n = n.saturating_add(window / mss + 1);
-        }
-        packets = packets.saturating_add(n);
-        note(n, &|| format!("flows.{}", f.name));
-    }
-    (packets.saturating_mul(BYTES_PER_PACKET), largest.1)
-}
-
-/// Refuse a run whose estimated memory exceeds the limit.
-pub fn check_memory(plan: &Plan, file: &str) -> Result<(), ScenarioError> {
-    let limit = memory_limit().map_err(|m| ScenarioError::new(file, "", m))?;
-    let (need, key) = estimate(plan);
-    if need > limit {
-        return Err(ScenarioError::new(
-            file,
-            key,
-            format!(
-                "the run would need about {} of memory for packets in flight and queued, above the limit of {} (set SKYHOP_MEMORY_LIMIT, e.g. \"16 GB\", to raise it; or lower tcp.rcv_buffer, tcp.initial_window or link queues)",
-                Size(need),
-                Size(limit)
-            ),
-        ));
+        v.flow(name, f)?;
     }
     Ok(())
 }

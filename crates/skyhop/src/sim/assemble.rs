@@ -80,7 +80,7 @@ impl World {
                 active_time_s: active,
                 ..Default::default()
             };
-            f.app.report(end, &mut fr);
+            fr.app = f.app.report(end);
             // Legs and proxies: one entry per position along the path and
             // direction, summed over the flow's streams (a file transfer
             // has one stream, so one entry per leg).

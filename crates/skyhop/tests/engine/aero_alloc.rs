@@ -1,6 +1,7 @@
 //! AeroTCP's adaptive and table allocations: the window follows the number
 //! of connections open on the satellite leg as they start and finish.
 
+use skyhop::app::Cell;
 use skyhop::scenario::{load_path, Plan};
 use skyhop::sim::run_plan;
 use skyhop::tcp::config::{aero_segments, AeroAdaptive};
@@ -126,21 +127,23 @@ fn web_connections_count_while_open_not_for_the_whole_session() {
         ],
     );
     let f1 = &r.flows["f1"];
-    let objs = f1.objects.as_ref().unwrap();
+    let objs = f1.app.table("objects").expect("a web session's objects");
     assert_eq!(objs.len(), 3);
+    let at = |i: usize, column: &str| objs.get(i, column).and_then(Cell::as_f64).unwrap();
     let mut busy = 0;
     let mut idle = 0;
-    for w in objs.windows(2) {
-        let end = w[0].requested_at_s + w[0].response_time_s.unwrap();
+    for i in 0..objs.len() - 1 {
+        let end = at(i, "requested_at_s") + at(i, "response_time_s");
         // One second into an object's transfer, and half-way through the
         // think time that follows it (when it is longer than 2 s).
-        let during = w[0].requested_at_s + 1.5;
+        let during = at(i, "requested_at_s") + 1.5;
         if during < end {
             assert_eq!(cwnd_at(&r, during), 100.0, "object at {during}");
             busy += 1;
         }
-        if w[1].requested_at_s - end > 2.0 {
-            assert_eq!(cwnd_at(&r, (end + w[1].requested_at_s) / 2.0), 200.0);
+        let next = at(i + 1, "requested_at_s");
+        if next - end > 2.0 {
+            assert_eq!(cwnd_at(&r, (end + next) / 2.0), 200.0);
             idle += 1;
         }
     }

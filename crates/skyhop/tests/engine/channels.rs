@@ -25,8 +25,7 @@ channel = {channel}
 from = "A"
 to = "B"
 app = "cbr"
-rate = "1 Mbps"
-packet = "1500 B"
+cbr = {{ rate = "1 Mbps", packet = "1500 B" }}
 {extra}
 "#
     )
@@ -123,7 +122,7 @@ channel = {m}
 from = "C"
 to = "D"
 app = "cbr"
-rate = "1 Mbps"
+cbr = {{ rate = "1 Mbps" }}
 "#
             );
         let b = run(&two, 3);
@@ -201,7 +200,7 @@ channel = { model = "lms-urban" }
 from = "NY"
 to = "SAT"
 app = "cbr"
-rate = "1 Mbps"
+cbr = { rate = "1 Mbps" }
 "#;
     let plan = plan_of(text);
     let g = plan.links[0].geometry.unwrap();
@@ -321,12 +320,12 @@ forward = {{ channel = {GE} }}
 from = "B"
 to = "A"
 app = "cbr"
-rate = "1 Mbps"
+cbr = {{ rate = "1 Mbps" }}
 [flows.fwd]
 from = "A"
 to = "B"
 app = "cbr"
-rate = "1 Mbps"
+cbr = {{ rate = "1 Mbps" }}
 "#
     );
     let r = run(&text, 5);

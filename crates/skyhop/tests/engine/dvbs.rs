@@ -49,8 +49,7 @@ fer_bad = 0
 from = "ES"
 to = "MT"
 app = "cbr"
-rate = "1.6 Mbps"
-packet = "1504 B"
+cbr = { rate = "1.6 Mbps", packet = "1504 B" }
 "#;
 
 #[test]

@@ -159,11 +159,11 @@ fn drop_test_modules(code: &str) -> String {
         let after = &rest[at + "#[cfg(test)]".len()..];
         let trimmed = after.trim_start();
         let is_mod = trimmed.starts_with("mod ") || trimmed.starts_with("pub mod ");
-        let brace = trimmed.find('{');
         let semi = trimmed.find(';');
-        if is_mod && brace.is_some() && semi.is_none_or(|s| s > brace.unwrap()) {
+        let brace = trimmed.find('{').filter(|&b| is_mod && semi.is_none_or(|s| s > b));
+        if let Some(brace) = brace {
             out.push_str(&rest[..at]);
-            let start = rest.len() - trimmed.len() + brace.unwrap();
+            let start = rest.len() - trimmed.len() + brace;
             let bytes = rest.as_bytes();
             let mut depth = 0;
             let mut j = start;

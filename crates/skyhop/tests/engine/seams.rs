@@ -3,7 +3,7 @@
 //! congestion controller, all defined in this file and plugged into a
 //! resolved plan without touching the engine.
 
-use skyhop::app::{AppIo, AppSpec, Application, CustomApp};
+use skyhop::app::{AppIo, AppReport, AppSpec, Application, Cell, CustomApp, Table};
 use skyhop::channel::{ChannelModel, ChannelSpec, CustomChannel, Tx};
 use skyhop::engine::Time;
 use skyhop::net::{
@@ -225,6 +225,102 @@ fn an_application_from_outside_the_engine_sends_two_files_in_turn() {
     // Sending both at once is faster (no idle round trip in between).
     let at_once = go(&plan(&[])).flows["f"].completion_time_s.unwrap();
     assert!(done > at_once);
+}
+
+// ---- application results: a table of its own, under the flow ---------------
+
+/// Sends `chunks` chunks one after the other on stream 0 and reports when
+/// each was handed over and when it arrived: a table `chunks` and a scalar.
+struct Chunks {
+    size: u64,
+    chunks: u64,
+    /// (handed over, arrived) of each chunk so far, in seconds.
+    times: Vec<(f64, Option<f64>)>,
+}
+
+impl Application for Chunks {
+    fn start(&mut self, now: Time, io: &mut AppIo) {
+        self.times.push((now.as_secs_f64(), None));
+        io.send(0, self.size);
+    }
+    fn on_delivered(&mut self, now: Time, _s: usize, _b: u64, total: u64, io: &mut AppIo) {
+        let k = self.times.len() as u64;
+        if total == k * self.size {
+            self.times[k as usize - 1].1 = Some(now.as_secs_f64());
+            if k < self.chunks {
+                self.times.push((now.as_secs_f64(), None));
+                io.send(0, self.size);
+            }
+        }
+    }
+    fn done(&self) -> bool {
+        self.times.len() as u64 == self.chunks && self.times.iter().all(|t| t.1.is_some())
+    }
+    fn report(&self, _end: Time) -> AppReport {
+        let mut t = Table::new(&["chunk", "bytes", "sent_at_s", "arrived_at_s"]);
+        for (i, (sent, arrived)) in self.times.iter().enumerate() {
+            t.push(vec![
+                (i as u64).into(),
+                self.size.into(),
+                (*sent).into(),
+                (*arrived).into(),
+            ]);
+        }
+        let mut r = AppReport::default();
+        r.add_scalar(
+            "chunks_delivered",
+            self.times.iter().filter(|t| t.1.is_some()).count() as u64,
+        );
+        r.add_table("chunks", t);
+        r
+    }
+}
+
+#[test]
+fn an_application_from_outside_the_engine_reports_its_own_table_under_its_flow() {
+    let mut p = plan(&[]);
+    p.flows[0].app = AppSpec::Custom(CustomApp(Arc::new(|| {
+        Box::new(Chunks {
+            size: 100_000,
+            chunks: 5,
+            times: Vec::new(),
+        })
+    })));
+    let r = go(&p);
+    assert_eq!(r.flows["f"].bytes_delivered, 500_000);
+    let v = serde_json::to_value(&r).unwrap();
+    let f = &v["flows"]["f"];
+    assert_eq!(f["chunks_delivered"], 5);
+    let rows = f["chunks"]
+        .as_array()
+        .expect("the table is a list under the flow");
+    assert_eq!(rows.len(), 5);
+    let mut last = 0.0;
+    for (i, row) in rows.iter().enumerate() {
+        let rec = row.as_object().expect("each row a record");
+        let mut keys: Vec<&str> = rec.keys().map(|k| k.as_str()).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["arrived_at_s", "bytes", "chunk", "sent_at_s"]);
+        assert_eq!(rec["chunk"], i);
+        assert_eq!(rec["bytes"], 100_000);
+        let (sent, arrived) = (
+            rec["sent_at_s"].as_f64().unwrap(),
+            rec["arrived_at_s"].as_f64().unwrap(),
+        );
+        // Each chunk is handed over when the previous one has arrived, and
+        // takes at least its transmission (0.8 s at 1 Mb/s) and a delay.
+        assert!(sent >= last && arrived > sent + 0.8 + 0.125, "{row}");
+        last = arrived;
+    }
+    assert_eq!(r.flows["f"].completion_time_s, Some(last));
+    // In column order in the document, and back from it.
+    let text = serde_json::to_string(&r).unwrap();
+    assert!(text
+        .contains("\"chunks\":[{\"chunk\":0,\"bytes\":100000,\"sent_at_s\":0.0,\"arrived_at_s\":"));
+    let back: RunResult = serde_json::from_str(&text).unwrap();
+    let t = back.flows["f"].app.table("chunks").unwrap();
+    assert_eq!(t.columns(), ["chunk", "bytes", "sent_at_s", "arrived_at_s"]);
+    assert_eq!(t.get(4, "chunk"), Some(&Cell::UInt(4)));
 }
 
 // ---- recovery: retransmit only on timeout ------------------------------------

@@ -4,9 +4,11 @@
 //! connection, conservation through both AeroTCP gateways at a high BER,
 //! determinism, and one-line errors for impossible page models.
 
+use serde::Deserialize;
+use skyhop::app::Cell;
 use skyhop::scenario::{load_str, Plan};
 use skyhop::sim::run_plan;
-use skyhop::{RunOptions, RunResult};
+use skyhop::{FlowResult, RunOptions, RunResult};
 
 /// Server S and client C over one 10 Mb/s link, 50 ms each way.
 const ONE_LINK: &str = r#"
@@ -44,6 +46,47 @@ fn plan_error(text: &str, sets: &[&str]) -> String {
     }
 }
 
+/// One record of a web session's `objects` table, as the run's JSON has it.
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct WebObject {
+    page: u64,
+    request_bytes: u64,
+    reply_bytes: u64,
+    requested_at_s: f64,
+    response_time_s: Option<f64>,
+    connection: u64,
+}
+
+/// One record of its `pages` table.
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct WebPage {
+    objects: u64,
+    bytes: u64,
+    started_at_s: f64,
+    response_time_s: Option<f64>,
+}
+
+/// A table of the flow's JSON, as records.
+fn records<T: serde::de::DeserializeOwned>(f: &FlowResult, table: &str) -> Vec<T> {
+    let v = serde_json::to_value(f).unwrap();
+    serde_json::from_value(v[table].clone()).unwrap_or_else(|e| panic!("{table}: {e}"))
+}
+
+fn objects(f: &FlowResult) -> Vec<WebObject> {
+    records(f, "objects")
+}
+
+fn pages(f: &FlowResult) -> Vec<WebPage> {
+    records(f, "pages")
+}
+
+/// A count the session reports.
+fn count(f: &FlowResult, name: &str) -> Option<u64> {
+    f.app.scalar(name).and_then(Cell::as_u64)
+}
+
 /// Serialisation time of `bytes` at 10 Mb/s, in seconds.
 fn tx(bytes: f64) -> f64 {
     bytes * 8.0 / 10e6
@@ -68,19 +111,19 @@ fn a_single_object_takes_the_handshake_then_one_round_trip_and_reuse_saves_the_h
         1,
     );
     let f = &r.flows["w"];
-    let objs = f.objects.as_ref().unwrap();
+    let objs = objects(f);
     assert_eq!(objs.len(), 2);
-    assert_eq!(f.connections_opened, Some(1));
+    assert_eq!(count(f, "connections_opened"), Some(1));
     let first = 4.0 * 0.050 + 3.0 * tx(40.0) + tx(290.0) + tx(1040.0);
     let second = 2.0 * 0.050 + tx(290.0) + tx(40.0) + tx(1040.0);
     let t0 = objs[0].response_time_s.unwrap();
     let t1 = objs[1].response_time_s.unwrap();
     assert!((t0 - first).abs() < 1e-9, "{t0} vs {first}");
     assert!((t1 - second).abs() < 1e-9, "{t1} vs {second}");
-    assert_eq!(f.pages_completed, Some(2));
+    assert_eq!(count(f, "pages_completed"), Some(2));
     assert_eq!(f.bytes_delivered, 2000);
     // The second page starts one think time (≥ k = 1 s) after the first ends.
-    let pages = f.pages.as_ref().unwrap();
+    let pages = pages(f);
     assert!(pages[1].started_at_s >= pages[0].started_at_s + first + 1.0);
     // The run ends when the last page is complete.
     assert!(f.completion_time_s.is_some());
@@ -103,10 +146,10 @@ fn http_1_0_opens_one_connection_per_object_and_at_most_parallel_at_once() {
         7,
     );
     let f = &r.flows["w"];
-    let objs = f.objects.as_ref().unwrap();
-    assert_eq!(f.pages_completed, Some(20));
-    assert_eq!(f.connections_opened, Some(objs.len() as u64));
-    let pages = f.pages.as_ref().unwrap();
+    let objs = objects(f);
+    assert_eq!(count(f, "pages_completed"), Some(20));
+    assert_eq!(count(f, "connections_opened"), Some(objs.len() as u64));
+    let pages = pages(f);
     assert_eq!(
         pages.iter().map(|p| p.objects).sum::<u64>(),
         objs.len() as u64
@@ -116,7 +159,7 @@ fn http_1_0_opens_one_connection_per_object_and_at_most_parallel_at_once() {
         "20 pages with a mean of 5.55 inline objects"
     );
     let mut max_parallel = 0;
-    for o in objs {
+    for o in &objs {
         let end = o.requested_at_s + o.response_time_s.unwrap();
         // Objects of the same page in flight at this one's request.
         let at = objs
@@ -152,8 +195,8 @@ fn http_1_0_opens_one_connection_per_object_and_at_most_parallel_at_once() {
 fn http_1_1_uses_one_connection_one_request_at_a_time() {
     let r = run(ONE_LINK, &["flows.w.web.pages=20"], 7);
     let f = &r.flows["w"];
-    let objs = f.objects.as_ref().unwrap();
-    assert_eq!(f.connections_opened, Some(1));
+    let objs = objects(f);
+    assert_eq!(count(f, "connections_opened"), Some(1));
     for w in objs.windows(2) {
         let end = w[0].requested_at_s + w[0].response_time_s.unwrap();
         assert!(w[1].requested_at_s >= end - 1e-12);
@@ -164,13 +207,13 @@ fn http_1_1_uses_one_connection_one_request_at_a_time() {
         &["flows.w.web.pages=20", "flows.w.web.http=1.0"],
         7,
     );
-    let o10 = r10.flows["w"].objects.as_ref().unwrap();
-    let sizes = |v: &[skyhop::result::WebObject]| {
+    let o10 = objects(&r10.flows["w"]);
+    let sizes = |v: &[WebObject]| {
         let mut s: Vec<_> = v.iter().map(|o| (o.page, o.reply_bytes)).collect();
         s.sort();
         s
     };
-    assert_eq!(sizes(objs), sizes(o10));
+    assert_eq!(sizes(&objs), sizes(&o10));
 }
 
 #[test]
@@ -178,7 +221,7 @@ fn a_session_without_a_page_count_runs_until_the_stop_time() {
     let r = run(ONE_LINK, &["run.duration=120 s"], 3);
     let f = &r.flows["w"];
     assert_eq!(f.completion_time_s, None);
-    assert!(f.pages_completed.unwrap() > 5);
+    assert!(count(f, "pages_completed").unwrap() > 5);
     assert!((f.active_time_s - 120.0).abs() < 1e-9);
 }
 
@@ -197,11 +240,11 @@ fn web_sessions_through_both_aerotcp_gateways_at_ber_1e_5_conserve_every_object(
         "app = \"web\"\nweb = { pages = 3, http = \"1.0\", reply_max = \"200 KB\" }",
     );
     let r = run(&text, &["links.sat.ber=1e-5"], 5);
-    let mut objects = 0;
+    let mut total = 0;
     for (name, f) in &r.flows {
-        assert_eq!(f.pages_completed, Some(3), "{name}");
-        let objs = f.objects.as_ref().unwrap();
-        objects += objs.len();
+        assert_eq!(count(f, "pages_completed"), Some(3), "{name}");
+        let objs = objects(f);
+        total += objs.len();
         assert!(objs.iter().all(|o| o.response_time_s.is_some()));
         let replies: u64 = objs.iter().map(|o| o.reply_bytes).sum();
         assert_eq!(f.bytes_delivered, replies, "{name}");
@@ -211,7 +254,7 @@ fn web_sessions_through_both_aerotcp_gateways_at_ber_1e_5_conserve_every_object(
         assert_eq!(f.legs[4].tcp, "aerotcp");
         assert_eq!(f.legs[4].from, "AGW");
     }
-    assert!(objects > 100);
+    assert!(total > 100);
     let retx: u64 = r.flows.values().map(|f| f.legs[1].retransmissions).sum();
     assert!(retx > 0, "no loss at BER 1e-5?");
     // Proxies: one entry per gateway and direction.
@@ -224,7 +267,7 @@ fn same_seed_same_session() {
     let b = run(ONE_LINK, &["flows.w.web.pages=5", "links.l.per=0.01"], 11);
     assert_eq!(a.flows, b.flows);
     let c = run(ONE_LINK, &["flows.w.web.pages=5", "links.l.per=0.01"], 12);
-    assert_ne!(a.flows["w"].objects, c.flows["w"].objects);
+    assert_ne!(objects(&a.flows["w"]), objects(&c.flows["w"]));
 }
 
 #[test]
@@ -308,10 +351,7 @@ fn http_1_1_restarts_its_window_after_think_times_only_with_idle_restart() {
         .collect();
     let restarted = run(ONE_LINK, &with, 1);
     let times = |r: &RunResult| -> Vec<f64> {
-        r.flows["w"]
-            .objects
-            .as_ref()
-            .unwrap()
+        objects(&r.flows["w"])
             .iter()
             .map(|o| o.response_time_s.unwrap())
             .collect()
@@ -332,4 +372,90 @@ fn http_1_1_restarts_its_window_after_think_times_only_with_idle_restart() {
     };
     assert!(warns(&base).iter().any(|w| w.contains("tcp.idle_restart")));
     assert!(!warns(&with).iter().any(|w| w.contains("tcp.idle_restart")));
+}
+
+#[test]
+fn a_session_reports_under_the_flow_with_the_keys_and_order_of_the_json_contract() {
+    let r = run(ONE_LINK, &["flows.w.web.pages=3", "links.l.per=0.01"], 2);
+    let text = serde_json::to_string(&r.flows["w"]).unwrap();
+    let keys = [
+        "completion_time_s",
+        "goodput_bps",
+        "throughput_bps",
+        "bytes_delivered",
+        "bytes_sent",
+        "retransmissions",
+        "timeouts",
+        "fast_recoveries",
+        "active_time_s",
+        "legs",
+        "objects_completed",
+        "objects_incomplete",
+        "object_response_mean_s",
+        "object_response_p50_s",
+        "object_response_p95_s",
+        "object_response_max_s",
+        "pages_completed",
+        "page_response_mean_s",
+        "page_response_p50_s",
+        "page_response_p95_s",
+        "page_response_max_s",
+        "connections_opened",
+        "objects",
+        "pages",
+    ];
+    // Exactly these keys at the flow's level, in this order.
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut have: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    let mut want = keys.to_vec();
+    have.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(have, want);
+    let at: Vec<usize> = keys
+        .iter()
+        .map(|k| text.find(&format!("\"{k}\":")).unwrap())
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
+    // Records keep their field order.
+    assert!(text.contains("\"objects\":[{\"page\":0,\"request_bytes\":"));
+    assert!(text.contains("\"reply_bytes\":"));
+    assert!(text.contains(",\"requested_at_s\":0.0,\"response_time_s\":"));
+    assert!(text.contains("\"pages\":[{\"objects\":"));
+    assert!(text.contains(",\"started_at_s\":0.0,\"response_time_s\":"));
+    // The summaries are those of the records.
+    let objs = objects(&r.flows["w"]);
+    let done: Vec<f64> = objs.iter().filter_map(|o| o.response_time_s).collect();
+    assert_eq!(
+        count(&r.flows["w"], "objects_completed"),
+        Some(done.len() as u64)
+    );
+    let max = done.iter().copied().fold(0.0, f64::max);
+    assert_eq!(v["object_response_max_s"], serde_json::json!(max));
+}
+
+#[test]
+fn a_run_with_a_session_round_trips_through_its_json() {
+    let r = run(
+        ONE_LINK,
+        &["flows.w.web.pages=4", "flows.w.web.http=1.0"],
+        3,
+    );
+    let json = serde_json::to_string(&r).unwrap();
+    let back: RunResult = serde_json::from_str(&json).unwrap();
+    // Read back, written again: the same document (compared as parsed
+    // values, so that both sides read floats with the same parser).
+    let again: serde_json::Value = serde_json::to_value(&back).unwrap();
+    assert_eq!(
+        again,
+        serde_json::from_str::<serde_json::Value>(&json).unwrap()
+    );
+    let (a, b) = (&r.flows["w"].app, &back.flows["w"].app);
+    assert_eq!(a.scalars().len(), b.scalars().len());
+    for ((na, ta), (nb, tb)) in a.tables().iter().zip(b.tables()) {
+        assert_eq!((na, ta.columns(), ta.len()), (nb, tb.columns(), tb.len()));
+    }
+    assert_eq!(
+        b.scalar("connections_opened"),
+        a.scalar("connections_opened")
+    );
 }

@@ -8,6 +8,8 @@ pub mod acm;
 #[allow(clippy::module_inception)]
 pub mod dvbs;
 pub mod framing;
+pub mod spec;
 pub mod sr_arq;
 
-pub use dvbs::{DvbsCounters, DvbsLink, DvbsParams, DvbsSpec};
+pub use dvbs::{DvbsCounters, DvbsLink};
+pub use spec::{DvbsParams, DvbsSpec};

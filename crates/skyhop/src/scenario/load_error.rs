@@ -1,0 +1,273 @@
+//! A deserialisation error as a [`ScenarioError`]: the full dotted key of
+//! the value at fault and a message in the scenario's words.
+//!
+//! serde reports an error at the path it was reading, with its own wording
+//! ("unknown variant `x`, expected one of `a`, `b`"). Two things are
+//! mended here:
+//!
+//! - **The key.** A tagged table (`channel = { model = "...", ... }`,
+//!   `link_layer = { model = "dvbs", ... }`) is read whole before its model
+//!   is known, so an error inside it is reported at the table. The key is
+//!   completed from the table itself: the unknown or missing field, or the
+//!   entry holding the value the message names (when several hold it, the
+//!   one whose removal makes the error go away).
+//! - **The words.** Unknown values list the allowed ones (`"x" is not one
+//!   of "a", "b"`), unknown keys the known ones, a missing key says it is
+//!   required; other messages lose serde's backticks.
+
+use crate::error::ScenarioError;
+use serde_path_to_error::Segment;
+
+/// What a message says, once parsed.
+enum Says {
+    /// `missing field `f``.
+    Missing(String),
+    /// `unknown field `f`, expected ...`.
+    UnknownField(String, Vec<String>),
+    /// `unknown variant `v`, expected ...`.
+    UnknownValue(String, Vec<String>),
+    /// Anything else; the value it names, if it names one.
+    Other(Option<toml::Value>),
+}
+
+/// The words between backticks in `s`, in order.
+fn quoted(s: &str) -> Vec<String> {
+    s.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+fn parse(msg: &str) -> Says {
+    let first = |s: &str| quoted(s).into_iter().next().unwrap_or_default();
+    if let Some(rest) = msg.strip_prefix("missing field ") {
+        return Says::Missing(first(rest));
+    }
+    if let Some(rest) = msg.strip_prefix("unknown field ") {
+        let (name, expected) = rest.split_once(", ").unwrap_or((rest, ""));
+        return Says::UnknownField(first(name), quoted(expected));
+    }
+    if let Some(rest) = msg.strip_prefix("unknown variant ") {
+        let (name, expected) = rest.split_once(", ").unwrap_or((rest, ""));
+        return Says::UnknownValue(first(name), quoted(expected));
+    }
+    // serde's `Unexpected` values: `string "x"`, `integer `3``, ...
+    let value = msg.strip_prefix("invalid type: ").and_then(|rest| {
+        if let Some(s) = rest.strip_prefix("string \"") {
+            return s
+                .split_once('"')
+                .map(|(v, _)| toml::Value::String(v.into()));
+        }
+        let v = quoted(rest).into_iter().next()?;
+        if rest.starts_with("integer") {
+            v.parse().ok().map(toml::Value::Integer)
+        } else if rest.starts_with("floating point") {
+            v.parse().ok().map(toml::Value::Float)
+        } else if rest.starts_with("boolean") {
+            v.parse().ok().map(toml::Value::Boolean)
+        } else {
+            None
+        }
+    });
+    Says::Other(value)
+}
+
+/// `"a", "b" or "c"` style list of allowed words.
+fn words(ws: &[String]) -> String {
+    ws.iter()
+        .map(|w| format!("{w:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// serde's backticks as the scenario writes values: numbers and booleans
+/// bare, anything else in double quotes.
+fn plain(msg: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in msg.split('`').enumerate() {
+        let bare = part.parse::<f64>().is_ok() || part == "true" || part == "false";
+        if i % 2 == 0 || bare {
+            out.push_str(part);
+        } else {
+            out.push_str(&format!("{part:?}"));
+        }
+    }
+    out
+}
+
+/// The value at `path` under `root`, following map keys and array indices.
+fn value_at<'a>(root: &'a toml::Value, path: &[Segment]) -> Option<&'a toml::Value> {
+    let mut cur = root;
+    for s in path {
+        cur = match (s, cur) {
+            (Segment::Map { key }, toml::Value::Table(t)) => t.get(key)?,
+            (Segment::Seq { index }, toml::Value::Array(a)) => a.get(*index)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn set_at(root: &mut toml::Value, path: &[Segment], value: toml::Value) {
+    let Some((Segment::Map { key }, parent)) = path.split_last() else {
+        return;
+    };
+    if let Some(t) = table_at_mut(root, parent) {
+        t.insert(key.clone(), value);
+    }
+}
+
+fn table_at_mut<'a>(root: &'a mut toml::Value, path: &[Segment]) -> Option<&'a mut toml::Table> {
+    let mut cur = root;
+    for s in path {
+        cur = match (s, cur) {
+            (Segment::Map { key }, toml::Value::Table(t)) => t.get_mut(key)?,
+            (Segment::Seq { index }, toml::Value::Array(a)) => a.get_mut(*index)?,
+            _ => return None,
+        };
+    }
+    cur.as_table_mut()
+}
+
+/// Turn a deserialisation error of the scenario `root` into a
+/// [`ScenarioError`] of `file`. `reload` deserialises a changed scenario
+/// and returns its first error as (path, message), to tell which of
+/// several entries of a tagged table holds the value at fault.
+pub(super) fn from_serde(
+    file: &str,
+    root: &toml::Value,
+    e: &serde_path_to_error::Error<toml::de::Error>,
+    reload: &dyn Fn(toml::Value) -> Option<(String, String)>,
+) -> ScenarioError {
+    let path: Vec<Segment> = e.path().iter().cloned().collect();
+    let at = e.path().to_string();
+    let at = if at == "." { String::new() } else { at };
+    let msg = e.inner().message().to_string();
+    let join = |field: &str| {
+        if at.is_empty() {
+            field.to_string()
+        } else {
+            format!("{at}.{field}")
+        }
+    };
+    let here = value_at(root, &path).and_then(|v| v.as_table());
+    let last = match path.last() {
+        Some(Segment::Map { key }) => key.as_str(),
+        _ => "",
+    };
+    // The entry of the table at the error's path that holds `value`.
+    let holder = |value: &toml::Value| -> Option<String> {
+        let t = here?;
+        let mut found: Vec<&String> = t
+            .iter()
+            .filter(|(_, v)| *v == value)
+            .map(|(k, _)| k)
+            .collect();
+        if found.len() > 1 {
+            // The one whose removal changes the error.
+            let culprit = found.iter().position(|k| {
+                let mut changed = root.clone();
+                if let Some(t) = table_at_mut(&mut changed, &path) {
+                    t.remove(k.as_str());
+                }
+                reload(changed) != Some((e.path().to_string(), msg.clone()))
+            });
+            found = vec![found[culprit.unwrap_or(0)]];
+        }
+        found.first().map(|k| k.to_string())
+    };
+    let (key, message) = match parse(&msg) {
+        Says::Missing(field) => (join(&field), "missing: this key is required".to_string()),
+        Says::UnknownField(field, known) => {
+            // Inside a tagged table the path stops at the table.
+            let key = if last != field && here.is_some_and(|t| t.contains_key(&field)) {
+                join(&field)
+            } else {
+                at.clone()
+            };
+            let known = if known.is_empty() {
+                "this table takes no keys".to_string()
+            } else {
+                format!("known: {}", known.join(", "))
+            };
+            (key, format!("unknown field {field:?} ({known})"))
+        }
+        Says::UnknownValue(value, allowed) => {
+            let key = holder(&toml::Value::String(value.clone()))
+                .map_or_else(|| at.clone(), |k| join(&k));
+            let message = match allowed.len() {
+                0 => format!("{value:?} is not a known value"),
+                1 => format!("{value:?} is not {}", words(&allowed)),
+                _ => format!("{value:?} is not one of {}", words(&allowed)),
+            };
+            (key, message)
+        }
+        Says::Other(named) => {
+            let entry = named.and_then(|v| holder(&v));
+            let key = entry.as_deref().map_or_else(|| at.clone(), join);
+            let mut at_fault = path.clone();
+            at_fault.extend(entry.map(|key| Segment::Map { key }));
+            let message = match value_at(root, &at_fault) {
+                // A number or boolean where a word is expected: the words,
+                // from the error a word that is none of them gives.
+                Some(
+                    v @ (toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_)),
+                ) => {
+                    let mut changed = root.clone();
+                    let words_of = |(_, m): (String, String)| match parse(&m) {
+                        Says::UnknownValue(_, allowed) if !allowed.is_empty() => Some(allowed),
+                        _ => None,
+                    };
+                    set_at(&mut changed, &at_fault, toml::Value::String("\u{1}".into()));
+                    match reload(changed).and_then(words_of) {
+                        Some(allowed) => format!("{v} is not one of {}", words(&allowed)),
+                        None => plain(&msg),
+                    }
+                }
+                _ => plain(&msg),
+            };
+            (key, message)
+        }
+    };
+    ScenarioError::new(file, key, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_wording_is_parsed() {
+        match parse("unknown variant `x`, expected one of `a`, `b`, `c`") {
+            Says::UnknownValue(v, a) => {
+                assert_eq!(v, "x");
+                assert_eq!(a, ["a", "b", "c"]);
+            }
+            _ => panic!(),
+        }
+        match parse("unknown field `foo`, expected `p` or `apply_to`") {
+            Says::UnknownField(f, k) => {
+                assert_eq!(f, "foo");
+                assert_eq!(k, ["p", "apply_to"]);
+            }
+            _ => panic!(),
+        }
+        match parse("unknown field `foo`, there are no fields") {
+            Says::UnknownField(f, k) => assert!(f == "foo" && k.is_empty()),
+            _ => panic!(),
+        }
+        match parse("invalid type: string \"fast\", expected f64") {
+            Says::Other(Some(toml::Value::String(s))) => assert_eq!(s, "fast"),
+            _ => panic!(),
+        }
+        match parse("invalid type: integer `3`, expected a string") {
+            Says::Other(Some(toml::Value::Integer(3))) => {}
+            _ => panic!(),
+        }
+        assert_eq!(
+            plain("invalid type: integer `3`, expected `good`"),
+            "invalid type: integer 3, expected \"good\""
+        );
+    }
+}

@@ -1,0 +1,50 @@
+//! [`Plan::build`]: validation, then resolution in order: nodes, links,
+//! flows, the run's duration, and the warnings about the result.
+
+use super::{flows, links, warnings, Plan};
+use crate::engine::time::Dur;
+use crate::error::ScenarioError;
+use crate::scenario::schema::Scenario;
+use crate::scenario::validate;
+use std::collections::BTreeMap;
+
+impl Plan {
+    /// Check every value of `scn` (`validate.rs`), then resolve it: node
+    /// indices, link directions, routes, TCP legs, proxies and
+    /// applications. Errors name `file` and the scenario key; a scenario
+    /// that builds runs.
+    pub fn build(scn: &Scenario, file: &str) -> Result<Plan, ScenarioError> {
+        validate::check(scn, file)?;
+        if scn.nodes.is_empty() {
+            return Err(ScenarioError::new(file, "nodes", "no nodes defined"));
+        }
+        let nodes: Vec<String> = scn.nodes.keys().cloned().collect();
+        let index: BTreeMap<&str, u32> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i as u32))
+            .collect();
+        let mut warnings = Vec::new();
+        let net = links::resolve(scn, file, &nodes, &index, &mut warnings)?;
+        let flows = flows::resolve(scn, file, &nodes, &index, &net, &mut warnings)?;
+        let duration = match scn.run.duration {
+            Some(d) => d.0,
+            None if flows.iter().any(|f| !f.app.finite()) => Dur::from_secs(230),
+            None => Dur::from_secs(3600),
+        };
+        let mut plan = Plan {
+            nodes,
+            links: net.dirs,
+            layers: net.layers,
+            flows,
+            duration,
+            event_budget: scn.run.event_budget,
+            warnings,
+        };
+        let more = warnings::receive_windows(&plan);
+        plan.warnings.extend(more);
+        let more = warnings::capacity(&plan);
+        plan.warnings.extend(more);
+        Ok(plan)
+    }
+}

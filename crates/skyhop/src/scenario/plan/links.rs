@@ -1,0 +1,193 @@
+//! Links: the two directions of each link with their rate, delay (given, or
+//! from the nodes' positions), queue and channel stack, and the link layer
+//! that carries both. Values are in range (`validate.rs`); this resolves
+//! the link's ends, fills each direction from the link's settings and its
+//! own, reads channel files once, and lets the link layer check itself
+//! against its directions.
+
+use super::PlanLayer;
+use crate::channel::{ChannelSpec, HopGeometry};
+use crate::engine::time::Dur;
+use crate::error::ScenarioError;
+use crate::net::LinkDirSpec;
+use crate::scenario::schema::{NodeSection, Scenario};
+use std::collections::BTreeMap;
+
+const DEFAULT_QUEUE: u32 = 50;
+
+/// The resolved links: directions (`dirs[2k]` forward, `dirs[2k+1]`
+/// reverse), one layer per link, and which direction joins two nodes.
+pub(super) struct Links {
+    pub dirs: Vec<LinkDirSpec>,
+    pub layers: Vec<PlanLayer>,
+    /// (from, to) node indices -> index into `dirs`.
+    pub adjacency: BTreeMap<(u32, u32), u32>,
+}
+
+pub(super) fn resolve(
+    scn: &Scenario,
+    file: &str,
+    nodes: &[String],
+    index: &BTreeMap<&str, u32>,
+    warnings: &mut Vec<String>,
+) -> Result<Links, ScenarioError> {
+    let err = |k: String, m: String| ScenarioError::new(file, k, m);
+    let mut out = Links {
+        dirs: Vec::new(),
+        layers: Vec::new(),
+        adjacency: BTreeMap::new(),
+    };
+    for (name, l) in &scn.links {
+        let key = |f: &str| format!("links.{name}.{f}");
+        if l.between.len() != 2 {
+            return Err(err(key("between"), "must name exactly two nodes".into()));
+        }
+        let mut ends = [0u32; 2];
+        for (i, n) in l.between.iter().enumerate() {
+            ends[i] = *index.get(n.as_str()).ok_or_else(|| {
+                err(
+                    key("between"),
+                    format!("node {n:?} does not exist (nodes: {})", nodes.join(", ")),
+                )
+            })?;
+        }
+        if ends[0] == ends[1] {
+            return Err(err(
+                key("between"),
+                "a link needs two different nodes".into(),
+            ));
+        }
+        if out.adjacency.contains_key(&(ends[0], ends[1])) {
+            return Err(err(
+                key("between"),
+                "another link already joins these nodes".into(),
+            ));
+        }
+        let (geometric, geometry) = geometric_delay(scn, index, &l.between[0], &l.between[1])
+            .map_err(|(k, m)| err(k.unwrap_or_else(|| key("delay")), m))?;
+        for (dir_name, dir, from, to) in [
+            ("forward", &l.forward, ends[0], ends[1]),
+            ("reverse", &l.reverse, ends[1], ends[0]),
+        ] {
+            let d = dir.clone().unwrap_or_default();
+            let dkey = |f: &str| format!("links.{name}.{dir_name}.{f}");
+            let rate = d.rate.or(l.rate).ok_or_else(|| {
+                err(
+                    key("rate"),
+                    "missing: every link needs a rate, e.g. rate = \"1 Mbps\"".into(),
+                )
+            })?;
+            let delay = match d.delay.or(l.delay) {
+                Some(x) => x.0,
+                None => geometric.ok_or_else(|| {
+                    err(key("delay"), "missing: give delay = \"125 ms\", or positions (lat/lon, geo_longitude) on both nodes".into())
+                })?,
+            };
+            let queue = d.queue.or(l.queue).unwrap_or(DEFAULT_QUEUE);
+            let apply_to = d.errors_apply_to.or(l.errors_apply_to);
+            // The direction's stack: the exact drop list first (it draws
+            // nothing), then the channel model; a direction's own setting
+            // wins over the link's, and `per`/`ber` are shorthands.
+            let mut channels = Vec::new();
+            if !d.drop_segments.is_empty() {
+                channels.push(ChannelSpec::DropList(crate::channel::drop_list_spec(
+                    d.drop_segments.clone(),
+                )));
+            }
+            let shorthand = |per: Option<f64>, ber: Option<f64>| match (per, ber) {
+                (Some(p), _) => Some(ChannelSpec::Per(crate::channel::per_spec(p, None))),
+                (_, Some(b)) => Some(ChannelSpec::Ber(crate::channel::ber_spec(b, None))),
+                _ => None,
+            };
+            let model = d
+                .channel
+                .clone()
+                .map(|c| (c, dkey("channel")))
+                .or_else(|| shorthand(d.per, d.ber).map(|c| (c, String::new())))
+                .or_else(|| l.channel.clone().map(|c| (c, key("channel"))))
+                .or_else(|| shorthand(l.per, l.ber).map(|c| (c, String::new())));
+            if let Some((mut m, src)) = model {
+                m.default_apply_to(apply_to);
+                // Files are read here, once per plan (errors name file and line).
+                m.prepare(geometry.as_ref())
+                    .map_err(|(k, msg)| err(format!("{src}.{k}"), msg))?;
+                channels.push(m);
+            }
+            out.adjacency.insert((from, to), out.dirs.len() as u32);
+            out.dirs.push(LinkDirSpec {
+                name: format!("{name}:{dir_name}"),
+                from,
+                to,
+                rate_bps: rate.0,
+                delay,
+                queue,
+                channels,
+                geometry,
+            });
+        }
+        let spec = l.link_layer.clone().unwrap_or_default();
+        {
+            // The link layer checks itself against its link (and may fix
+            // the directions it defines, e.g. a return path).
+            let n = out.dirs.len();
+            let (f, r) = out.dirs.split_at_mut(n - 1);
+            let rto_min = scn.tcp.rto_min.map_or(Dur::from_secs(1), |d| d.0);
+            let w = spec
+                .resolve(&mut f[n - 2], &mut r[0], rto_min)
+                .map_err(|(k, m)| err(key(&format!("link_layer.{k}")), m))?;
+            warnings.extend(
+                w.into_iter()
+                    .map(|m| format!("links.{name}.link_layer: {m}")),
+            );
+        }
+        out.layers.push(PlanLayer {
+            name: name.clone(),
+            spec,
+        });
+    }
+    Ok(out)
+}
+
+/// An error with the key it belongs to, if not the caller's default.
+type KeyedError = (Option<String>, String);
+
+/// Delay from positions: ground-GEO slant range (with the station's view of
+/// the satellite) or GEO-GEO inter-satellite link.
+fn geometric_delay(
+    scn: &Scenario,
+    index: &BTreeMap<&str, u32>,
+    a: &str,
+    b: &str,
+) -> Result<(Option<Dur>, Option<HopGeometry>), KeyedError> {
+    let (Some(na), Some(nb)) = (scn.nodes.get(a), scn.nodes.get(b)) else {
+        return Ok((None, None));
+    };
+    let ground = |n: &NodeSection| n.lat.zip(n.lon);
+    let station = match (ground(na), na.geo_longitude, ground(nb), nb.geo_longitude) {
+        (Some((lat, lon)), _, _, Some(sat)) => Some((a, lat, lon, sat)),
+        (_, Some(sat), Some((lat, lon)), _) => Some((b, lat, lon, sat)),
+        _ => None,
+    };
+    if let Some((node, lat, lon, sat)) = station {
+        // Named at the ground node's key: its position is what puts the
+        // satellite below its horizon.
+        let g = crate::geo::geo_link(lat, lon, sat)
+            .map_err(|e| (Some(format!("nodes.{node}")), e.to_string()))?;
+        let geometry = HopGeometry {
+            ground_node: index[node],
+            lat_deg: lat,
+            lon_deg: lon,
+            sat_lon_deg: sat,
+            elevation_deg: g.elevation_deg,
+            azimuth_deg: g.azimuth_deg,
+            slant_range_m: g.slant_range_m,
+        };
+        return Ok((Some(g.delay), Some(geometry)));
+    }
+    match (na.geo_longitude, nb.geo_longitude) {
+        (Some(s1), Some(s2)) => crate::geo::geo_isl(s1, s2)
+            .map(|(_, d)| (Some(d), None))
+            .map_err(|e| (None, e.to_string())),
+        _ => Ok((None, None)),
+    }
+}

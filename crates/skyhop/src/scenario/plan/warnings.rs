@@ -1,0 +1,197 @@
+//! Warnings about a built plan: capacities below the bandwidth-delay
+//! product they serve. Not errors (a study may want exactly that), but each
+//! says what limits and what would not.
+//!
+//! - A receive buffer below the path's BDP caps a flow's goodput (a known
+//!   trap of satellite TCP): [`receive_windows`].
+//! - Proxy caches and bottleneck queues below the BDP of the legs they
+//!   serve: [`capacity`].
+
+use super::Plan;
+use crate::engine::time::Dur;
+use crate::pep::ProxyPolicy;
+use std::collections::BTreeMap;
+
+/// Flows whose end host's receive buffer is below the bandwidth-delay
+/// product of the last leg's path (propagation only): one warning per
+/// distinct (buffer, BDP), naming the flows it concerns. A proxy's incoming
+/// window is its cache policy's business; a datagram flow has no window.
+pub(super) fn receive_windows(plan: &Plan) -> Vec<String> {
+    let mut groups: BTreeMap<(u64, u64), (Vec<&str>, f64)> = BTreeMap::new();
+    for f in &plan.flows {
+        if f.app.datagrams() {
+            continue;
+        }
+        let Some(leg) = f.legs.last() else { continue };
+        let rate = leg
+            .fwd
+            .iter()
+            .map(|&l| plan.links[l as usize].rate_bps)
+            .min()
+            .unwrap_or(1);
+        let rtt: Dur = leg
+            .fwd
+            .iter()
+            .chain(leg.rev.iter())
+            .map(|&l| plan.links[l as usize].delay)
+            .fold(Dur::ZERO, |a, b| a + b);
+        let bdp = (rate as f64 / 8.0 * rtt.as_secs_f64()) as u64;
+        let rwnd = leg.cfg.rcv_buffer;
+        if rwnd < bdp {
+            let cap = rwnd as f64 * 8.0 / rtt.as_secs_f64().max(1e-9);
+            groups
+                .entry((rwnd, bdp))
+                .or_insert((Vec::new(), cap))
+                .0
+                .push(&f.name);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((rwnd, bdp), (names, cap))| {
+            let who = if names.len() <= 3 {
+                names
+                    .iter()
+                    .map(|n| format!("flows.{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            } else {
+                format!(
+                    "flows.{}, flows.{} and {} more flows",
+                    names[0],
+                    names[1],
+                    names.len() - 2
+                )
+            };
+            format!(
+                "{who}: receive buffer {rwnd} B is below the path's bandwidth-delay product {bdp} B; one flow's goodput is capped near {cap:.0} bit/s (raise tcp.rcv_buffer)"
+            )
+        })
+        .collect()
+}
+
+fn kb(bytes: f64) -> String {
+    if bytes >= 1e6 {
+        format!("{:.2} MB", bytes / 1e6)
+    } else {
+        format!("{:.1} kB", bytes / 1e3)
+    }
+}
+
+fn rate(bps: u64) -> String {
+    let b = bps as f64;
+    if b >= 1e9 {
+        format!("{} Gb/s", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{} Mb/s", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{} kb/s", b / 1e3)
+    } else {
+        format!("{bps} bit/s")
+    }
+}
+
+/// Proxy caches and bottleneck queues smaller than the bandwidth-delay
+/// product they serve, each with the size that would not limit.
+///
+/// - A proxy cache: the `half-free` policy advertises at most half of the
+///   cache and `third` a third (its outgoing leg also keeps at most a third
+///   unacknowledged), so the cache needs 2x (3x) the larger BDP of its two
+///   legs; `buffers` needs its receive buffer above the incoming leg's BDP
+///   and its send buffer above the outgoing leg's.
+/// - A queue: at a leg's bottleneck (the slowest link direction of its
+///   data path), a drop-tail queue below the leg's BDP lets the link idle
+///   after a window halving (the rule of thumb for one Reno flow).
+pub(super) fn capacity(plan: &Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    for (fi, f) in plan.flows.iter().enumerate() {
+        for (pi, p) in f.proxies.iter().enumerate() {
+            let node = &plan.nodes[p.node as usize];
+            let inc = plan.leg_numbers(fi, pi);
+            let outg = plan.leg_numbers(fi, pi + 1);
+            let mss = f.legs[pi].cfg.mss as u64;
+            let leg_name = |l: usize| {
+                let leg = &f.legs[l];
+                format!(
+                    "{}-{}",
+                    plan.nodes[*leg.path.first().unwrap() as usize],
+                    plan.nodes[*leg.path.last().unwrap() as usize]
+                )
+            };
+            let mut check = |what: &str, have: u64, factor: u64, bdp: u64, leg: usize| {
+                let need = factor * bdp;
+                if have < need {
+                    let pk = need.div_ceil(mss);
+                    let times = if factor > 1 {
+                        format!("{factor}x ")
+                    } else {
+                        String::new()
+                    };
+                    out.push(format!(
+                        "nodes.{node}.proxy {what} {} packets ({}) is below {times}the bandwidth-delay product of the leg {} ({}) of flows.{}; {pk} packets ({}) would not limit",
+                        have / mss,
+                        kb(have as f64),
+                        leg_name(leg),
+                        kb(bdp as f64),
+                        f.name,
+                        kb((pk * mss) as f64)
+                    ));
+                }
+            };
+            let (big, big_leg) = if outg.bdp > inc.bdp {
+                (outg.bdp, pi + 1)
+            } else {
+                (inc.bdp, pi)
+            };
+            match p.policy {
+                ProxyPolicy::HalfFree => check("cache", p.cache_bytes, 2, big, big_leg),
+                ProxyPolicy::Third => check("cache", p.cache_bytes, 3, big, big_leg),
+                ProxyPolicy::Buffers => {
+                    check("recv_buffer", p.cache_bytes, 1, inc.bdp, pi);
+                    check("send_buffer", p.send_buffer, 1, outg.bdp, pi + 1);
+                }
+            }
+        }
+    }
+    // Queues at bottlenecks: per link direction, the leg with the largest
+    // BDP among those whose bottleneck it is.
+    let mut worst: Vec<Option<(u64, u64, String)>> = vec![None; plan.links.len()];
+    for (fi, f) in plan.flows.iter().enumerate() {
+        for (li, leg) in f.legs.iter().enumerate() {
+            let n = plan.leg_numbers(fi, li);
+            for &d in &leg.fwd {
+                if plan.links[d as usize].rate_bps == n.bottleneck {
+                    let w = &mut worst[d as usize];
+                    if w.as_ref().is_none_or(|(b, _, _)| n.bdp > *b) {
+                        let who = if f.legs.len() > 1 {
+                            format!("flows.{} leg {li}", f.name)
+                        } else {
+                            format!("flows.{}", f.name)
+                        };
+                        *w = Some((n.bdp, n.packet, who));
+                    }
+                }
+            }
+        }
+    }
+    for (d, w) in worst.into_iter().enumerate() {
+        let Some((bdp, packet, who)) = w else {
+            continue;
+        };
+        let ld = &plan.links[d];
+        let need = bdp.div_ceil(packet);
+        if (ld.queue as u64) < need {
+            let (link, dir) = ld.name.split_once(':').unwrap_or((&ld.name, ""));
+            out.push(format!(
+                "links.{link} ({dir}, {} -> {}): queue {} packets is below the bandwidth-delay product of {who}, whose bottleneck it is ({} x {:.3} s = {}); {need} packets would not limit",
+                plan.nodes[ld.from as usize],
+                plan.nodes[ld.to as usize],
+                ld.queue,
+                rate(ld.rate_bps),
+                bdp as f64 * 8.0 / ld.rate_bps as f64,
+                kb(bdp as f64),
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,234 @@
+//! `flows.<id>`: a flow's ends, path, TCP, size and application, with the
+//! tables of the applications (`flows.<id>.<name>`, registered in
+//! `app/registry.rs`).
+//!
+//! A flow's keys are its own plus one per registered application, so its
+//! deserialisation is written out here (a derived one cannot take keys
+//! from a list without reading the table twice, which would lose the path
+//! of an error inside an application's table). Serialisation and the JSON
+//! Schema are derived: the application tables appear as keys of the flow.
+
+use super::TcpOptions;
+use crate::app::{AppName, AppTables};
+use crate::units::{Duration, Size};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::{Serialize, Serializer};
+use std::fmt;
+use std::sync::OnceLock;
+
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSection {
+    /// Sending end node.
+    pub from: String,
+    /// Receiving end node.
+    pub to: String,
+    /// Node list from `from` to `to`; default: the shortest path (fewest hops).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<Vec<String>>,
+    /// TCP variant of every leg (default "newreno").
+    #[serde(default = "default_tcp")]
+    pub tcp: String,
+    /// Bytes to transfer, or "unlimited" / absent for a bulk flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<FlowSize>,
+    /// When the flow starts. Default 0 s.
+    #[serde(default)]
+    pub start: Duration,
+    /// Split proxies, node names in path order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proxies: Vec<String>,
+    /// Per-leg TCP variants (one more than proxies); default: `tcp` on every leg.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legs: Option<Vec<String>>,
+    /// TCP parameter overrides for this flow.
+    #[serde(default)]
+    pub options: TcpOptions,
+    /// Application: absent for a file transfer (`size`) or bulk flow;
+    /// "cbr" for a constant-rate datagram probe (the `cbr` table); "web"
+    /// for web browsing sessions (`from` is the server, `to` the client;
+    /// the `web` table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<AppName>,
+    /// The applications' tables (only the selected application's may be given).
+    #[serde(flatten)]
+    pub tables: AppTables,
+}
+
+fn default_tcp() -> String {
+    "newreno".to_string()
+}
+
+/// A flow's size: bytes, or unlimited (a bulk flow lasting run.duration).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowSize {
+    Bytes(u64),
+    Unlimited,
+}
+
+impl Serialize for FlowSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FlowSize::Bytes(b) => s.serialize_str(&Size(*b).to_string()),
+            FlowSize::Unlimited => s.serialize_str("unlimited"),
+        }
+    }
+}
+impl<'de> Deserialize<'de> for FlowSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = FlowSize;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a size with a unit (e.g. \"5 MB\") or \"unlimited\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<FlowSize, E> {
+                if v.trim() == "unlimited" {
+                    return Ok(FlowSize::Unlimited);
+                }
+                Size::parse(v)
+                    .map(|s| FlowSize::Bytes(s.0))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<FlowSize, E> {
+                Err(E::custom(format!(
+                    "size {v} has no unit: write it as a string, e.g. \"{v} B\" or \"{v} MB\""
+                )))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<FlowSize, E> {
+                self.visit_i64(v as i64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<FlowSize, E> {
+                Err(E::custom(format!(
+                    "size {v} has no unit: write it as a string, e.g. \"{v} MB\""
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A key of a flow table: its own, or an application's table.
+#[derive(Clone, Copy)]
+enum Key {
+    From,
+    To,
+    Path,
+    Tcp,
+    Size,
+    Start,
+    Proxies,
+    Legs,
+    Options,
+    App,
+    Table(AppName),
+}
+
+/// The flow's own keys.
+const KEYS: &[(&str, Key)] = &[
+    ("from", Key::From),
+    ("to", Key::To),
+    ("path", Key::Path),
+    ("tcp", Key::Tcp),
+    ("size", Key::Size),
+    ("start", Key::Start),
+    ("proxies", Key::Proxies),
+    ("legs", Key::Legs),
+    ("options", Key::Options),
+    ("app", Key::App),
+];
+
+/// Keys a flow had before they moved into an application's table.
+const MOVED: &[(&str, &str, &str)] = &[
+    ("rate", "cbr", "cbr = { rate = \"1 Mbps\" }"),
+    (
+        "packet",
+        "cbr",
+        "cbr = { rate = \"1 Mbps\", packet = \"1500 B\" }",
+    ),
+];
+
+/// Every key a flow takes: its own, then the application tables.
+fn known() -> &'static [&'static str] {
+    static ALL: OnceLock<Vec<&'static str>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        KEYS.iter()
+            .map(|(k, _)| *k)
+            .chain(AppName::NAMES.iter().copied())
+            .collect()
+    })
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a flow key")
+            }
+            fn visit_str<E: de::Error>(self, k: &str) -> Result<Key, E> {
+                if let Some((_, key)) = KEYS.iter().find(|(x, _)| *x == k) {
+                    return Ok(*key);
+                }
+                if let Some(a) = AppName::parse(k) {
+                    return Ok(Key::Table(a));
+                }
+                if let Some((_, app, example)) = MOVED.iter().find(|(x, ..)| *x == k) {
+                    return Err(E::custom(format!(
+                        "moved into the {app} table: write {app}.{k} (e.g. {example})"
+                    )));
+                }
+                Err(E::unknown_field(k, known()))
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for FlowSection {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = FlowSection;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a flow table")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FlowSection, A::Error> {
+                let (mut from, mut to) = (None, None);
+                let mut f = FlowSection {
+                    from: String::new(),
+                    to: String::new(),
+                    path: None,
+                    tcp: default_tcp(),
+                    size: None,
+                    start: Duration::default(),
+                    proxies: Vec::new(),
+                    legs: None,
+                    options: TcpOptions::default(),
+                    app: None,
+                    tables: AppTables::default(),
+                };
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::From => from = Some(map.next_value()?),
+                        Key::To => to = Some(map.next_value()?),
+                        Key::Path => f.path = Some(map.next_value()?),
+                        Key::Tcp => f.tcp = map.next_value()?,
+                        Key::Size => f.size = Some(map.next_value()?),
+                        Key::Start => f.start = map.next_value()?,
+                        Key::Proxies => f.proxies = map.next_value()?,
+                        Key::Legs => f.legs = Some(map.next_value()?),
+                        Key::Options => f.options = map.next_value()?,
+                        Key::App => f.app = Some(map.next_value()?),
+                        Key::Table(name) => f.tables.read(name, &mut map)?,
+                    }
+                }
+                f.from = from.ok_or_else(|| de::Error::missing_field("from"))?;
+                f.to = to.ok_or_else(|| de::Error::missing_field("to"))?;
+                Ok(f)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
