@@ -157,15 +157,13 @@ delay = "1 s"
 from = "Manila"
 to = "Dalian"
 app = "cbr"
-rate = "5120 bps"
-packet = "64 B"
+cbr = { rate = "5120 bps", packet = "64 B" }
 start = "1 ms"
 [flows.back]
 from = "Dalian"
 to = "Manila"
 app = "cbr"
-rate = "5120 bps"
-packet = "64 B"
+cbr = { rate = "5120 bps", packet = "64 B" }
 start = "1 ms"
 "#;
 

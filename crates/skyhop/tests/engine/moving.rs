@@ -219,8 +219,7 @@ delay = "1 ms"
 from = "A"
 to = "B"
 app = "cbr"
-rate = "80 Mbps"
-packet = "1000 B"
+cbr = { rate = "80 Mbps", packet = "1000 B" }
 "#;
 
 /// R's latitude at t on its meridian (0.5°E, 20 km up): −6° + 0.6°/s · t.
