@@ -24,11 +24,11 @@ impl Vec3 {
         Vec3 { x, y, z }
     }
     #[inline]
-    pub fn sub(self, o: Vec3) -> Vec3 {
+    pub fn minus(self, o: Vec3) -> Vec3 {
         Vec3::new(self.x - o.x, self.y - o.y, self.z - o.z)
     }
     #[inline]
-    pub fn add(self, o: Vec3) -> Vec3 {
+    pub fn plus(self, o: Vec3) -> Vec3 {
         Vec3::new(self.x + o.x, self.y + o.y, self.z + o.z)
     }
     #[inline]
@@ -53,12 +53,12 @@ impl Vec3 {
     }
     #[inline]
     pub fn distance(self, o: Vec3) -> f64 {
-        self.sub(o).norm()
+        self.minus(o).norm()
     }
     /// The point a fraction `f` of the way from `self` to `o`.
     #[inline]
     pub fn lerp(self, o: Vec3, f: f64) -> Vec3 {
-        self.add(o.sub(self).scale(f))
+        self.plus(o.minus(self).scale(f))
     }
 }
 
@@ -97,7 +97,7 @@ pub struct LookAngles {
 /// The look angles from an observer at (`lat_deg`, `lon_deg`, `alt_m`) to `target`.
 pub fn look_angles(lat_deg: f64, lon_deg: f64, alt_m: f64, target: Vec3) -> LookAngles {
     let obs = geodetic_to_ecef(lat_deg, lon_deg, alt_m);
-    let d = target.sub(obs);
+    let d = target.minus(obs);
     let (phi, lam) = (lat_deg.to_radians(), lon_deg.to_radians());
     let (sp, cp, sl, cl) = (phi.sin(), phi.cos(), lam.sin(), lam.cos());
     let east = -sl * d.x + cl * d.y;
@@ -118,7 +118,7 @@ pub fn look_angles(lat_deg: f64, lon_deg: f64, alt_m: f64, target: Vec3) -> Look
 /// Whether the segment from `a` to `b` stays at least `radius_m` from the
 /// Earth's centre (the line of sight clears a sphere of that radius).
 pub fn clears_earth(a: Vec3, b: Vec3, radius_m: f64) -> bool {
-    let d = b.sub(a);
+    let d = b.minus(a);
     let len2 = d.dot(d);
     // Closest point of the segment to the origin.
     let f = if len2 > 0.0 {
@@ -126,7 +126,7 @@ pub fn clears_earth(a: Vec3, b: Vec3, radius_m: f64) -> bool {
     } else {
         0.0
     };
-    a.add(d.scale(f)).norm() >= radius_m
+    a.plus(d.scale(f)).norm() >= radius_m
 }
 
 /// Propagation delay over `range_m` at c, rounded to the nanosecond.

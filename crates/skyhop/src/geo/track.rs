@@ -198,7 +198,7 @@ impl Track {
             let s = omega.sin();
             self.units[i]
                 .scale(((1.0 - f) * omega).sin() / s)
-                .add(self.units[i + 1].scale((f * omega).sin() / s))
+                .plus(self.units[i + 1].scale((f * omega).sin() / s))
         };
         (u, a.alt_m + f * (b.alt_m - a.alt_m))
     }

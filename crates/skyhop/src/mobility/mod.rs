@@ -23,8 +23,10 @@ use crate::geo::{ecef_to_geodetic, look_angles, LookAngles, Track, Vec3};
 /// Interval of the orbit samples that [`Sampled`] interpolates between, seconds.
 pub const SAMPLE_S: f64 = 0.1;
 
-/// How one node moves.
+/// How one node moves (held once per node: the size difference between
+/// variants costs nothing).
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum NodeMotion {
     /// Always at this place.
     Fixed(Vec3),

@@ -304,7 +304,7 @@ impl MovingNet {
                 let gp = self.pos[g as usize];
                 let up = gp.scale(1.0 / gp.norm());
                 let sees = |p: &[Vec3], s: u32| {
-                    let d = p[s as usize].sub(p[g as usize]);
+                    let d = p[s as usize].minus(p[g as usize]);
                     match rule.max_range_m {
                         Some(max) => d.norm() <= max,
                         None => {
@@ -314,7 +314,7 @@ impl MovingNet {
                     }
                 };
                 for s in rule.sats.clone() {
-                    let d = self.pos[s as usize].sub(gp);
+                    let d = self.pos[s as usize].minus(gp);
                     let h = d.dot(up);
                     if h <= 0.0 {
                         continue;

@@ -59,7 +59,7 @@ impl Visibility {
     /// Whether `target` is visible from `obs` (positions in the Earth-fixed frame).
     #[inline]
     pub fn sees(min_deg: f64, obs: Vec3, target: Vec3) -> bool {
-        let d = target.sub(obs);
+        let d = target.minus(obs);
         let up = obs.scale(1.0 / obs.norm());
         d.dot(up) >= d.norm() * min_deg.to_radians().sin()
     }
@@ -161,7 +161,7 @@ impl DirMotion {
                 return None;
             }
             lo = hi;
-            hi = hi + step;
+            hi += step;
         }
         while hi.since(lo) > Dur(1_000) {
             let mid = Time(lo.0 + (hi.0 - lo.0) / 2);

@@ -12,7 +12,10 @@
 //! between nodes, links and flows) stays the authority.
 
 use super::{FlowSize, Scenario};
-use crate::units::{Duration, Rate, Size, RATE_UNITS, SIZE_UNITS, TIME_UNITS};
+use crate::units::{
+    Duration, Length, Rate, Size, Speed, LENGTH_UNITS, RATE_UNITS, SIZE_UNITS, SPEED_UNITS,
+    TIME_UNITS,
+};
 use schemars::gen::{SchemaGenerator, SchemaSettings};
 use schemars::schema::{InstanceType, Metadata, Schema, SchemaObject, StringValidation};
 use schemars::JsonSchema;
@@ -66,7 +69,7 @@ pub fn scenario_json_schema() -> serde_json::Value {
                 }),
             );
         }
-        // nodes, links and flows are required unless templates provide them.
+        // nodes and flows are required unless templates provide them.
         if let Some(req) = o.remove("required") {
             o.insert(
                 "if".into(),
@@ -153,6 +156,24 @@ impl JsonSchema for Size {
     }
 }
 
+impl JsonSchema for Length {
+    fn schema_name() -> String {
+        "Length".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        quantity_schema("length", "10 km", LENGTH_UNITS)
+    }
+}
+
+impl JsonSchema for Speed {
+    fn schema_name() -> String {
+        "Speed".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        quantity_schema("speed", "250 m/s", SPEED_UNITS)
+    }
+}
+
 impl JsonSchema for FlowSize {
     fn schema_name() -> String {
         "FlowSize".into()
@@ -205,8 +226,8 @@ mod tests {
         assert_eq!(s["additionalProperties"], serde_json::Value::Bool(false));
         assert_eq!(
             s["then"]["required"],
-            serde_json::json!(["flows", "links", "nodes"]),
-            "nodes, links and flows are required without templates"
+            serde_json::json!(["flows", "nodes"]),
+            "nodes and flows are required without templates (a constellation may join nodes without links)"
         );
         assert!(s["properties"]["templates"].is_object());
         // the derived default of run.seed

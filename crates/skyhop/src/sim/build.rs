@@ -27,7 +27,7 @@ impl World {
     /// channel stacks, flows with their applications, and the connections
     /// of every stream that exists from the start.
     pub fn build(plan: &Plan, seed: u64, opts: &RunOptions) -> World {
-        World::build_with(plan, None, seed, opts)
+        World::build_with(plan, plan.motion.as_ref(), seed, opts)
     }
 
     /// The world of `plan` with the motion of its nodes (`None`: a static

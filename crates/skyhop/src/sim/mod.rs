@@ -47,11 +47,12 @@ pub fn run(scn: &Scenario, seed: u64, opts: &RunOptions) -> Result<RunResult, Si
 
 /// Simulate a resolved plan once with `seed`, in virtual time.
 pub fn run_plan(plan: &Plan, seed: u64, opts: &RunOptions) -> Result<RunResult, SimError> {
-    run_plan_with(plan, None, seed, opts)
+    run_plan_with(plan, plan.motion.as_ref(), seed, opts)
 }
 
-/// Simulate a resolved plan with the motion of its nodes once with `seed`,
-/// in virtual time.
+/// Simulate a resolved plan once with `seed`, in virtual time, with the
+/// motion of its nodes given here (`None`: a static world, whatever the
+/// plan says).
 pub fn run_plan_with(
     plan: &Plan,
     motion: Option<&crate::net::mobile::MotionPlan>,

@@ -159,7 +159,7 @@ impl Mobile {
                 route: format!("{}>{}", self.names[src as usize], self.names[dst as usize]),
                 old: self.path_text(&old),
                 new: self.path_text(new),
-                delay_s: (dist != u64::MAX).then(|| dist as f64 * 1e-9),
+                delay_s: (dist != u64::MAX).then_some(dist as f64 * 1e-9),
             });
         }
         for (node, o, n) in handovers {

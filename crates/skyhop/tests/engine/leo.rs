@@ -96,7 +96,7 @@ fn sat_positions(sats: &[sgp4::Constants], t_s: f64) -> Vec<Vec3> {
 }
 
 fn elevation_deg(ground: Vec3, sat: Vec3) -> f64 {
-    let d = sat.sub(ground);
+    let d = sat.minus(ground);
     (d.dot(ground) / (d.norm() * ground.norm()))
         .asin()
         .to_degrees()

@@ -16,6 +16,7 @@ mod handshake;
 mod holes;
 mod layering;
 mod leo;
+mod leo_scenarios;
 mod loader_props;
 mod mathis;
 mod memory_limit;
