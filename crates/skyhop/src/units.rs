@@ -123,11 +123,8 @@ pub(crate) const SIZE_UNITS: &[(&str, f64)] = &[
 ];
 
 pub(crate) const LENGTH_UNITS: &[(&str, f64)] = &[("m", 1.0), ("km", 1e3), ("ft", 0.3048)];
-pub(crate) const SPEED_UNITS: &[(&str, f64)] = &[
-    ("m/s", 1.0),
-    ("km/h", 1.0 / 3.6),
-    ("kn", 1852.0 / 3600.0),
-];
+pub(crate) const SPEED_UNITS: &[(&str, f64)] =
+    &[("m/s", 1.0), ("km/h", 1.0 / 3.6), ("kn", 1852.0 / 3600.0)];
 
 /// A length (an altitude, a distance), stored in metres.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]

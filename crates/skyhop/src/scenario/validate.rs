@@ -310,12 +310,19 @@ impl V<'_> {
 
 impl V<'_> {
     /// A node's altitude and route.
-    fn motion(&self, name: &str, n: &crate::scenario::schema::NodeSection) -> Result<(), ScenarioError> {
+    fn motion(
+        &self,
+        name: &str,
+        n: &crate::scenario::schema::NodeSection,
+    ) -> Result<(), ScenarioError> {
         let k = |f: &str| format!("nodes.{name}.{f}");
         if let Some(a) = n.altitude {
             self.in_range(&k("altitude"), Some(a.0), 0.0, 1e9)?;
             if n.geo_longitude.is_some() {
-                return Err(self.err(k("altitude"), "a GEO by geo_longitude is at the geostationary radius: give no altitude"));
+                return Err(self.err(
+                    k("altitude"),
+                    "a GEO by geo_longitude is at the geostationary radius: give no altitude",
+                ));
             }
             if n.lat.is_none() {
                 return Err(self.err(k("altitude"), "an altitude needs lat and lon"));
@@ -365,7 +372,10 @@ impl V<'_> {
         for (k, cl) in [("isl", &c.isl), ("gsl", &c.gsl)] {
             if let Some(cl) = cl {
                 if cl.queue == Some(0) {
-                    return Err(self.err(format!("constellation.{k}.queue"), "must be at least 1 packet"));
+                    return Err(self.err(
+                        format!("constellation.{k}.queue"),
+                        "must be at least 1 packet",
+                    ));
                 }
             }
         }

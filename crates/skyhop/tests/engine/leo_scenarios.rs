@@ -66,7 +66,11 @@ fn the_shipped_moving_scenarios_run_and_describe_their_motion() {
     let agw = d.nodes.iter().find(|n| n.node == "AGW").unwrap();
     assert!(agw.position.is_some() && agw.position_end.is_some());
     let r = run(&air, 1, &RunOptions::default()).unwrap();
-    assert!(r.flows.values().all(|f| f.goodput_bps > 0.5e6), "{:?}", r.flows);
+    assert!(
+        r.flows.values().all(|f| f.goodput_bps > 0.5e6),
+        "{:?}",
+        r.flows
+    );
 
     let leo = scenario("starlink_rome.toml", &["run.duration=\"20 s\""]);
     let p = Plan::build(&leo, "starlink_rome.toml").unwrap();
@@ -78,7 +82,10 @@ fn the_shipped_moving_scenarios_run_and_describe_their_motion() {
     assert!(r.flows["download"].goodput_bps > 10e6, "{:?}", r.flows);
     let first = &r.network_events[0];
     assert_eq!((first.t_s, first.kind.as_str()), (0.0, "route"));
-    assert!(first.new.starts_with("server,Frankfurt,starlink-550-"), "{first:?}");
+    assert!(
+        first.new.starts_with("server,Frankfurt,starlink-550-"),
+        "{first:?}"
+    );
     assert!(first.new.ends_with(",Rome"), "{first:?}");
 }
 
@@ -133,7 +140,10 @@ from = "A"
 to = "B"
 "#;
     let e = error(leo, &["constellation.altitude=\"80 km\""]);
-    assert_eq!((e.file.as_str(), e.key.as_str()), ("bad.toml", "constellation.altitude"));
+    assert_eq!(
+        (e.file.as_str(), e.key.as_str()),
+        ("bad.toml", "constellation.altitude")
+    );
     assert!(e.message.contains("80 km is below 100 km"), "{e}");
     let e = error(leo, &["constellation.min_elevation=95"]);
     assert_eq!(e.key, "constellation.min_elevation");
@@ -178,9 +188,39 @@ to = "P"
 "#;
     let e = error(route, &[]);
     assert_eq!(e.key, "nodes.P.route.waypoints[1].at", "{e}");
-    assert!(e.message.contains("out of order") && e.message.contains("5 s"), "{e}");
+    assert!(
+        e.message.contains("out of order") && e.message.contains("5 s"),
+        "{e}"
+    );
     // One line each.
-    for e in [error(leo, &["constellation.altitude=\"80 km\""]), error(route, &[])] {
+    for e in [
+        error(leo, &["constellation.altitude=\"80 km\""]),
+        error(route, &[]),
+    ] {
         assert!(!e.to_string().contains('\n'), "{e}");
     }
+}
+
+#[test]
+fn routes_held_for_epochs_change_only_at_epoch_starts() {
+    let leo = scenario(
+        "starlink_rome.toml",
+        &[
+            "run.duration=\"60 s\"",
+            "routing.policy=\"epochs\"",
+            "routing.epoch=\"15 s\"",
+            "routing.epoch_offset=\"12 s\"",
+        ],
+    );
+    let r = run(&leo, 1, &RunOptions::default()).unwrap();
+    let net = r.network.clone().unwrap();
+    // t = 0, then 12, 27, 42 and 57 s.
+    assert_eq!(net.route_updates, 5);
+    for e in &r.network_events {
+        assert!(
+            [0.0, 12.0, 27.0, 42.0, 57.0].contains(&e.t_s),
+            "{e:?} outside an epoch start"
+        );
+    }
+    assert_eq!(net.unroutable, 0);
 }

@@ -55,7 +55,11 @@ to = "B"
     load_str(leo, "leo.toml", &[]).unwrap();
     std::env::set_var("SKYHOP_MEMORY_LIMIT", "200 kB");
     let e = load_str(leo, "leo.toml", &[]).unwrap_err();
-    assert_eq!((e.file.as_str(), e.key.as_str()), ("leo.toml", "constellation"), "{e}");
+    assert_eq!(
+        (e.file.as_str(), e.key.as_str()),
+        ("leo.toml", "constellation"),
+        "{e}"
+    );
     assert!(e.message.contains("1584 satellites"), "{e}");
     // A bad limit is reported, not ignored.
     std::env::set_var("SKYHOP_MEMORY_LIMIT", "lots");

@@ -330,3 +330,61 @@ fn a_moving_world_is_deterministic_and_a_static_one_has_no_network_results() {
     assert!(!s.contains("network"), "{s}");
     assert!(a.contains("network_events"));
 }
+
+#[test]
+fn a_packet_in_flight_when_its_link_goes_down_is_lost_only_when_asked() {
+    // A "satellite" setting below 25° seen from the ground: 550 km up,
+    // moving from straight above (0°E) towards 30°E in 100 s; it crosses
+    // 25° of elevation at about 5.8° of longitude, near t = 19 s.
+    let track = Track::timed(
+        vec![wp(0.0, 0.0, 550e3, 0.0), wp(0.0, 30.0, 550e3, 100.0)],
+        false,
+    )
+    .unwrap();
+    let pos = || {
+        Arc::new(Positions {
+            nodes: vec![fixed(0.0, 0.0, 0.0), Some(NodeMotion::Track(track.clone()))],
+        })
+    };
+    let vis = Visibility::MinElevation {
+        observer_is_from: true,
+        min_deg: 25.0,
+    };
+    let mut probe = DirMotion::new(pos(), 0, 1, vis, WhenDown::Drop, false);
+    let ms = 1_000_000u64;
+    let set = (0..100_000u64)
+        .map(|k| Time(k * ms))
+        .find(|&t| !probe.up_at(t))
+        .unwrap();
+    // A 1500 B packet at 1 Mb/s whose last bit leaves 1 ms before the set:
+    // it is still on its way (≈ 3 ms) when the link goes down.
+    let start = Time(set.0 - 13 * ms);
+    for (lose, lost) in [(false, false), (true, true)] {
+        let mut d = FifoDir::new(1_000_000, Dur::ZERO, 100, Vec::new());
+        d.motion = Some(Box::new(DirMotion::new(
+            pos(),
+            0,
+            1,
+            vis,
+            WhenDown::Drop,
+            lose,
+        )));
+        let got = d.enqueue(start, &pkt(1500));
+        assert_eq!(
+            got == Enqueue::LinkDown,
+            lost,
+            "lose_in_flight = {lose}: {got:?}"
+        );
+    }
+    // Sent after the set: dropped either way.
+    let mut d = FifoDir::new(1_000_000, Dur::ZERO, 100, Vec::new());
+    d.motion = Some(Box::new(DirMotion::new(
+        pos(),
+        0,
+        1,
+        vis,
+        WhenDown::Drop,
+        false,
+    )));
+    assert_eq!(d.enqueue(set, &pkt(1500)), Enqueue::LinkDown);
+}

@@ -166,7 +166,11 @@ impl Places {
     ) -> Option<Result<LinkGeometry, KeyedError>> {
         let (pa, pb) = (self.at0(a)?, self.at0(b)?);
         let moving = self.moves(a) || self.moves(b);
-        if self.classic[a as usize] && self.classic[b as usize] && !moving && min_elevation.is_none() {
+        if self.classic[a as usize]
+            && self.classic[b as usize]
+            && !moving
+            && min_elevation.is_none()
+        {
             return None;
         }
         // The observer is the end nearer the Earth's centre.
@@ -213,7 +217,11 @@ impl Places {
             moving_delay: moving,
             visibility,
         });
-        Some(Ok((Some(delay_of(pa.distance(pb))), Some(geometry), motion)))
+        Some(Ok((
+            Some(delay_of(pa.distance(pb))),
+            Some(geometry),
+            motion,
+        )))
     }
 }
 
@@ -240,7 +248,11 @@ fn constellation(
             .map_err(|e| err(file, key("tle"), format!("cannot read {path:?}: {e}")))?;
         let sets = tle::parse(path, &text).map_err(|m| err(file, key("tle"), m))?;
         let start = start.unwrap_or_else(|| {
-            Epoch(sets.iter().map(|s| s.elements.epoch()).fold(f64::MIN, f64::max))
+            Epoch(
+                sets.iter()
+                    .map(|s| s.elements.epoch())
+                    .fold(f64::MIN, f64::max),
+            )
         });
         let mut seen = BTreeMap::new();
         let mut out = Vec::new();
@@ -270,7 +282,11 @@ fn constellation(
         }
         let shell = Shell {
             planes: need(c.planes.or(base.as_ref().map(|s| s.planes)), file, "planes")?,
-            per_plane: need(c.per_plane.or(base.as_ref().map(|s| s.per_plane)), file, "per_plane")?,
+            per_plane: need(
+                c.per_plane.or(base.as_ref().map(|s| s.per_plane)),
+                file,
+                "per_plane",
+            )?,
             altitude_km: need(
                 c.altitude
                     .map(|a| a.0 / 1e3)
@@ -348,7 +364,11 @@ fn constellation(
         GroundRule::Elevation => None,
         GroundRule::Range => {
             let h = altitude_m.ok_or_else(|| {
-                err(file, key("ground_rule"), "\"range\" needs a shell (its altitude), not a TLE file")
+                err(
+                    file,
+                    key("ground_rule"),
+                    "\"range\" needs a shell (its altitude), not a TLE file",
+                )
             })?;
             Some(h / min_elevation.to_radians().sin())
         }
@@ -389,7 +409,11 @@ pub(super) fn motion_plan(
                 .enumerate()
                 .map(|(i, n)| {
                     let id = *index.get(n.as_str()).ok_or_else(|| {
-                        err(file, format!("constellation.ground[{i}]"), format!("node {n:?} does not exist"))
+                        err(
+                            file,
+                            format!("constellation.ground[{i}]"),
+                            format!("node {n:?} does not exist"),
+                        )
                     })?;
                     if places.motions[id as usize].is_none() {
                         return Err(err(
@@ -404,9 +428,9 @@ pub(super) fn motion_plan(
             // Every node with a place below the satellites.
             None => (0..nodes.len() as u32)
                 .filter(|&n| {
-                    places.motions[n as usize]
-                        .as_ref()
-                        .is_some_and(|m| m.position(0.0).norm() - geo::EARTH_RADIUS_M < SATELLITE_ALTITUDE_M)
+                    places.motions[n as usize].as_ref().is_some_and(|m| {
+                        m.position(0.0).norm() - geo::EARTH_RADIUS_M < SATELLITE_ALTITUDE_M
+                    })
                 })
                 .collect(),
         };

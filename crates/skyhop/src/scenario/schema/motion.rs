@@ -72,7 +72,9 @@ pub enum PhasingName {
 }
 
 /// Which satellites a ground node may link to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum GroundRule {
     /// Those at or above `min_elevation` (default).
@@ -144,7 +146,9 @@ pub struct ConstellationSection {
 }
 
 /// How routes are recomputed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum RoutingPolicyName {
     /// Every `update` (default).
@@ -154,7 +158,9 @@ pub enum RoutingPolicyName {
     Epochs,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum WhenDownName {
     #[default]
