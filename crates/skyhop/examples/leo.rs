@@ -17,7 +17,8 @@
 //! rule (a satellite within h / sin(min elevation)) instead of the
 //! elevation at the ground station.
 //!
-//! `flows` writes `leo_out/<src>_<dst>.csv` (t_s, cwnd_bytes, srtt_s, then
+//! `flows` builds its scenario from the constellation keys (`[constellation]`
+//! with `cities = 100`, docs/scenario.md) and writes `leo_out/<src>_<dst>.csv` (t_s, cwnd_bytes, srtt_s, then
 //! the route's propagation RTT at each update) and prints wall time,
 //! events and the peak resident memory.
 
@@ -30,7 +31,7 @@ use skyhop::net::mobile::{
 };
 use skyhop::net::moving::WhenDown;
 use skyhop::scenario::{load_str, Plan};
-use skyhop::sim::run_plan_with;
+use skyhop::sim::run_plan;
 use skyhop::RunOptions;
 use std::time::Instant;
 
@@ -141,7 +142,6 @@ fn flows(args: &[String]) {
     let shell = &args[0];
     let duration: f64 = args[1].parse().unwrap();
     let rate = &args[2];
-    let rate_bps = skyhop::units::Rate::parse(rate).unwrap().0;
     let mut cs: Vec<&str> = cities().iter().map(|c| c.name).collect();
     cs.sort();
     let pairs: Vec<(String, String)> = if args[3] == "pairing" {
@@ -190,37 +190,29 @@ fn flows(args: &[String]) {
             })
             .collect()
     };
-    let mut toml = format!("[run]\nduration = \"{duration} s\"\n[tcp]\nmss = \"1460 B\"\n");
-    for c in &cs {
-        toml += &format!("[nodes.\"{c}\"]\n");
-    }
-    let mut joined = std::collections::BTreeSet::new();
-    for (i, (a, b)) in pairs.iter().enumerate() {
-        // Placeholders for the plan's path check (removed below); the
-        // constellation carries the traffic.
-        if joined.insert((a.min(b).clone(), a.max(b).clone())) {
-            toml += &format!(
-                "[links.p{i}]\nbetween = [\"{a}\", \"{b}\"]\nrate = \"{rate}\"\ndelay = \"1 s\"\n"
-            );
-        }
-        toml += &format!("[flows.f{i}]\nfrom = \"{a}\"\nto = \"{b}\"\ntcp = \"newreno\"\n");
-    }
-    let scn = load_str(&toml, "leo-bench.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let mut plan = Plan::build(&scn, "leo-bench.toml").unwrap_or_else(|e| panic!("{e}"));
-    plan.links.clear();
-    plan.layers.clear();
     // LEO_QUEUE: packets per queue (default 100).
     let queue = std::env::var("LEO_QUEUE")
         .ok()
         .map_or(100, |q| q.parse().unwrap());
-    let m = motion(shell, rate_bps, queue, Dur::from_millis(100));
+    let rule = if hypatia_gsl() { "range" } else { "elevation" };
+    let mut toml = format!(
+        "[run]\nduration = \"{duration} s\"\n[nodes]\n\
+         [constellation]\npreset = \"{shell}\"\ncities = 100\nground_rule = \"{rule}\"\n\
+         isl = {{ rate = \"{rate}\", queue = {queue} }}\n\
+         gsl = {{ rate = \"{rate}\", queue = {queue} }}\n"
+    );
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        toml += &format!("[flows.f{i}]\nfrom = \"{a}\"\nto = \"{b}\"\ntcp = \"newreno\"\n");
+    }
+    let scn = load_str(&toml, "leo-bench.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let plan = Plan::build(&scn, "leo-bench.toml").unwrap_or_else(|e| panic!("{e}"));
     let trace = pairs.len() <= 4;
     let opts = RunOptions {
         trace,
         ..Default::default()
     };
     let t0 = Instant::now();
-    let r = run_plan_with(&plan, Some(&m), 1, &opts).unwrap();
+    let r = run_plan(&plan, 1, &opts).unwrap();
     let wall = t0.elapsed().as_secs_f64();
     let goodput: f64 = r.flows.values().map(|f| f.goodput_bps).sum();
     let net = r.network.clone().unwrap();

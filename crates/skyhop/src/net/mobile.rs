@@ -342,11 +342,10 @@ impl MovingNet {
     pub fn link_kind(&self, a: u32, b: u32) -> Option<(usize, Visibility)> {
         // ISLs: after the plan links.
         let np = self.plan.links.len();
-        if let Some(i) = self.fixed[np..]
+        if self.fixed[np..]
             .iter()
-            .position(|c| (c.a, c.b) == (a, b) || (c.a, c.b) == (b, a))
+            .any(|c| (c.a, c.b) == (a, b) || (c.a, c.b) == (b, a))
         {
-            let _ = i;
             return Some((self.plan.isl_class, Visibility::Always));
         }
         for rule in &self.plan.gsls {

@@ -75,8 +75,6 @@ pub struct DirMotion {
     pub lose_in_flight: bool,
     cache: [Sampled; 2],
     last_arrival: Time,
-    /// Smallest and largest delay given to a packet.
-    pub delay_seen: Option<(Dur, Dur)>,
 }
 
 impl DirMotion {
@@ -97,7 +95,6 @@ impl DirMotion {
             lose_in_flight,
             cache: [Sampled::default(); 2],
             last_arrival: Time::ZERO,
-            delay_seen: None,
         }
     }
 
@@ -179,10 +176,6 @@ impl DirMotion {
     #[inline]
     pub fn arrival(&mut self, end: Time) -> Option<Time> {
         let d = self.delay_at(end);
-        self.delay_seen = Some(match self.delay_seen {
-            None => (d, d),
-            Some((lo, hi)) => (lo.min(d), hi.max(d)),
-        });
         let at = (end + d).max(self.last_arrival);
         if self.lose_in_flight && !self.up_at(at) {
             return None;
