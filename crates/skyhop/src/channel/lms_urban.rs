@@ -705,6 +705,62 @@ mod tests {
     }
 
     #[test]
+    fn on_a_moving_link_the_satellite_elevation_and_azimuth_follow_the_positions() {
+        // Recorded skyline: 30° towards the north-east quarter, open elsewhere.
+        let masks = MaskTable {
+            distance_m: vec![0.0],
+            angles: vec![vec![(0.0, 30.0), (90.0, 30.0), (91.0, 0.0), (359.0, 0.0)]],
+        };
+        let spec = LmsUrbanSpec {
+            masks: Loaded(Some(Arc::new(masks))),
+            masking_file: Some("recorded.csv".into()),
+            ..Default::default()
+        };
+        let ctx = ChannelCtx {
+            seed: 1,
+            link: "l:forward",
+            index: 0,
+            geometry: Some(super::super::HopGeometry {
+                ground_node: 0,
+                lat_deg: 0.0,
+                lon_deg: 0.0,
+                sat_lon_deg: 0.0,
+                elevation_deg: 60.0,
+                azimuth_deg: 45.0,
+                slant_range_m: 1e6,
+            }),
+        };
+        let mut m = LmsUrban::build(&spec, &ctx);
+        let s = Time::from_secs_f64;
+        // Fixed at the geometry of t = 0: 60° over a 30° mask.
+        assert!(m.los_at(s(0.0)) && m.los_at(s(20.0)));
+        // The satellite sinks to 20° at 10 s, still behind the mask, then
+        // moves to azimuth 180° (open sky) at 30 s.
+        m.follow(Arc::new(|t: Time| {
+            let t = t.as_secs_f64();
+            if t < 10.0 {
+                (60.0, 45.0)
+            } else if t < 30.0 {
+                (20.0, 45.0)
+            } else {
+                (20.0, 180.0)
+            }
+        }));
+        assert!(m.los_at(s(5.0)));
+        assert!(!m.los_at(s(15.0)));
+        assert!(m.los_at(s(35.0)));
+        // A spec that fixes the angles ignores the motion.
+        let fixed = LmsUrbanSpec {
+            elevation_deg: Some(20.0),
+            azimuth_deg: Some(45.0),
+            ..spec.clone()
+        };
+        let mut f = LmsUrban::build(&fixed, &ctx);
+        f.follow(Arc::new(|_| (80.0, 180.0)));
+        assert!(!f.los_at(s(35.0)));
+    }
+
+    #[test]
     fn recorded_masks_interpolate_azimuths_and_hold_distances() {
         let m = MaskTable {
             distance_m: vec![0.0, 10.0],
