@@ -159,7 +159,9 @@ fn drop_test_modules(code: &str) -> String {
         let trimmed = after.trim_start();
         let is_mod = trimmed.starts_with("mod ") || trimmed.starts_with("pub mod ");
         let semi = trimmed.find(';');
-        let brace = trimmed.find('{').filter(|&b| is_mod && semi.is_none_or(|s| s > b));
+        let brace = trimmed
+            .find('{')
+            .filter(|&b| is_mod && semi.is_none_or(|s| s > b));
         if let Some(brace) = brace {
             out.push_str(&rest[..at]);
             let start = rest.len() - trimmed.len() + brace;
