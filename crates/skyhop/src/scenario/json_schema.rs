@@ -69,7 +69,9 @@ pub fn scenario_json_schema() -> serde_json::Value {
                 }),
             );
         }
-        // nodes and flows are required unless templates provide them.
+        // nodes are required unless templates provide them (links may be
+        // absent when a constellation joins the nodes, flows when a node is a
+        // live host).
         if let Some(req) = o.remove("required") {
             o.insert(
                 "if".into(),
@@ -226,8 +228,8 @@ mod tests {
         assert_eq!(s["additionalProperties"], serde_json::Value::Bool(false));
         assert_eq!(
             s["then"]["required"],
-            serde_json::json!(["flows", "nodes"]),
-            "nodes and flows are required without templates (a constellation may join nodes without links)"
+            serde_json::json!(["nodes"]),
+            "nodes are required without templates (a constellation may join nodes without links; a live host needs no flows)"
         );
         assert!(s["properties"]["templates"].is_object());
         // the derived default of run.seed
