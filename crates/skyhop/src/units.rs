@@ -122,6 +122,42 @@ pub(crate) const SIZE_UNITS: &[(&str, f64)] = &[
     ("GiB", 1073741824.0),
 ];
 
+pub(crate) const LENGTH_UNITS: &[(&str, f64)] = &[("m", 1.0), ("km", 1e3), ("ft", 0.3048)];
+pub(crate) const SPEED_UNITS: &[(&str, f64)] =
+    &[("m/s", 1.0), ("km/h", 1.0 / 3.6), ("kn", 1852.0 / 3600.0)];
+
+/// A length (an altitude, a distance), stored in metres.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]
+pub struct Length(pub f64);
+/// A speed, stored in metres per second.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]
+pub struct Speed(pub f64);
+
+impl Length {
+    pub fn parse(s: &str) -> Result<Length, String> {
+        Ok(Length(parse_with(s, "length", LENGTH_UNITS)?))
+    }
+}
+impl Speed {
+    pub fn parse(s: &str) -> Result<Speed, String> {
+        let v = parse_with(s, "speed", SPEED_UNITS)?;
+        if v <= 0.0 {
+            return Err(format!("speed {s:?} must be positive"));
+        }
+        Ok(Speed(v))
+    }
+}
+impl fmt::Display for Length {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} m", self.0)
+    }
+}
+impl fmt::Display for Speed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} m/s", self.0)
+    }
+}
+
 /// A bit rate, stored in bit/s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Rate(pub u64);
@@ -240,6 +276,8 @@ fn default_unit(what: &str) -> &'static str {
     match what {
         "rate" => "Mbps",
         "duration" => "ms",
+        "length" => "km",
+        "speed" => "m/s",
         _ => "B",
     }
 }
@@ -247,6 +285,8 @@ fn default_unit(what: &str) -> &'static str {
 serde_quantity!(Rate, "rate");
 serde_quantity!(Duration, "duration");
 serde_quantity!(Size, "size");
+serde_quantity!(Length, "length");
+serde_quantity!(Speed, "speed");
 
 #[cfg(test)]
 mod tests {

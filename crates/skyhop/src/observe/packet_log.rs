@@ -71,6 +71,7 @@ pub struct ConnLabel {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PacketLog {
     keep: Vec<bool>,
+    keep_all: bool,
     from: Time,
     to: Time,
     pub events: Vec<PacketEvent>,
@@ -92,6 +93,7 @@ impl PacketLog {
         }
         PacketLog {
             keep,
+            keep_all: opts.link_dirs.is_none(),
             from: opts.from,
             to: opts.to,
             events: Vec::with_capacity(4096),
@@ -100,12 +102,21 @@ impl PacketLog {
         }
     }
 
+    /// Whether events of `link_dir` are kept (directions created during a
+    /// run, between moving nodes, are kept when every direction is).
+    fn keeps(&self, link_dir: u32) -> bool {
+        match self.keep.get(link_dir as usize) {
+            Some(&k) => k,
+            None => self.keep_all,
+        }
+    }
+
     // Kept out of line: the engine calls it behind an `Option` check, and
     // inlining it would weigh on the hot path of runs that log nothing.
     #[cold]
     #[inline(never)]
     pub fn record(&mut self, t: Time, link_dir: u32, kind: PacketEventKind, slot: u32, p: &Packet) {
-        if t < self.from || t > self.to || !self.keep[link_dir as usize] {
+        if t < self.from || t > self.to || !self.keeps(link_dir) {
             return;
         }
         self.events.push(PacketEvent {
@@ -137,7 +148,7 @@ impl PacketLog {
         p: &Packet,
         data: &[u8],
     ) {
-        if t < self.from || t > self.to || !self.keep[link_dir as usize] {
+        if t < self.from || t > self.to || !self.keeps(link_dir) {
             return;
         }
         let blob = if kind == PacketEventKind::Enqueue {
@@ -180,6 +191,7 @@ impl PacketLog {
         }
         PacketLog {
             keep: self.keep.clone(),
+            keep_all: self.keep_all,
             from: self.from,
             to: self.to,
             events,

@@ -81,6 +81,25 @@ fn estimate(plan: &Plan) -> (u64, String) {
 /// Refuse a run whose estimated memory exceeds the limit.
 pub fn check_memory(plan: &Plan, file: &str) -> Result<(), ScenarioError> {
     let limit = memory_limit().map_err(|m| ScenarioError::new(file, "", m))?;
+    if let Some(m) = &plan.motion {
+        // Positions, propagators, a graph snapshot and the routing state of
+        // every node towards every flow's destination.
+        let dests = plan.flows.len() * 2;
+        let need = m.memory_bytes(dests);
+        let sats: usize = m.gsls.iter().map(|r| r.sats.len()).sum();
+        if need > limit {
+            return Err(ScenarioError::new(
+                file,
+                "constellation",
+                format!(
+                    "{sats} satellites and {} nodes would need about {} for positions and routing state, above the limit of {} (set SKYHOP_MEMORY_LIMIT to raise it, or use a smaller shell)",
+                    m.positions.nodes.len(),
+                    Size(need),
+                    Size(limit)
+                ),
+            ));
+        }
+    }
     let (need, key) = estimate(plan);
     if need > limit {
         return Err(ScenarioError::new(

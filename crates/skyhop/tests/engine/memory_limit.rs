@@ -35,6 +35,32 @@ fn a_run_needing_more_memory_than_the_limit_is_refused_with_the_estimate() {
     // Link queues count too.
     let e = load_str(BASE, "t.toml", &["links.ab.queue=4000000".into()]).unwrap_err();
     assert_eq!(e.key, "links.ab.queue", "{e}");
+    // A constellation's positions and routing state count too.
+    let leo = r#"
+[run]
+duration = "10 s"
+[nodes.A]
+lat = 41.9
+lon = 12.5
+[nodes.B]
+lat = 50.1
+lon = 8.7
+[constellation]
+preset = "starlink-550"
+gsl = { rate = "1 Gbps" }
+[flows.f]
+from = "A"
+to = "B"
+"#;
+    load_str(leo, "leo.toml", &[]).unwrap();
+    std::env::set_var("SKYHOP_MEMORY_LIMIT", "200 kB");
+    let e = load_str(leo, "leo.toml", &[]).unwrap_err();
+    assert_eq!(
+        (e.file.as_str(), e.key.as_str()),
+        ("leo.toml", "constellation"),
+        "{e}"
+    );
+    assert!(e.message.contains("1584 satellites"), "{e}");
     // A bad limit is reported, not ignored.
     std::env::set_var("SKYHOP_MEMORY_LIMIT", "lots");
     let e = load_str(BASE, "t.toml", &[]).unwrap_err();

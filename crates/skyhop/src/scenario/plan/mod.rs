@@ -8,11 +8,13 @@
 //! legs, applications), `proxies.rs`, `tcp.rs` (a leg's `TcpConfig` from the
 //! flow's options, `[tcp]` and the profile; AeroTCP's allocation) and
 //! `warnings.rs` (receive windows, proxy caches and queues below the
-//! bandwidth-delay product).
+//! bandwidth-delay product), `motion.rs` (places, motion, constellations,
+//! routing of moving networks).
 
 mod build;
 mod flows;
 mod links;
+mod motion;
 mod proxies;
 mod tcp;
 mod warnings;
@@ -81,6 +83,9 @@ pub struct Plan {
     pub duration: Dur,
     pub event_budget: u64,
     pub warnings: Vec<String>,
+    /// The moving network (positions, motion, constellation, routing) of
+    /// a scenario that moves; `None`: static routes.
+    pub motion: Option<crate::net::mobile::MotionPlan>,
 }
 
 /// A leg's capacity figures: the slowest direction of its data path, its
