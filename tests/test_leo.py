@@ -43,6 +43,27 @@ def test_describe_shows_the_constellation_and_its_routing(cli):
     ) in proc.stdout
 
 
+def test_a_leg_across_a_constellation_is_described_by_its_route_at_the_start(cli):
+    # Not the figures of the fixed links alone (none join server and Rome):
+    # the shortest-delay route at time 0, its bottleneck the ground links'
+    # 200 Mb/s, its RTT at least the fibre's 2 x 1 ms plus two passes up to
+    # 550 km and down.
+    proc = cli("describe", STARLINK, "--json")
+    assert proc.returncode == 0, proc.stderr
+    leg = json.loads(proc.stdout)["flows"][0]["legs"][0]
+    route = leg["route_at_start"]
+    assert route[:2] == ["server", "Frankfurt"] and route[-1] == "Rome", route
+    assert all(n.startswith("starlink-550-") for n in route[2:-1]) and len(route) > 3
+    assert leg["bottleneck_bps"] == 200_000_000
+    c = 299_792_458.0
+    assert 2e-3 + 4 * 550e3 / c < leg["rtt_s"] < 0.05, leg["rtt_s"]
+    text = cli("describe", STARLINK).stdout
+    assert "at the start of the run" in text and "route at the start (" in text
+    # A leg over fixed links has none.
+    aircraft = json.loads(cli("describe", AIRCRAFT, "--json").stdout)
+    assert all(g["route_at_start"] is None for f in aircraft["flows"] for g in f["legs"])
+
+
 def test_a_constellation_run_reports_route_changes_and_handovers_as_a_table(cli):
     proc = cli("run", STARLINK, "--set", 'run.duration="20 s"', "--json")
     assert proc.returncode == 0, proc.stderr

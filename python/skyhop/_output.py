@@ -642,12 +642,24 @@ def print_description(file: str, d: dict[str, Any]) -> None:
             f"{len(f['legs'])} leg{'s' if len(f['legs']) != 1 else ''}"
         )
         for i, leg in enumerate(f["legs"]):
+            route = leg.get("route_at_start")
+            head = f"    leg {i} {leg['from']} -> {leg['to']} ({leg['tcp']}): "
+            limit = f"window limit {leg['window_limit']} {_bytes(leg['window_limit_bytes'])}"
+            if route is not None and not route:
+                out.append(f"{head}no route at the start of the run (moving network); {limit}")
+                continue
             out.append(
-                f"    leg {i} {leg['from']} -> {leg['to']} ({leg['tcp']}): bottleneck "
+                f"{head}bottleneck "
                 f"{_rate(leg['bottleneck_bps'])}, RTT {leg['rtt_s'] * 1e3:.3f} ms, BDP "
-                f"{_bytes(leg['bdp_bytes'])} ({leg['bdp_packets']:.1f} packets); window "
-                f"limit {leg['window_limit']} {_bytes(leg['window_limit_bytes'])}"
+                f"{_bytes(leg['bdp_bytes'])} ({leg['bdp_packets']:.1f} packets)"
+                + (" at the start of the run" if route else "")
+                + f"; {limit}"
             )
+            if route:
+                out.append(
+                    f"      route at the start ({len(route) - 1} hops, changes during the run): "
+                    + " - ".join(route)
+                )
     out.append("warnings:" if d["warnings"] else "warnings: none")
     out.extend(f"  {w}" for w in d["warnings"])
     print("\n".join(out))

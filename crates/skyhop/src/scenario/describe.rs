@@ -127,6 +127,10 @@ pub struct LegDesc {
     pub rtt_s: f64,
     pub bdp_bytes: u64,
     pub bdp_packets: f64,
+    /// For a leg across a moving network, the figures are its route's at
+    /// the start of the run: these nodes (empty: no route then); `None` for
+    /// a leg over fixed links.
+    pub route_at_start: Option<Vec<String>>,
     /// What bounds the leg's window at its receiver: `tcp.rcv_buffer` or
     /// `nodes.<P>.proxy` (the cache of the proxy that receives the leg).
     pub window_limit: String,
@@ -206,6 +210,9 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                 rtt_s: n.rtt.as_secs_f64(),
                 bdp_bytes: n.bdp,
                 bdp_packets: n.bdp as f64 / n.packet as f64,
+                route_at_start: n.moving.as_ref().map(|p| {
+                    p.iter().map(|&i| node_name(plan, i)).collect()
+                }),
                 window_limit,
                 window_limit_bytes,
                 mss: leg.cfg.mss,
@@ -310,13 +317,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
         let mut ground: Vec<u32> = m.gsls.iter().flat_map(|r| r.grounds.clone()).collect();
         ground.sort_unstable();
         ground.dedup();
-        let name = |n: u32| {
-            plan.nodes
-                .get(n as usize)
-                .or_else(|| m.extra_nodes.get(n as usize - plan.nodes.len()))
-                .cloned()
-                .unwrap_or_default()
-        };
+        let name = |n: u32| node_name(plan, n);
         MotionDesc {
             satellites: m.extra_nodes.len(),
             inter_satellite_links: m.isls.len(),
@@ -381,4 +382,16 @@ fn sample_link(
         up += is_up as usize;
     }
     (Some([lo, hi]), up as f64 / (n + 1) as f64)
+}
+
+/// A node's name: the plan's, or a satellite's of the moving network.
+fn node_name(plan: &Plan, n: u32) -> String {
+    plan.nodes
+        .get(n as usize)
+        .or_else(|| {
+            let m = plan.motion.as_ref()?;
+            m.extra_nodes.get(n as usize - plan.nodes.len())
+        })
+        .cloned()
+        .unwrap_or_default()
 }

@@ -64,6 +64,7 @@ impl Plan {
             event_budget: scn.run.event_budget,
             warnings,
             motion,
+            moving_start: Default::default(),
         };
         let more = warnings::receive_windows(&plan);
         plan.warnings.extend(more);
