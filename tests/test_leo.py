@@ -133,3 +133,18 @@ def test_waypoints_out_of_order_and_a_broken_tle_are_one_line(cli, tmp_path):
 def test_a_constellation_too_big_for_the_memory_limit_is_refused(cli):
     proc = cli("run", STARLINK, env={**os.environ, "SKYHOP_MEMORY_LIMIT": "100 kB"})
     assert_one_line_error(proc, str(STARLINK), "constellation", "1584 satellites")
+
+
+def test_pcap_files_cover_the_links_a_constellation_builds(cli, tmp_path):
+    # One file per direction of every link that carried packets, the
+    # ground and inter-satellite links built during the run included, each
+    # with the packets the run's link table counts.
+    out = tmp_path / "pcap"
+    proc = cli("run", STARLINK, "--set", "run.duration=1s", "--pcap", out, "--json")
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads(proc.stdout)["runs"][0]
+    files = {os.path.basename(p): n for p, n in run["pcap_files"]}
+    built = [lk for lk in run["links"] if lk["link"].startswith("gsl:")]
+    assert built
+    for lk in run["links"]:
+        assert files[f"{lk['link']}.{lk['dir']}.pcap"] == lk["packets"]

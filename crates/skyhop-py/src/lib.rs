@@ -337,6 +337,8 @@ fn run_observed(
                     link_dirs: Some(dirs),
                     from: window.0,
                     to: window.1,
+                    // pcap files of the links a moving network builds too
+                    built_links: obs.pcap_dir.is_some(),
                 }),
                 cancel: Some(cancel_check()),
             };

@@ -44,6 +44,9 @@ pub struct PacketLogOptions {
     /// Time window, both ends included.
     pub from: Time,
     pub to: Time,
+    /// Also record the links a moving network builds during the run (kept
+    /// anyway when `link_dirs` is `None`).
+    pub built_links: bool,
 }
 
 impl Default for PacketLogOptions {
@@ -52,6 +55,7 @@ impl Default for PacketLogOptions {
             link_dirs: None,
             from: Time::ZERO,
             to: Time::MAX,
+            built_links: false,
         }
     }
 }
@@ -81,6 +85,9 @@ pub struct PacketLog {
     /// index their enqueue events carry in `conn` (other events of such
     /// packets carry `u32::MAX`).
     pub blobs: Vec<Vec<u8>>,
+    /// Names of the links a moving network built during the run, in order
+    /// (link `plan.layers.len() + i` is `built_names[i]`).
+    pub built_names: Vec<String>,
 }
 
 impl PacketLog {
@@ -93,12 +100,13 @@ impl PacketLog {
         }
         PacketLog {
             keep,
-            keep_all: opts.link_dirs.is_none(),
+            keep_all: opts.link_dirs.is_none() || opts.built_links,
             from: opts.from,
             to: opts.to,
             events: Vec::with_capacity(4096),
             conns: Vec::new(),
             blobs: Vec::new(),
+            built_names: Vec::new(),
         }
     }
 
@@ -197,6 +205,7 @@ impl PacketLog {
             events,
             conns: self.conns.clone(),
             blobs,
+            built_names: self.built_names.clone(),
         }
     }
 

@@ -152,6 +152,9 @@ impl World {
             }
         }
         let name = format!("{}:{}-{}", c.name, m.names[a as usize], m.names[b as usize]);
+        if let Some(log) = self.log.as_deref_mut() {
+            log.built_names.push(name.clone());
+        }
         m.built.push((name, c.rate_bps));
         let k = self.layers.len() as u32;
         self.layers.push(AnyLinkLayer::Fifo(link));
