@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+# A test run started in the background of a non-interactive shell inherits
+# SIGINT ignored, and so would every skyhop process the tests start (Python
+# keeps an inherited SIG_IGN): the Ctrl-C tests would then test nothing.
+# A handled signal is reset to its default in a child at exec.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
