@@ -128,29 +128,59 @@ fn linear(s: &str, i: u64) -> Option<String> {
     if !s.split_whitespace().any(|w| w == "i") {
         return None;
     }
-    let mut total = 0.0;
+    // Exact decimal arithmetic: the sum is the text the unit parser then
+    // reads, so it must not pick up binary rounding ("0.1 ms + 0.1 ms * i").
+    let mut terms: Vec<(i128, i32)> = Vec::new();
     let mut unit: Option<String> = None;
     for term in s.split('+') {
         let parts: Vec<&str> = term.split('*').map(str::trim).collect();
         let (q, mult) = match parts.as_slice() {
-            [q] => (*q, 1.0),
-            [q, "i"] | ["i", q] => (*q, i as f64),
+            [q] => (*q, 1),
+            [q, "i"] | ["i", q] => (*q, i),
             _ => return None,
         };
         let mut w = q.split_whitespace();
-        let x: f64 = w.next()?.parse().ok()?;
+        let d = crate::units::Decimal::parse(w.next()?)?.ok()?;
         let u = w.collect::<Vec<_>>().join(" ");
         if unit.as_ref().is_some_and(|prev| *prev != u) {
             return None;
         }
         unit = Some(u);
-        total += x * mult;
+        let v = i128::try_from(d.digits).ok()?.checked_mul(mult as i128)?;
+        terms.push((if d.negative { -v } else { v }, d.exp));
     }
     let unit = unit?;
-    Some(if unit.is_empty() {
-        format!("{total}")
+    let exp = terms.iter().map(|t| t.1).min()?;
+    let mut total: i128 = 0;
+    for (v, e) in terms {
+        let scale = 10i128.checked_pow(u32::try_from(e - exp).ok()?)?;
+        total = total.checked_add(v.checked_mul(scale)?)?;
+    }
+    let number = if exp >= 0 {
+        match 10i128
+            .checked_pow(exp as u32)
+            .and_then(|m| total.checked_mul(m))
+        {
+            Some(v) => v.to_string(),
+            None => format!("{total}e{exp}"),
+        }
     } else {
-        format!("{total} {unit}")
+        let digits = total.unsigned_abs().to_string();
+        let k = (-exp) as usize;
+        let padded = format!("{digits:0>width$}", width = k + 1);
+        let (a, b) = padded.split_at(padded.len() - k);
+        let b = b.trim_end_matches('0');
+        let sign = if total < 0 { "-" } else { "" };
+        if b.is_empty() {
+            format!("{sign}{a}")
+        } else {
+            format!("{sign}{a}.{b}")
+        }
+    };
+    Some(if unit.is_empty() {
+        number
+    } else {
+        format!("{number} {unit}")
     })
 }
 
@@ -164,6 +194,9 @@ mod tests {
         assert_eq!(linear("i * 2.5 Mbps", 2).as_deref(), Some("5 Mbps"));
         assert_eq!(linear("40 ms + 10 s * i", 1), None);
         assert_eq!(linear("40 ms", 1), None);
+        // exact: no binary rounding for the unit parser to refuse
+        assert_eq!(linear("0.1 ms + 0.1 ms * i", 2).as_deref(), Some("0.3 ms"));
+        assert_eq!(linear("1.5 Mbps * i", 4).as_deref(), Some("6 Mbps"));
     }
 
     #[test]

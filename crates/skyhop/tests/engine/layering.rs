@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 const RANKS: &[(&str, u32)] = &[
     ("engine", 0),
     ("error", 0),
+    ("suggest", 0),
     ("units", 1),
     ("geo", 1),
     ("channel", 2),
@@ -159,7 +160,9 @@ fn drop_test_modules(code: &str) -> String {
         let trimmed = after.trim_start();
         let is_mod = trimmed.starts_with("mod ") || trimmed.starts_with("pub mod ");
         let semi = trimmed.find(';');
-        let brace = trimmed.find('{').filter(|&b| is_mod && semi.is_none_or(|s| s > b));
+        let brace = trimmed
+            .find('{')
+            .filter(|&b| is_mod && semi.is_none_or(|s| s > b));
         if let Some(brace) = brace {
             out.push_str(&rest[..at]);
             let start = rest.len() - trimmed.len() + brace;
