@@ -287,8 +287,9 @@ impl<'de> Deserialize<'de> for AppName {
         AppName::parse(&name).ok_or_else(|| {
             let known: Vec<String> = AppName::NAMES.iter().map(|n| format!("{n:?}")).collect();
             de::Error::custom(format!(
-                "unknown application {name:?} (known: {}; leave app out for a file transfer or bulk flow)",
-                known.join(", ")
+                "unknown application {name:?} (known: {}; leave app out for a file transfer or bulk flow){}",
+                known.join(", "),
+                crate::suggest::hint(&name, AppName::NAMES.iter().copied())
             ))
         })
     }

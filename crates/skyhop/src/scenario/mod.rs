@@ -157,26 +157,75 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
             "--set path is empty or has an empty part",
         ));
     }
-    // `nodes.X…`, `links.X…`, `flows.X…` must name an existing entry, at
-    // any depth: --set changes entries, it never invents one.
-    if parts.len() >= 2 {
-        if let Some((_, what)) = NAMED_MAPS.iter().find(|(m, _)| *m == parts[0]) {
-            let known: Vec<&str> = root
-                .get(parts[0])
-                .and_then(|t| t.as_table())
-                .map(|t| t.keys().map(|k| k.as_str()).collect())
-                .unwrap_or_default();
-            if !known.contains(&parts[1]) {
-                return Err(ScenarioError::new(
-                    file,
-                    path,
-                    format!(
-                        "--set names no existing {what} {:?} (have: {})",
-                        parts[1],
-                        known.join(", ")
-                    ),
-                ));
+    // `nodes.X…`, `links.X…`, `flows.X…` (and a template's) must name an
+    // existing entry, at any depth, and a whole table of entries is not
+    // replaced: --set changes values, it never invents or removes an entry.
+    let names_of = |t: Option<&toml::Value>| -> Vec<String> {
+        t.and_then(|t| t.as_table())
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let have = |names: &[String]| {
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    let refuse_whole = |table: &str, names: &[String], what: &str| {
+        let example = names
+            .first()
+            .map(|n| format!(", e.g. --set {table}.{n}.KEY=VALUE"))
+            .unwrap_or_default();
+        Err(ScenarioError::new(
+            file,
+            path,
+            format!(
+                "--set cannot replace the whole {table} table: it changes values of existing {what}s and never adds or removes one ({table}: {}); set a key of one{example}",
+                have(names)
+            ),
+        ))
+    };
+    let check_entry = |table: &str, what: &str, names: &[String], name: &str| {
+        if names.iter().any(|n| n == name) {
+            return Ok(());
+        }
+        let hint = crate::suggest::hint(name, names.iter().map(String::as_str));
+        Err(ScenarioError::new(
+            file,
+            path,
+            format!(
+                "--set names no existing {what} {name:?} ({table}: {}): --set changes existing values, it never invents a {what}{hint}",
+                have(names)
+            ),
+        ))
+    };
+    let map_of = |sec: &str| NAMED_MAPS.iter().find(|(m, _)| *m == sec).map(|x| x.1);
+    if let Some(what) = map_of(parts[0]) {
+        let known = names_of(root.get(parts[0]));
+        if parts.len() == 1 {
+            return refuse_whole(parts[0], &known, what);
+        }
+        check_entry(parts[0], what, &known, parts[1])?;
+    }
+    if parts[0] == "templates" {
+        let templates = root.get("templates");
+        let known = names_of(templates);
+        if parts.len() == 1 {
+            return refuse_whole("templates", &known, "template");
+        }
+        check_entry("templates", "template", &known, parts[1])?;
+        if let (Some(sec), Some(what)) = (parts.get(2), parts.get(2).and_then(|s| map_of(s))) {
+            let table = format!("templates.{}.{sec}", parts[1]);
+            let entries = names_of(
+                templates
+                    .and_then(|t| t.get(parts[1]))
+                    .and_then(|t| t.get(*sec)),
+            );
+            if parts.len() == 3 {
+                return refuse_whole(&table, &entries, what);
             }
+            check_entry(&table, what, &entries, parts[3])?;
         }
     }
     let mut cur = root;
