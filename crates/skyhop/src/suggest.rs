@@ -42,13 +42,17 @@ pub fn did_you_mean<'a>(
     // Short words are too easily close to anything: only a change of case.
     let n = word.chars().count();
     let limit = if n < 3 { 0 } else { (n / 4).max(1) };
-    candidates
+    let close: Vec<(usize, &str)> = candidates
         .into_iter()
         .filter(|c| *c != word)
         .map(|c| (distance(word, c), c))
         .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
+        .collect();
+    let best = close.iter().map(|x| x.0).min()?;
+    // Only a clear winner: several names as close are no guess.
+    let mut at_best = close.iter().filter(|x| x.0 == best);
+    let first = at_best.next()?.1;
+    at_best.next().is_none().then_some(first)
 }
 
 /// `; did you mean "x"?` or nothing.
@@ -79,5 +83,6 @@ mod tests {
         assert_eq!(did_you_mean("colour", ["rate", "queue", "delay"]), None);
         assert_eq!(did_you_mean("", ["a"]), None);
         assert_eq!(did_you_mean("q", ["p", "apply_to"]), None);
+        assert_eq!(did_you_mean("Tbps", ["bps", "Mbps", "Gbps"]), None);
     }
 }

@@ -15,8 +15,9 @@
 //! line in `app/mod.rs`, and one line below.
 
 use super::{
-    AppIo, AppReport, AppSection, AppSpecOps, Application, Bulk, BulkSpec, Cbr, CbrSection,
-    CbrSpec, CustomApp, FileSpec, FileTransfer, FlowShape, WebSection, WebSession, WebSpec,
+    AppBounds, AppIo, AppReport, AppSection, AppSpecOps, Application, Bulk, BulkSpec, Cbr,
+    CbrSection, CbrSpec, CustomApp, FileSpec, FileTransfer, FlowShape, RunShape, WebSection,
+    WebSession, WebSpec,
 };
 use crate::engine::time::Time;
 use serde::de::{self, Deserialize, Deserializer, MapAccess};
@@ -68,6 +69,14 @@ macro_rules! apps {
                     $(AppSpec::$uv(s) => s.datagrams(),)*
                     $(AppSpec::$nv(s) => s.datagrams(),)*
                     AppSpec::Custom(_) => false,
+                }
+            }
+            /// Upper bounds of what the application holds over a run (memory estimate).
+            pub fn bounds(&self, run: &RunShape) -> AppBounds {
+                match self {
+                    $(AppSpec::$uv(s) => s.bounds(run),)*
+                    $(AppSpec::$nv(s) => s.bounds(run),)*
+                    AppSpec::Custom(_) => AppBounds::default(),
                 }
             }
         }

@@ -11,7 +11,10 @@ mod schema;
 mod templates;
 mod validate;
 
-pub use memory::{estimate_memory, memory_limit, BYTES_PER_PACKET};
+pub use memory::{
+    check_against, check_chains, check_with, estimate, estimate_memory, limit_from, memory_limit,
+    Estimate, Recording, BYTES_PER_PACKET,
+};
 pub use plan::{LegNumbers, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory};
 pub use schema::*;
 
@@ -68,10 +71,29 @@ fn load_json_str_in(
     load_value(tv, file, sets, base)
 }
 
-/// Read a scenario file (TOML, or JSON by extension).
+/// The largest scenario file read (bytes).
+pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
+
+/// Read a scenario file (TOML, or JSON by extension), at most
+/// [`MAX_SCENARIO_BYTES`] of it (a pipe is read too; a device such as
+/// /dev/zero stops at the bound).
 pub fn load_path(path: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ScenarioError::new(path, "", format!("cannot read scenario file: {e}")))?;
+    use std::io::Read;
+    let cannot =
+        |e: String| ScenarioError::new(path, "", format!("cannot read scenario file: {e}"));
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(cannot("is a directory".into()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_SCENARIO_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| cannot(e.to_string()))?;
+    if bytes.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(cannot(format!(
+            "larger than {MAX_SCENARIO_BYTES} bytes, the most a scenario may have"
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| cannot("not UTF-8 text".into()))?;
     // Relative paths inside the scenario (fade traces, masking files) are
     // relative to the scenario file.
     let base = cwd().join(
@@ -291,6 +313,7 @@ fn load_value(
     // would need.
     let plan = Plan::build(&scn, file)?;
     memory::check_memory(&plan, file)?;
+    memory::check_chains(&plan, file, plan.duration, plan.event_budget)?;
     Ok(scn)
 }
 

@@ -24,6 +24,11 @@ use crate::error::ScenarioError;
 
 const SECTIONS: &[&str] = &["nodes", "links", "flows"];
 
+/// The largest `count` of a template.
+pub const MAX_COUNT: u64 = 100_000;
+/// The most entries all templates may expand to.
+pub const MAX_EXPANDED: u64 = 1_000_000;
+
 pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioError> {
     let Some(t) = root.as_table_mut() else {
         return Ok(());
@@ -41,6 +46,7 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
             ))
         }
     };
+    let mut expanded: u64 = 0;
     for (name, tv) in templates {
         let key = |k: &str| format!("templates.{name}.{k}");
         let toml::Value::Table(tt) = tv else {
@@ -60,6 +66,15 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
             }
         }
         let count = match tt.get("count") {
+            Some(toml::Value::Integer(n)) if *n as u64 > MAX_COUNT => {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    format!(
+                        "N = {n} is out of range: a template expands at most {MAX_COUNT} times"
+                    ),
+                ))
+            }
             Some(toml::Value::Integer(n)) if *n >= 1 => *n as u64,
             Some(toml::Value::Integer(n)) => {
                 return Err(ScenarioError::new(
@@ -68,12 +83,18 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
                     format!("N = {n}: a template needs a count of at least 1"),
                 ))
             }
-            Some(_) => return Err(ScenarioError::new(file, key("count"), "must be an integer")),
+            Some(v) => {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    format!("expected a whole number from 1 to {MAX_COUNT}, got {v}"),
+                ))
+            }
             None => {
                 return Err(ScenarioError::new(
                     file,
                     key("count"),
-                    "missing field `count`",
+                    "missing: this key is required (how many times the template expands)",
                 ))
             }
         };
@@ -84,6 +105,14 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
             let Some(entries) = entries.as_table() else {
                 return Err(ScenarioError::new(file, key(sec), "must be a table"));
             };
+            expanded = expanded.saturating_add(count.saturating_mul(entries.len() as u64));
+            if expanded > MAX_EXPANDED {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    format!("the templates would expand to more than {MAX_EXPANDED} nodes, links and flows"),
+                ));
+            }
             let target = t
                 .entry(sec.to_string())
                 .or_insert_with(|| toml::Value::Table(toml::Table::new()));
