@@ -112,7 +112,7 @@ def _scenario(tmp_path: Path, text: str, flows: str = "") -> Path:
     return p
 
 
-# A tiny simulated flow: scenarios need one until plain live scenarios load.
+# A tiny simulated flow beside the real traffic (cross traffic in the same queues).
 TINY_FLOW = """
 [flows.probe]
 from = "A"
@@ -160,7 +160,7 @@ def _check_links_against_pcap(doc: dict, pcap: Path) -> None:
 
 def test_linux_tcp_crosses_a_geo_path_intact_and_no_faster_than_physics(tmp_path):
     n = 2_000_000
-    doc, srv, cli, pcap, err = _transfer(tmp_path, _scenario(tmp_path, GEO, TINY_FLOW), n)
+    doc, srv, cli, pcap, err = _transfer(tmp_path, _scenario(tmp_path, GEO), n)
     assert srv == {**srv, "received": n, "intact": True}
     # Lower bound: the handshake's round trip (2 x 250 ms), the payload at
     # 10 Mb/s, one more one-way trip to the receiver.
@@ -187,7 +187,7 @@ def test_linux_tcp_crosses_a_geo_path_intact_and_no_faster_than_physics(tmp_path
 
 def test_linux_tcp_over_dvbs_with_arq_and_a_gilbert_elliott_channel(tmp_path):
     n = 1_000_000
-    doc, srv, cli, pcap, _ = _transfer(tmp_path, _scenario(tmp_path, DVBS, TINY_FLOW), n)
+    doc, srv, cli, pcap, _ = _transfer(tmp_path, _scenario(tmp_path, DVBS), n)
     assert srv["received"] == n and srv["intact"]
     # At most the GOOD mode's 1.416 Mb/s of information; 280 ms round trip.
     assert cli["seconds"] >= 0.28 + n * 8 / 1.416e6
@@ -291,3 +291,16 @@ def test_the_exit_status_is_the_first_failing_commands(tmp_path, cli):
     assert proc.returncode == 0
     doc = json.loads(proc.stdout)
     assert [c["exit_code"] for c in doc["live"]["commands"]] == [0, 0]
+
+
+def test_a_scenario_of_live_hosts_needs_no_flow(tmp_path, cli):
+    scn = _scenario(tmp_path, GEO)
+    proc = cli("live", scn, "--run", "A:true", "--run", "B:true", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["runs"][0]["flows"] == {}
+    # a simulation of it has nothing to carry: an error, unless a node is live
+    assert_one_line_error(cli("run", scn), "flows", "no flows defined")
+    marked = _scenario(tmp_path, GEO.replace("[nodes.A]", "[nodes.A]\nlive = true"))
+    proc = cli("run", marked)
+    assert proc.returncode == 0
+    assert "no flows: a simulation of this scenario carries nothing" in proc.stderr

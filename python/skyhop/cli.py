@@ -680,8 +680,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_live(args: argparse.Namespace) -> int:
-    from .api import load_scenario
-    from .live import parse_command, userns_reexec_argv
+    from .live import load_live_scenario, parse_command, userns_reexec_argv
     from .units import duration_s
 
     if os.geteuid() != 0 and not os.environ.get("SKYHOP_LIVE_USERNS"):
@@ -697,7 +696,7 @@ def cmd_live(args: argparse.Namespace) -> int:
         os.execv(argv[0], argv)
     commands = [parse_command(t, "--run") for t in args.runs_cmd]
     commands += [parse_command(t, "--daemon") for t in args.daemon]
-    scn = load_scenario(args.scenario, set=args.sets)
+    scn, sets = load_live_scenario(args.scenario, args.sets, commands)
     duration = duration_s(args.duration, "--duration") if args.duration else None
     if duration is not None and duration <= 0:
         raise UsageError("--duration must be positive")
@@ -733,7 +732,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     if args.json:
         from .api import describe
 
-        network = describe(args.scenario, set=args.sets)
+        network = describe(args.scenario, set=sets)
         out = run_document(scn.resolved, [result], args.trace, network)
         out["live"] = report
         sys.stdout.write(output.dump_json(out) + "\n")

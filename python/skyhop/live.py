@@ -85,6 +85,46 @@ def check_startable(cmd: LiveCommand, key: str) -> None:
         )
 
 
+def load_live_scenario(
+    source: str | os.PathLike[str], sets: list[str], commands: Sequence[LiveCommand]
+) -> tuple[Scenario, list[str]]:
+    """The scenario of a live run, and the overrides that made it: every
+    node with a command is marked
+    ``live = true`` (so a scenario of live hosts alone needs no flow). Node
+    names come from the scenario as loaded, or, where it does not load for
+    want of a flow, from its file's ``[nodes]``; an unknown node is an
+    error naming the option and the nodes there are."""
+    from .api import load_scenario
+
+    try:
+        known = set(load_scenario(source, set=sets).resolved.get("nodes", {}))
+    except ScenarioError as e:
+        if e.key != "flows":
+            raise
+        known = _nodes_in_file(source)
+    for c in commands:
+        if c.node not in known:
+            key = "--daemon" if c.background else "--run"
+            raise ScenarioError(
+                "<options>", key, f"unknown node {c.node!r} (nodes: {', '.join(sorted(known))})"
+            )
+    sets = [*sets, *(f"nodes.{c.node}.live=true" for c in commands)]
+    return load_scenario(source, set=sets), sets
+
+
+def _nodes_in_file(source: str | os.PathLike[str]) -> set[str]:
+    """The node names a scenario file declares (TOML or JSON)."""
+    text = Path(source).read_text(encoding="utf-8")
+    if os.fspath(source).endswith(".json"):
+        doc = json.loads(text)
+    else:
+        import tomllib
+
+        doc = tomllib.loads(text)
+    nodes = doc.get("nodes") if isinstance(doc, dict) else None
+    return set(nodes) if isinstance(nodes, dict) else set()
+
+
 def live_nodes_of(scenario: Scenario) -> list[str]:
     """Nodes the scenario marks ``live = true``."""
     return [n for n, sec in scenario.resolved.get("nodes", {}).items() if (sec or {}).get("live")]

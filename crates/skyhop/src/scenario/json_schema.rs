@@ -66,7 +66,8 @@ pub fn scenario_json_schema() -> serde_json::Value {
                 }),
             );
         }
-        // nodes, links and flows are required unless templates provide them.
+        // nodes and links are required unless templates provide them (flows
+        // may be absent when a node is a live host).
         if let Some(req) = o.remove("required") {
             o.insert(
                 "if".into(),
@@ -210,8 +211,8 @@ mod tests {
         assert_eq!(s["additionalProperties"], serde_json::Value::Bool(false));
         assert_eq!(
             s["then"]["required"],
-            serde_json::json!(["flows", "links", "nodes"]),
-            "nodes, links and flows are required without templates"
+            serde_json::json!(["links", "nodes"]),
+            "nodes and links are required without templates; flows may be absent for live hosts"
         );
         assert!(s["properties"]["templates"].is_object());
         // the derived default of run.seed

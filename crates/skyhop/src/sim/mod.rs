@@ -48,5 +48,12 @@ pub fn run_plan(plan: &Plan, seed: u64, opts: &RunOptions) -> Result<RunResult, 
         cancel: opts.cancel.clone(),
     };
     let stop = driver.drive(&mut world)?;
-    Ok(world.finish(plan, seed, stop))
+    let mut result = world.finish(plan, seed, stop);
+    if plan.flows.is_empty() {
+        result.warnings.push(
+            "no flows: a simulation of this scenario carries nothing (its live nodes are for skyhop live)"
+                .into(),
+        );
+    }
+    Ok(result)
 }

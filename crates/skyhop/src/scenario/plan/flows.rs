@@ -49,8 +49,12 @@ pub(super) fn resolve(
     net: &Links,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<PlanFlow>, ScenarioError> {
-    if scn.flows.is_empty() {
-        return Err(ScenarioError::new(file, "flows", "no flows defined"));
+    if scn.flows.is_empty() && !scn.nodes.values().any(|n| n.live == Some(true)) {
+        return Err(ScenarioError::new(
+            file,
+            "flows",
+            "no flows defined (a scenario for skyhop live may have none if a node is marked live = true)",
+        ));
     }
     let cx = Ctx {
         scn,

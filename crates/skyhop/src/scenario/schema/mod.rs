@@ -33,7 +33,8 @@ pub struct Scenario {
     pub nodes: BTreeMap<String, NodeSection>,
     /// The links, by id.
     pub links: BTreeMap<String, LinkSection>,
-    /// The flows, by id.
+    /// The flows, by id (none only when a node is marked `live = true`).
+    #[serde(default)]
     pub flows: BTreeMap<String, FlowSection>,
 }
 
@@ -91,6 +92,12 @@ pub struct NodeSection {
     /// Split-proxy settings used when a flow names this node in `proxies`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy: Option<ProxySection>,
+    /// A real host in `skyhop live` (its own network namespace and TUN
+    /// device carrying the node's address), also without a command of its
+    /// own; a simulation ignores it. A scenario whose nodes include a live
+    /// one needs no flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
