@@ -203,15 +203,45 @@ def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, A
     return json.loads(_core.describe(scn.json, scn.file))
 
 
+def check_runs(runs: Any, name: str = "runs") -> int:
+    """A run count: an integer from 1 to ``run.runs``' cap (1000000)."""
+    runs = check_int(name, runs, minimum=1)
+    if runs > _core.MAX_RUNS:
+        raise ScenarioError(
+            "<options>", name, f"{runs} is out of range: must be between 1 and {_core.MAX_RUNS}"
+        )
+    return runs
+
+
 def check_seeds(seed: Any, runs: Any) -> tuple[int, int]:
     """Validate a base seed and a run count; return them as ints."""
-    runs = check_int("runs", runs, minimum=1)
+    runs = check_runs(runs)
     seed = check_int("seed", seed)
     if seed < 0 or seed + runs - 1 > _U64_MAX:
         raise ScenarioError(
             "<options>", "seed", f"seeds must lie in 0..2^64-1, got {seed}..{seed + runs - 1}"
         )
     return seed, runs
+
+
+def check_memory(
+    scenario: Scenario,
+    runs: int,
+    *,
+    jobs: int | None = None,
+    trace: bool = False,
+    observe: Mapping[str, Any] | None = None,
+) -> None:
+    """Refuse, before any starts, ``runs`` runs of ``scenario`` (``jobs`` at
+    once) whose estimated memory would exceed the limit (``SKYHOP_MEMORY_LIMIT``,
+    default a quarter of physical memory): a ScenarioError naming the largest
+    part and what to change. What runs record (``trace``, the packet log and
+    pcap files of ``observe``, as for :func:`run_seeds`) counts for every run."""
+    opts = None
+    if observe is not None:
+        opts = json.dumps({k: v for k, v in observe.items() if k != "pcap_per_seed"})
+    jobs = min(runs, jobs or default_jobs())
+    _core.check_memory(scenario.json, scenario.file, trace, opts, runs, jobs)
 
 
 def default_jobs() -> int:
@@ -584,12 +614,13 @@ def run(
     trace = check_bool("trace", trace)
     jobs = check_jobs(jobs)
     if runs is not None:
-        check_int("runs", runs, minimum=1)
+        check_runs(runs)
     if seed is not None:
         check_int("seed", seed, minimum=0)
     scn = load_scenario(scenario, set=set)
     base, n = check_seeds(
         scn.default_seed if seed is None else seed, scn.default_runs if runs is None else runs
     )
+    check_memory(scn, n, jobs=jobs, trace=trace)
     results = run_seeds(scn, range(base, base + n), trace=trace, jobs=jobs)
     return Results(scn.resolved, results)

@@ -1,6 +1,7 @@
 //! Bindings of live runs (`skyhop live`) and their replay (`skyhop replay`).
 
-use super::{cancel_check, guarded, options_error, python_error, to_json, Failure};
+use super::observed::options_error;
+use super::{cancel_check, guarded, python_error, to_json, Failure};
 use pyo3::prelude::*;
 use serde::Deserialize;
 use skyhop::engine::{Dur, Time};

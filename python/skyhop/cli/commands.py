@@ -98,6 +98,18 @@ def _window(text: str | None) -> list[float] | None:
     return out
 
 
+def _scenario_sets(args: argparse.Namespace) -> list[str]:
+    """``--set`` overrides, then ``--duration`` as ``run.duration``."""
+    if getattr(args, "duration", None) is None:
+        return args.sets
+    import json
+
+    from ..units import duration_s
+
+    duration_s(args.duration, "--duration")  # a bad one named as the option
+    return [*args.sets, f"run.duration={json.dumps(args.duration)}"]
+
+
 def _check_out_file(out: str | None, key: str = "--out") -> None:
     if not out:
         return
@@ -122,13 +134,14 @@ def cmd_describe(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..api import Results, check_seeds, load_scenario, run_seeds
+    from ..api import Results, check_memory, check_seeds, load_scenario, run_seeds
 
     _check_out_file(args.out)
     _check_out_file(args.trace_out, "--trace-out")
     _check_out_file(args.packet_log, "--packet-log")
     trace = args.trace or bool(args.trace_out)
-    scn = load_scenario(args.scenario, set=args.sets)
+    sets = _scenario_sets(args)
+    scn = load_scenario(args.scenario, set=sets)
     base, n = check_seeds(
         scn.default_seed if args.seed is None else args.seed,
         scn.default_runs if args.runs is None else args.runs,
@@ -156,6 +169,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         observe["pcap_dir"] = args.pcap
         observe["pcap_per_seed"] = bool(args.pcap_per_seed)
 
+    check_memory(scn, n, jobs=args.jobs, trace=trace, observe=observe)
     bar = None if args.json else output.progress_bar(n)
     if bar is None:
         runs = run_seeds(scn, seeds, trace=trace, jobs=args.jobs, observe=observe)
@@ -184,7 +198,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         from ..api import describe
 
-        network = describe(args.scenario, set=args.sets)
+        network = describe(args.scenario, set=sets)
         doc = run_document(scn.resolved, runs, trace, network)
         sys.stdout.write(output.dump_json(doc) + "\n")
     else:
@@ -220,7 +234,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             out=args.out,
             runs=args.runs,
             seed=args.seed,
-            set=args.sets,
+            set=_scenario_sets(args),
             resume=args.resume,
             jobs=args.jobs,
             on_progress=progress.update,
@@ -377,10 +391,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_channel_plot(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from ..api import load_scenario
     from ..channel_plot import plot_channel, sample_channel
+    from ..errors import ScenarioError
+    from ..figures import FORMATS
     from ..units import duration_s
 
+    if Path(args.out).suffix.lower().lstrip(".") not in FORMATS:
+        raise ScenarioError(
+            args.out, "--out", f"unsupported image type (use {', '.join('.' + f for f in FORMATS)})"
+        )
     output.check_writable_file(args.out)
     duration = None if args.duration is None else duration_s(args.duration, "--duration")
     scn = load_scenario(args.scenario, set=args.sets)

@@ -34,6 +34,21 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _run_count(text: str) -> int:
+    """``--runs``: a whole number from 1 to the cap of ``run.runs``."""
+    from .._core import MAX_RUNS
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_RUNS:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 1 to {MAX_RUNS}, got {text!r}"
+        )
+    return value
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text, 0)

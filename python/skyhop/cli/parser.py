@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import UsageError
 from .commands import (
     cmd_bench,
     cmd_channel_plot,
@@ -18,7 +17,7 @@ from .commands import (
     cmd_sweep,
     cmd_validate,
 )
-from .common import _Parser, _positive_int, _seed
+from .common import _Parser, _positive_int, _run_count, _seed
 from .live import cmd_live, cmd_replay
 
 
@@ -26,7 +25,7 @@ def _add_scenario_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
     p.add_argument(
         "--runs",
-        type=_positive_int,
+        type=_run_count,
         metavar="N",
         help="independent runs (default: run.runs of the scenario)",
     )
@@ -44,6 +43,12 @@ def _add_scenario_options(p: argparse.ArgumentParser) -> None:
         dest="sets",
         help="override a scenario value by dotted path, e.g. links.wu.per=0.005 "
         "(VALUE is a TOML value; a bare word is a string); repeatable",
+    )
+    p.add_argument(
+        "--duration",
+        metavar="D",
+        help='simulated time of each run, e.g. 120s or "2 min" (as --set run.duration=D; '
+        "default: run.duration of the scenario)",
     )
     p.add_argument(
         "--jobs",
@@ -67,11 +72,6 @@ def _add_backend_options(p: argparse.ArgumentParser) -> None:
         help="Ray cluster address (HOST:PORT, ray://HOST:PORT or auto; default: RAY_ADDRESS "
         "or a new local Ray instance); needs --backend ray",
     )
-
-
-def _check_backend_args(args: argparse.Namespace) -> None:
-    if args.address is not None and args.backend != "ray":
-        raise UsageError("--address needs --backend ray")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -298,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_exp.add_argument("name", metavar="NAME", help="E1, E2, E3, E4, E5 or E6")
     p_exp.add_argument(
         "--runs",
-        type=_positive_int,
+        type=_run_count,
         metavar="N",
         help="runs per point (default: the published count, "
         "20 for E1, E5 and E6, 100 for E2/E3, 1000 for E4)",

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import _core
 from .._output import check_writable_dir, write_text_atomic
 from ..api import (
     ScenarioSource,
@@ -25,7 +26,9 @@ from ..api import (
     check_bool,
     check_int,
     check_jobs,
+    check_runs,
     check_seeds,
+    default_jobs,
     load_scenario,
 )
 from ..errors import ScenarioError, SweepError
@@ -87,7 +90,7 @@ def run_sweep(
     jobs = check_jobs(jobs)
     backend = check_backend(backend, address)
     if runs is not None:
-        check_int("runs", runs, minimum=1)
+        check_runs(runs)
     if seed is not None:
         check_int("seed", seed, minimum=0)
     if not isinstance(out, (str, os.PathLike)):
@@ -105,6 +108,15 @@ def run_sweep(
     # Validate every point up front: a bad grid path fails before any run.
     paths = [p for p, _ in parsed]
     points = build_points(scenario, base_sets, parsed)
+    # ... and a point whose runs would not fit in memory before any run
+    # (each worker holds one run; its traces go to its part).
+    at_once = min(len(points) * n, jobs or default_jobs())
+    for p in points:
+        try:
+            _core.check_memory(p.resolved_json, base.file, trace, None, at_once, at_once)
+        except ScenarioError as e:
+            where = f" (grid point {', '.join(p.sets)})" if p.sets else ""
+            raise ScenarioError(e.file, e.key, e.message + where) from None
 
     out = Path(out)
     manifest = manifest_of(base.file, base_sets, parsed, n, first_seed, points, trace)

@@ -341,6 +341,22 @@ fn app_table(f: &super::plan::PlanFlow) -> &'static str {
     }
 }
 
+/// Bytes for a reader: "51.2 GB", "820 kB", "512 B".
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [(f64, &str); 5] = [(1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")];
+    for (scale, unit) in UNITS {
+        if b as f64 >= scale {
+            let x = b as f64 / scale;
+            return if x >= 100.0 {
+                format!("{x:.0} {unit}")
+            } else {
+                format!("{x:.1} {unit}")
+            };
+        }
+    }
+    format!("{b} B")
+}
+
 /// The refusal of an estimate above `limit`: the number, the largest part
 /// and what to change.
 fn refusal(file: &str, e: &Estimate, need: u64, limit: u64, scope: &str) -> ScenarioError {
@@ -350,7 +366,7 @@ fn refusal(file: &str, e: &Estimate, need: u64, limit: u64, scope: &str) -> Scen
             format!(
                 "; the largest part, {}, about {} ({})",
                 p.key,
-                Size(p.bytes),
+                human_bytes(p.bytes),
                 p.what
             ),
         ),
@@ -360,9 +376,9 @@ fn refusal(file: &str, e: &Estimate, need: u64, limit: u64, scope: &str) -> Scen
         file,
         key,
         format!(
-            "{scope} would need about {} of memory, above the limit of {}{part}; or set SKYHOP_MEMORY_LIMIT, e.g. \"16 GB\", to raise the limit",
-            Size(need),
-            Size(limit)
+            "{scope} would need about {} of memory, above the limit of {} ({limit} B){part}; or set SKYHOP_MEMORY_LIMIT, e.g. \"16 GB\", to raise the limit",
+            human_bytes(need),
+            human_bytes(limit)
         ),
     )
 }

@@ -17,6 +17,7 @@ pub use memory::{
 };
 pub use plan::{LegNumbers, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory};
 pub use schema::*;
+pub use validate::MAX_RUNS;
 
 use crate::error::ScenarioError;
 

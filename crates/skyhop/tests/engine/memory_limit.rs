@@ -47,7 +47,7 @@ fn a_run_needing_more_memory_than_the_limit_is_refused_with_the_estimate() {
         "{e}"
     );
     assert!(e.message.contains("would need about"), "{e}");
-    assert!(e.message.contains("limit of 200000000 B"), "{e}");
+    assert!(e.message.contains("limit of 200 MB (200000000 B)"), "{e}");
     assert!(e.message.contains("lower tcp.rcv_buffer"), "{e}");
     // Link queues count too.
     let p = plan_of(BASE, &["links.ab.queue=4000000"]);

@@ -1,0 +1,188 @@
+"""Hostile and extreme input, by class, through the real command line: each
+refused before it can exhaust memory, hang or reach the user as a
+traceback, with one ``skyhop: error:`` line naming the culprit (exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import TINY, assert_one_line_error, skyhop_cli
+
+#: a fast path and a long run: what it records would not fit in 1 GB
+BIG = [
+    "--duration",
+    "1e6s",
+    "--set",
+    "links.ar.rate=10Gbps",
+    "--set",
+    "links.rb.rate=10Gbps",
+    "--set",
+    "flows.ftp.size=1000GB",
+]
+OPEN = BIG[:-2]  # a flow without a size (a probe, a web session)
+LIMITED = {**os.environ, "SKYHOP_MEMORY_LIMIT": "1 GB"}
+
+GE_1NS = 'links.ar.channel={model="gilbert-elliott", t_good="1 ns", t_bad="1 ns"}'
+LMS = 'links.ar.channel={model="lms-urban", elevation_deg=30, azimuth_deg=180, %s}'
+
+
+# (id, arguments after the scenario ({tmp}: a fresh folder), texts of the line)
+MEMORY = [
+    ("trace", ["run", *BIG, "--trace"], ["--trace", "above the limit of 1.0 GB"]),
+    (
+        "trace-sweep",
+        ["sweep", *BIG, "--trace", "--grid", "links.ar.queue=10,20", "--out", "{tmp}/sw"],
+        ["--trace", "grid point links.ar.queue=10"],
+    ),
+    (
+        "packet-log",
+        ["run", *BIG, "--packet-log", "{tmp}/p.csv"],
+        ["--packet-log", "--packet-log-window"],
+    ),
+    ("pcap", ["run", *BIG, "--pcap", "{tmp}"], ["--pcap", "--pcap-links"]),
+    ("queue", ["run", "--set", "links.ar.queue=100000000"], ["links.ar.queue"]),
+    (
+        "probe",
+        [
+            "run",
+            "{open}",
+            *OPEN,
+            "--set",
+            "flows.ftp.app=cbr",
+            "--set",
+            'flows.ftp.cbr={rate="10 Gbps", packet="1 B"}',
+        ],
+        ["flows.ftp", "probe's rate"],
+    ),
+    (
+        "web-http10",
+        [
+            "run",
+            "{open}",
+            *OPEN,
+            "--set",
+            "flows.ftp.app=web",
+            "--set",
+            'flows.ftp.web={http="1.0", parallel=64}',
+        ],
+        ["flows.ftp.web"],
+    ),
+    (
+        "lms-narrow-buildings",
+        ["run", "{clean}", "--set", LMS % "building_width_min_m=1e-9, building_width_max_m=1"],
+        ["links.ar.channel.building_width_min_m", "more than 1e6"],
+    ),
+    (
+        "lms-long-section",
+        ["run", "{clean}", "--set", LMS % "section_length_m=1e12"],
+        ["links.ar.channel.section_length_m"],
+    ),
+    ("chain-1ns", ["run", "{clean}", "--set", GE_1NS], ["links.ar.channel", "run.event_budget"]),
+    (
+        "channel-plot-1e7s",
+        [
+            "channel",
+            "plot",
+            "{clean}",
+            "--link",
+            "ar",
+            "--duration",
+            "1e7s",
+            "--set",
+            GE_1NS.replace("1 ns", "1 ms"),
+            "--out",
+            "{tmp}/c.png",
+        ],
+        ["--duration", "links.ar.channel", "shorter span"],
+    ),
+]
+
+
+def _args(args: list[str], tmp) -> list[str]:
+    """``{scn}``: the tiny scenario, ``{open}``: its flow without a size,
+    ``{tmp}``: a fresh folder; the tiny scenario after the command if none."""
+    open_flow = tmp / "open.toml"
+    open_flow.write_text(TINY.read_text().replace('size = "300 kB"', "").replace("per = 0.02", ""))
+    clean = tmp / "clean.toml"
+    clean.write_text(TINY.read_text().replace("per = 0.02", ""))
+    out = [
+        a.replace("{tmp}", str(tmp))
+        .replace("{scn}", str(TINY))
+        .replace("{open}", str(open_flow))
+        .replace("{clean}", str(clean))
+        for a in args
+    ]
+    if not {"{scn}", "{open}", "{clean}"} & set(args):
+        out.insert(1, str(TINY))
+    return out
+
+
+@pytest.mark.parametrize(("args", "texts"), [pytest.param(a, t, id=i) for i, a, t in MEMORY])
+def test_memory_is_bounded_by_an_estimate_before_anything_runs(tmp_path, args, texts):
+    proc = skyhop_cli(*_args(args, tmp_path), env=LIMITED, timeout=60)
+    assert_one_line_error(proc, *texts)
+    assert not (tmp_path / "c.png").exists()
+
+
+@pytest.mark.parametrize("count", ["100000000", "9000000000000000000"])
+def test_template_counts_are_bounded(tmp_path, count):
+    scn = tmp_path / "t.toml"
+    scn.write_text(TINY.read_text() + f"\n[templates.t]\ncount = {count}\n[templates.t.nodes]\n")
+    proc = skyhop_cli("validate", scn, timeout=30)
+    assert_one_line_error(proc, "templates.t.count", "at most 100000")
+
+
+# (id, arguments, texts of the line)
+OPTIONS = [
+    ("runs-2^64-1", ["run", "{scn}", "--runs", "18446744073709551615"], ["--runs", "1000000"]),
+    ("runs-2^64", ["run", "{scn}", "--runs", "18446744073709551616"], ["--runs"]),
+    ("runs-above-cap", ["run", "{scn}", "--runs", "1000001"], ["--runs", "1000000"]),
+    (
+        "sweep-runs-2^64-1",
+        [
+            "sweep",
+            "{scn}",
+            "--grid",
+            "links.ar.per=0",
+            "--out",
+            "{tmp}/s",
+            "--runs",
+            "18446744073709551615",
+        ],
+        ["--runs"],
+    ),
+    ("experiment-runs", ["experiment", "E1", "--runs", "18446744073709551615"], ["--runs"]),
+    (
+        "channel-plot-txt",
+        ["channel", "plot", "{scn}", "--link", "ar", "--out", "{tmp}/c.txt"],
+        ["c.txt", "--out", ".png"],
+    ),
+    ("duration-no-unit", ["run", "{scn}", "--duration", "120"], ["--duration", "no unit"]),
+]
+
+
+@pytest.mark.parametrize(("args", "texts"), [pytest.param(a, t, id=i) for i, a, t in OPTIONS])
+def test_bad_options_are_one_line_naming_the_option(tmp_path, args, texts):
+    args = [a.replace("{tmp}", str(tmp_path)).replace("{scn}", str(TINY)) for a in args]
+    line = assert_one_line_error(skyhop_cli(*args, timeout=60), *texts)
+    assert "seed" not in line
+
+
+def test_python_runs_beyond_the_cap_name_the_argument():
+    import skyhop
+
+    for runs in (2**64 - 1, 2**64, 1_000_001):
+        with pytest.raises(skyhop.ScenarioError) as e:
+            skyhop.run(TINY, runs=runs)
+        assert e.value.key == "runs", e.value
+
+
+def test_duration_option_sets_run_duration():
+    import json
+
+    proc = skyhop_cli("run", TINY, "--duration", "3s", "--json", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["scenario"]["run"]["duration"] == "3000 ms"
