@@ -186,3 +186,87 @@ def test_duration_option_sets_run_duration():
     proc = skyhop_cli("run", TINY, "--duration", "3s", "--json", timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["scenario"]["run"]["duration"] == "3000 ms"
+
+
+# ---------------------------------------------------------------------------
+# special files: anything but a regular file is refused, reads are bounded
+
+
+def _special(kind: str, path) -> None:
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        os.symlink("/dev/zero", path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_special_file_named_like_a_sweep_part_is_redone_not_read(tmp_path, kind):
+    out = tmp_path / "sw"
+    args = ["sweep", TINY, "--grid", "links.ar.per=0,0.01", "--duration", "2s", "--out", out]
+    assert skyhop_cli(*args, timeout=120).returncode == 0
+    part = sorted((out / "parts").iterdir())[0]
+    part.unlink()
+    _special(kind, part)
+    proc = skyhop_cli(*args, "--resume", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "not a regular file" in proc.stderr and "its run is redone" in proc.stderr
+    assert part.is_file() and not part.is_symlink()
+    assert "2 runs (1 already done, 1 run now)" in proc.stdout
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_special_file_as_fade_trace_is_refused(tmp_path, kind):
+    scn = tmp_path / "s.toml"
+    scn.write_text(TINY.read_text().replace("per = 0.02", ""))
+    _special(kind, tmp_path / "fade.csv")
+    proc = skyhop_cli(
+        "validate", scn, "--set", 'links.ar.channel={model="trace", file="fade.csv"}', timeout=30
+    )
+    assert proc.returncode == 2
+    assert "links.ar.channel.file" in proc.stderr and "not a regular file" in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "validate", "describe"])
+def test_a_device_as_scenario_is_refused(command):
+    assert_one_line_error(
+        skyhop_cli(command, "/dev/zero", timeout=30), "/dev/zero", "not a regular"
+    )
+
+
+def test_a_scenario_through_a_pipe_is_read(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m skyhop validate <(cat "{TINY}")'],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.endswith(": ok\n")
+
+
+# ---------------------------------------------------------------------------
+# JSON scenarios
+
+
+def test_a_json_scenario_runs_validates_describes_and_round_trips(tmp_path):
+    import json
+
+    first = skyhop_cli("run", TINY, "--duration", "3s", "--json", timeout=60)
+    assert first.returncode == 0, first.stderr
+    doc = json.loads(first.stdout)
+    resolved = tmp_path / "resolved.json"
+    resolved.write_text(json.dumps(doc["scenario"]))
+    again = skyhop_cli("run", resolved, "--json", timeout=60)
+    assert again.returncode == 0, again.stderr
+    doc2 = json.loads(again.stdout)
+    assert doc2["scenario"] == doc["scenario"]
+    assert doc2["runs"] == doc["runs"]
+    assert skyhop_cli("validate", resolved).stdout == f"{resolved}: ok\n"
+    desc = skyhop_cli("describe", resolved, "--json")
+    assert desc.returncode == 0 and json.loads(desc.stdout)["flows"]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"run": {"duration": "3 s"}, "nodes": {"A": {}}, "colour": 1}')
+    assert_one_line_error(skyhop_cli("validate", bad), "bad.json", "colour")

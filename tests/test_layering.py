@@ -175,6 +175,7 @@ RUN_PATH = {
     "skyhop.cli.live",
     "skyhop.cli.parser",
     "skyhop.errors",
+    "skyhop.files",
     "skyhop.stats",
     "skyhop.sweep",
     "skyhop.sweep.base",

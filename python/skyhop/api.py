@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import _core
 from .errors import ScenarioError, SimulationError, TableError
+from .files import MAX_SCENARIO_BYTES, read_bounded
 from .stats import flow_metrics, summarize
 
 # `typing` and `pathlib` are left out of what `skyhop run` imports (they cost
@@ -146,7 +147,8 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
     Parameters
     ----------
     source : str, path-like or dict
-        A TOML scenario file, or the scenario as a dict (same schema).
+        A scenario file (TOML; JSON when its name ends in ``.json``), or the
+        scenario as a dict (same schema).
     set : list of str or dict, optional
         Overrides by dotted path: ``["links.wu.per=0.005"]`` (VALUE read as a
         TOML value, a bare word being a string) or ``{"links.wu.per": 0.005}``.
@@ -166,6 +168,10 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
             text = json.dumps(source, allow_nan=False)
         except (TypeError, ValueError) as e:
             raise ScenarioError("<dict>", "", f"not representable as a scenario: {e}") from None
+        except RecursionError:
+            raise ScenarioError(
+                "<dict>", "", "nested too deeply to be a scenario (tables within tables)"
+            ) from None
         return Scenario("<dict>", _core.load_scenario(text, "<dict>", sets, "json"))
     if not isinstance(source, (str, os.PathLike)):
         raise ScenarioError(
@@ -175,8 +181,7 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
         )
     file = os.fspath(source)
     try:
-        with open(file, encoding="utf-8") as f:
-            text = f.read()
+        text = read_bounded(file, MAX_SCENARIO_BYTES, pipe=True).decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError(file, "", "cannot read file: not UTF-8 text") from None
     except OSError as e:
@@ -184,7 +189,8 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
     # Relative paths inside the scenario (fade traces, masking files) are
     # relative to the scenario file.
     base = os.path.dirname(os.path.realpath(file))
-    return Scenario(file, _core.load_scenario(text, file, sets, "toml", base))
+    fmt = "json" if file.lower().endswith(".json") else "toml"
+    return Scenario(file, _core.load_scenario(text, file, sets, fmt, base))
 
 
 def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, Any]:

@@ -206,7 +206,15 @@ fn load_scenario(
                     }
                     None => skyhop::scenario::load_str(text, file, &sets)?,
                 },
-                "json" => skyhop::scenario::load_json_str(text, file, &sets)?,
+                "json" => match base {
+                    Some(b) => skyhop::scenario::load_json_str_in(
+                        text,
+                        file,
+                        &sets,
+                        std::path::Path::new(b),
+                    )?,
+                    None => skyhop::scenario::load_json_str(text, file, &sets)?,
+                },
                 other => {
                     return Err(Failure::Internal(format!(
                         "load_scenario: unknown format {other:?} (expected \"toml\" or \"json\")"

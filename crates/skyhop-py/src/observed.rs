@@ -139,7 +139,9 @@ pub(crate) fn run_observed(
                     .events
                     .into_iter()
                     .filter(|e| {
-                        o.log_dirs.binary_search(&e.link_dir).is_ok() && e.t >= o.from && e.t <= o.to
+                        o.log_dirs.binary_search(&e.link_dir).is_ok()
+                            && e.t >= o.from
+                            && e.t <= o.to
                     })
                     .collect();
                 doc["packet_log"] = serde_json::to_value(packet_table(&kept, &plan))

@@ -343,7 +343,13 @@ fn app_table(f: &super::plan::PlanFlow) -> &'static str {
 
 /// Bytes for a reader: "51.2 GB", "820 kB", "512 B".
 pub fn human_bytes(b: u64) -> String {
-    const UNITS: [(f64, &str); 5] = [(1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")];
+    const UNITS: [(f64, &str); 5] = [
+        (1e15, "PB"),
+        (1e12, "TB"),
+        (1e9, "GB"),
+        (1e6, "MB"),
+        (1e3, "kB"),
+    ];
     for (scale, unit) in UNITS {
         if b as f64 >= scale {
             let x = b as f64 / scale;

@@ -60,7 +60,7 @@ pub fn load_json_str(text: &str, file: &str, sets: &[String]) -> Result<Scenario
     load_json_str_in(text, file, sets, &cwd())
 }
 
-fn load_json_str_in(
+pub fn load_json_str_in(
     text: &str,
     file: &str,
     sets: &[String],
