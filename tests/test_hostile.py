@@ -270,3 +270,34 @@ def test_a_json_scenario_runs_validates_describes_and_round_trips(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"run": {"duration": "3 s"}, "nodes": {"A": {}}, "colour": 1}')
     assert_one_line_error(skyhop_cli("validate", bad), "bad.json", "colour")
+
+
+# ---------------------------------------------------------------------------
+# closed standard streams
+
+
+def _shell(command: str):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m skyhop {command}'],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("json_out", ["", "--json"])
+def test_closed_stdout_is_one_line_not_a_traceback(json_out):
+    proc = _shell(f'run "{TINY}" {json_out} >&-')
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("skyhop: error: standard output is closed")
+    assert len(proc.stderr.splitlines()) == 1
+
+
+def test_closed_stdin_and_stderr_do_not_matter(tmp_path):
+    out = tmp_path / "r.csv"
+    proc = _shell(f'run "{TINY}" --out "{out}" <&- 2>&-')
+    assert proc.returncode == 0
+    assert "wrote" in proc.stdout and out.stat().st_size > 0

@@ -30,6 +30,10 @@ from .commands import run_document
 from .common import EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK
 from .parser import build_parser
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
 __all__ = [
     "EXIT_ERROR",
     "EXIT_INTERNAL",
@@ -43,7 +47,14 @@ __all__ = [
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``skyhop`` command; returns the exit status."""
+    if not _standard_streams():
+        output.error_line(
+            "standard output is closed (>&-): nowhere to write the results; "
+            "redirect it to /dev/null to discard them"
+        )
+        return EXIT_ERROR
     output.robust_streams()
+    _terminate_like_ctrl_c()
     try:
         from ..errors import SkyhopError
     except ImportError as e:  # pragma: no cover - broken install
@@ -75,6 +86,39 @@ def main(argv: list[str] | None = None) -> int:
             raise
         output.error_line_internal(e)
         return EXIT_INTERNAL
+
+
+def _terminate_like_ctrl_c() -> None:
+    """SIGTERM stops a command as Ctrl-C does, in every phase: runs cancelled,
+    what is finished kept, ``interrupted`` and exit status 130."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+
+
+def _standard_streams() -> bool:
+    """Put /dev/null behind a closed standard descriptor (``2>&-``), so that
+    no file skyhop opens later takes its number and receives its output;
+    False when it was standard output."""
+    closed = []
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            setattr(sys, name, open(fd, "w" if fd else "r", closefd=False))
+            closed.append(fd)
+    return 1 not in closed
 
 
 def _exit_now_if_runs_in_flight(status: int) -> None:

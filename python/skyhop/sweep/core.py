@@ -43,6 +43,7 @@ from .store import (
     check_resume,
     compute_part,
     manifest_of,
+    part_name,
     scan_parts,
     store_part,
 )
@@ -161,11 +162,11 @@ def run_sweep(
             else:
                 execute(todo, parts, jobs, state, total, on_progress, first_seed, trace)
         except (KeyboardInterrupt, Terminated):
-            raise SweepInterrupted(state["done"], total, str(out)) from None
+            raise SweepInterrupted(_saved(parts, tasks), total, str(out)) from None
         except WorkerLost as e:
             raise SweepError(
                 f"a sweep worker process died ({e}; killed from outside, e.g. by the "
-                f"out-of-memory killer?); {state['done']} of {total} runs are saved in "
+                f"out-of-memory killer?); {_saved(parts, tasks)} of {total} runs are saved in "
                 f"{out}; continue with --resume (resume=True in Python)",
                 str(out),
             ) from None
@@ -180,6 +181,12 @@ def run_sweep(
     if trace:
         info["traces"] = str(out / TRACES)
     return info
+
+
+def _saved(parts: Path, tasks: list[tuple[Any, int]]) -> int:
+    """Runs whose part is on disk (a part appears whole, by a rename): also
+    those a worker finished after the interruption was seen."""
+    return sum((parts / part_name(p.index, s)).exists() for p, s in tasks)
 
 
 def sweep_frame(
