@@ -301,3 +301,45 @@ def test_closed_stdin_and_stderr_do_not_matter(tmp_path):
     proc = _shell(f'run "{TINY}" --out "{out}" <&- 2>&-')
     assert proc.returncode == 0
     assert "wrote" in proc.stdout and out.stat().st_size > 0
+
+
+# ---------------------------------------------------------------------------
+# warnings and background threads under the command line
+
+_NOISY_COMMAND = """
+import sys, threading, warnings
+import skyhop.cli.parser as parser
+from skyhop.cli import main
+
+def raise_in_thread(exc):
+    def target():
+        raise exc
+    t = threading.Thread(target=target, name="skyhop-progress")
+    t.start()
+    t.join()
+
+def noisy(args):
+    warnings.warn("a part was repaired", RuntimeWarning)
+    raise_in_thread(KeyboardInterrupt())
+    raise_in_thread(ZeroDivisionError("boom"))
+    return 0
+
+parser.cmd_schema = noisy
+sys.exit(main(["schema"]))
+"""
+
+
+def test_python_warnings_and_thread_errors_are_one_line_each():
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "SKYHOP_DEBUG"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _NOISY_COMMAND], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "skyhop: warning: a part was repaired",
+        "skyhop: internal error: ZeroDivisionError: boom "
+        "(set SKYHOP_DEBUG=1 for a traceback; please report)",
+    ], proc.stderr

@@ -55,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     output.robust_streams()
     _terminate_like_ctrl_c()
+    _one_line_warnings_and_thread_errors()
     try:
         from ..errors import SkyhopError
     except ImportError as e:  # pragma: no cover - broken install
@@ -101,6 +102,33 @@ def _terminate_like_ctrl_c() -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_term)
+
+
+def _one_line_warnings_and_thread_errors() -> None:
+    """A Python warning is one ``skyhop: warning:`` line, not the two lines
+    of :mod:`warnings`; an exception ending a background thread (a progress
+    display, a pool's manager stopped by Ctrl-C) is not printed as a
+    traceback: one internal-error line, or nothing when it is the
+    interruption itself."""
+    import threading
+    import warnings
+
+    def show(message: Any, category: Any, filename: str, lineno: int, *rest: Any) -> None:
+        output.warning_line(str(message))
+
+    def thread_error(hook: Any) -> None:
+        if hook.exc_type is None or issubclass(
+            hook.exc_type, (KeyboardInterrupt, SystemExit, BrokenPipeError)
+        ):
+            return
+        if os.environ.get("SKYHOP_DEBUG"):
+            threading.__excepthook__(hook)
+            return
+        name = getattr(hook.thread, "name", "a thread")
+        output.error_line_internal(hook.exc_value or hook.exc_type(f"in {name}"))
+
+    warnings.showwarning = show
+    threading.excepthook = thread_error
 
 
 def _standard_streams() -> bool:
