@@ -160,6 +160,11 @@ OPTIONS = [
         ["channel", "plot", "{scn}", "--link", "ar", "--out", "{tmp}/c.txt"],
         ["c.txt", "--out", ".png"],
     ),
+    (
+        "packet-log-window-1e400s",
+        ["run", "{scn}", "--packet-log", "{tmp}/p.csv", "--packet-log-window", "0s,1e400s"],
+        ["--packet-log-window", "1e400s", "out of range"],
+    ),
     ("duration-no-unit", ["run", "{scn}", "--duration", "120"], ["--duration", "no unit"]),
 ]
 
@@ -343,3 +348,76 @@ def test_python_warnings_and_thread_errors_are_one_line_each():
         "skyhop: internal error: ZeroDivisionError: boom "
         "(set SKYHOP_DEBUG=1 for a traceback; please report)",
     ], proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# a full file system names the file
+
+
+def _small_files():
+    """Files may grow to 300 bytes: a write beyond fails as on a full file
+    system, with an error that names no file."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+
+
+FULL = [
+    ("run-out-parquet", ["run", "{scn}", "--out", "{tmp}/o.parquet"], "o.parquet"),
+    ("trace-out", ["run", "{scn}", "--trace-out", "{tmp}/t.csv"], "t.csv"),
+    ("packet-log", ["run", "{scn}", "--packet-log", "{tmp}/p.csv"], "p.csv"),
+    ("pcap", ["run", "{scn}", "--pcap", "{tmp}"], "ar.forward.pcap"),
+    ("sweep-part", ["sweep", "{scn}", "--grid", "links.ar.per=0", "--out", "{tmp}/s"], ".json"),
+    ("channel-plot", ["channel", "plot", "{scn}", "--link", "ar", "--out", "{tmp}/c.png"], "c.png"),
+]
+
+
+@pytest.mark.parametrize(("args", "name"), [pytest.param(a, n, id=i) for i, a, n in FULL])
+def test_a_full_file_system_names_the_file(tmp_path, args, name):
+    args = [a.replace("{tmp}", str(tmp_path)).replace("{scn}", str(TINY)) for a in args]
+    proc = skyhop_cli(*args, preexec_fn=_small_files, timeout=120)
+    line = assert_one_line_error(proc, "cannot write", "File too large")
+    assert f"{tmp_path}/" in line and name in line, line
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_no_space_left_names_the_file(tmp_path, monkeypatch):
+    import errno
+
+    import pandas as pd
+
+    from skyhop._output import write_table
+
+    def full(self, path, **kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full)
+    with pytest.raises(OSError) as e:
+        write_table(pd.DataFrame({"a": [1]}), tmp_path / "r.csv")
+    assert e.value.filename == str(tmp_path / "r.csv")
+    assert e.value.strerror == "cannot write: No space left on device"
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------
+# names holding terminal escape sequences are shown escaped
+
+
+@pytest.mark.parametrize("command", ["run", "describe", "sweep"])
+def test_names_with_escape_sequences_are_printed_escaped(tmp_path, command):
+    scn = tmp_path / "esc.toml"
+    text = TINY.read_text().replace("[flows.ftp]", '[flows."x\\u001b[2J\\u0007[bold]y"]')
+    text = text.replace("[nodes.B]", '[nodes."B\\u001b]0;t\\u0007"]')
+    text = text.replace('"R", "B"]', '"R", "B\\u001b]0;t\\u0007"]')
+    text = text.replace('to = "B"', 'to = "B\\u001b]0;t\\u0007"')
+    scn.write_text(text)
+    args = {"run": [], "describe": [], "sweep": ["--grid", "links.ar.per=0", "--out", tmp_path / "s"]}
+    proc = skyhop_cli(command, scn, *args[command], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for stream in (proc.stdout, proc.stderr):
+        assert "\x1b" not in stream and "\x07" not in stream
+    assert "x\\x1b[2J\\x07[bold]y" in proc.stdout.replace("\n", "") or command == "describe"
+    if command == "describe":
+        assert "B\\x1b]0;t\\x07" in proc.stdout

@@ -99,6 +99,7 @@ def test_only_the_cli_parses_arguments_and_libraries_do_not_print():
         # `python -m skyhop.experiments.timings --update` excepted)
         if not in_cli and path.name not in (
             "_output.py",
+            "_terminal.py",
             "__main__.py",
             "schema.py",
             "timings.py",
@@ -168,6 +169,7 @@ RUN_PATH = {
     "skyhop.__main__",
     "skyhop._core",
     "skyhop._output",
+    "skyhop._terminal",
     "skyhop.api",
     "skyhop.cli",
     "skyhop.cli.commands",

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from . import _core
+from ._output import write_with
 from .api import load_scenario
 from .errors import ScenarioError
 from .units import duration_s as parse_duration
@@ -116,5 +117,6 @@ def plot_channel(samples: dict[str, Any], out: str, title: str = "") -> None:
         ax.set_ylabel("skyline masking (°)")
         ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    fmt = out.rsplit(".", 1)[-1].lower() if "." in out else "png"
+    write_with(out, lambda tmp: fig.savefig(tmp, format=fmt, dpi=110))
     plt.close(fig)

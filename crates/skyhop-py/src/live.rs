@@ -65,7 +65,7 @@ fn pcaps(
     dirs: &[u32],
 ) -> Result<serde_json::Value, Failure> {
     let files = pcap::write_pcaps(plan, log, std::path::Path::new(dir), dirs, "")
-        .map_err(|e| options_error("--pcap", format!("{dir}: cannot write: {e}")))?;
+        .map_err(|e| options_error("--pcap", format!("cannot write {e}")))?;
     let files: Vec<(String, u64)> = files
         .into_iter()
         .map(|(p, n)| (p.to_string_lossy().into_owned(), n))

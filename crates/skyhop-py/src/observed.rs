@@ -125,7 +125,7 @@ pub(crate) fn run_observed(
                     &o.pcap_dirs,
                     &o.obs.pcap_suffix,
                 )
-                .map_err(|e| options_error("--pcap", format!("{dir}: cannot write: {e}")))?;
+                .map_err(|e| options_error("--pcap", format!("cannot write {e}")))?;
                 let files: Vec<(String, u64)> = files
                     .into_iter()
                     .map(|(p, n)| (p.to_string_lossy().into_owned(), n))

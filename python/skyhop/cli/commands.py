@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from .. import _output as output
+from .. import _terminal as terminal
 from ..errors import UsageError
 from .common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK
 
@@ -129,7 +130,7 @@ def cmd_describe(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(output.dump_json(desc) + "\n")
     else:
-        output.print_description(args.scenario, desc)
+        terminal.print_description(args.scenario, desc)
     return EXIT_OK
 
 
@@ -202,7 +203,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         doc = run_document(scn.resolved, runs, trace, network)
         sys.stdout.write(output.dump_json(doc) + "\n")
     else:
-        output.print_run_table(
+        terminal.print_run_table(
             scn.file,
             seeds,
             results.summary(),
@@ -257,7 +258,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         import json
 
         summary_doc = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
-        output.print_sweep_table(f"sweep of {Path(args.scenario).name}", summary_doc)
+        terminal.print_sweep_table(f"sweep of {Path(args.scenario).name}", summary_doc)
         print(
             f"sweep: {info['total']} runs ({info['skipped']} already done, "
             f"{info['done']} run now); "
@@ -421,5 +422,5 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(output.dump_json(report) + "\n")
     else:
-        output.print_bench_table(report)
+        terminal.print_bench_table(report)
     return EXIT_OK

@@ -8,6 +8,7 @@ import os
 import sys
 
 from .. import _output as output
+from .. import _terminal as terminal
 from ..errors import UsageError
 from .commands import _link_names, run_document
 from .common import EXIT_OK
@@ -66,7 +67,7 @@ def cmd_live(args: argparse.Namespace) -> int:
             output.warning_line(w)
     for w in report["warnings"]:
         output.warning_line(w)
-    output.info_line(output.lateness_text(report))
+    output.info_line(terminal.lateness_text(report))
     if args.json:
         from ..api import describe
 
@@ -75,7 +76,7 @@ def cmd_live(args: argparse.Namespace) -> int:
         out["live"] = report
         sys.stdout.write(output.dump_json(out) + "\n")
     else:
-        output.print_live_report(scn.file, result, report)
+        terminal.print_live_report(scn.file, result, report)
     return report["exit_code"]
 
 
@@ -118,5 +119,5 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(output.dump_json(run_document(scn.resolved, [result], args.trace)) + "\n")
     else:
-        output.print_live_report(args.record, result, None)
+        terminal.print_live_report(args.record, result, None)
     return EXIT_OK

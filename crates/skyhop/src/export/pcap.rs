@@ -27,6 +27,7 @@
 
 use crate::net::addr::node_ip;
 use crate::net::Payload;
+use crate::engine::time::Time;
 use crate::observe::{ConnLabel, PacketLog};
 use crate::scenario::Plan;
 use std::fs::File;
@@ -268,16 +269,18 @@ impl PcapStream {
         let mut paths = Vec::new();
         for &ld in link_dirs {
             let path = dir.join(file_name(plan, ld, suffix));
-            let mut w = BufWriter::new(File::create(&path)?);
+            let mut w = BufWriter::new(File::create(&path).map_err(|e| named(&path, e))?);
             // Global header: nanosecond magic, version 2.4, zone 0, sigfigs 0,
             // snap length, LINKTYPE_RAW (101).
-            w.write_all(&0xa1b2_3c4du32.to_le_bytes())?;
-            w.write_all(&2u16.to_le_bytes())?;
-            w.write_all(&4u16.to_le_bytes())?;
-            w.write_all(&0i32.to_le_bytes())?;
-            w.write_all(&0u32.to_le_bytes())?;
-            w.write_all(&65_535u32.to_le_bytes())?;
-            w.write_all(&101u32.to_le_bytes())?;
+            let mut header = Vec::with_capacity(24);
+            header.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
+            header.extend_from_slice(&2u16.to_le_bytes());
+            header.extend_from_slice(&4u16.to_le_bytes());
+            header.extend_from_slice(&0i32.to_le_bytes());
+            header.extend_from_slice(&0u32.to_le_bytes());
+            header.extend_from_slice(&65_535u32.to_le_bytes());
+            header.extend_from_slice(&101u32.to_le_bytes());
+            w.write_all(&header).map_err(|e| named(&path, e))?;
             files[ld as usize] = Some((w, 0, 0));
             paths.push((ld, path));
         }
@@ -306,11 +309,8 @@ impl PcapStream {
                     continue;
                 };
                 *n += 1;
-                w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;
-                w.write_all(&((e.t.0 % 1_000_000_000) as u32).to_le_bytes())?;
-                w.write_all(&(data.len() as u32).to_le_bytes())?;
-                w.write_all(&(data.len() as u32).to_le_bytes())?;
-                w.write_all(data)?;
+                record(w, e.t, data, data.len() as u32)
+                    .map_err(|err| named_dir(&self.paths, e.link_dir, err))?;
                 continue;
             }
             let orig = if let Payload::Datagram { .. } = e.payload {
@@ -329,11 +329,7 @@ impl PcapStream {
             };
             *ip_id = ip_id.wrapping_add(1);
             *n += 1;
-            w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;
-            w.write_all(&((e.t.0 % 1_000_000_000) as u32).to_le_bytes())?;
-            w.write_all(&(buf.len() as u32).to_le_bytes())?;
-            w.write_all(&orig.to_le_bytes())?;
-            w.write_all(buf)?;
+            record(w, e.t, buf, orig).map_err(|err| named_dir(&self.paths, e.link_dir, err))?;
         }
         Ok(())
     }
@@ -343,10 +339,32 @@ impl PcapStream {
         let mut out = Vec::new();
         for (ld, path) in std::mem::take(&mut self.paths) {
             let (mut w, n, _) = self.files[ld as usize].take().unwrap();
-            w.flush()?;
+            w.flush().map_err(|e| named(&path, e))?;
             out.push((path, n));
         }
         Ok(out)
+    }
+}
+
+/// One packet record: its time, captured length, original length, bytes.
+fn record(w: &mut BufWriter<File>, t: Time, data: &[u8], orig: u32) -> io::Result<()> {
+    w.write_all(&((t.0 / 1_000_000_000) as u32).to_le_bytes())?;
+    w.write_all(&((t.0 % 1_000_000_000) as u32).to_le_bytes())?;
+    w.write_all(&(data.len() as u32).to_le_bytes())?;
+    w.write_all(&orig.to_le_bytes())?;
+    w.write_all(data)
+}
+
+/// An error writing `path`, naming it (a full file system says no name).
+fn named(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// [`named`] for the file of link direction `ld`.
+fn named_dir(paths: &[(u32, PathBuf)], ld: u32, e: io::Error) -> io::Error {
+    match paths.iter().find(|(d, _)| *d == ld) {
+        Some((_, path)) => named(path, e),
+        None => e,
     }
 }
 
