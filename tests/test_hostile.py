@@ -413,7 +413,11 @@ def test_names_with_escape_sequences_are_printed_escaped(tmp_path, command):
     text = text.replace('"R", "B"]', '"R", "B\\u001b]0;t\\u0007"]')
     text = text.replace('to = "B"', 'to = "B\\u001b]0;t\\u0007"')
     scn.write_text(text)
-    args = {"run": [], "describe": [], "sweep": ["--grid", "links.ar.per=0", "--out", tmp_path / "s"]}
+    args = {
+        "run": [],
+        "describe": [],
+        "sweep": ["--grid", "links.ar.per=0", "--out", tmp_path / "s"],
+    }
     proc = skyhop_cli(command, scn, *args[command], timeout=120)
     assert proc.returncode == 0, proc.stderr
     for stream in (proc.stdout, proc.stderr):
@@ -421,3 +425,71 @@ def test_names_with_escape_sequences_are_printed_escaped(tmp_path, command):
     assert "x\\x1b[2J\\x07[bold]y" in proc.stdout.replace("\n", "") or command == "describe"
     if command == "describe":
         assert "B\\x1b]0;t\\x07" in proc.stdout
+
+
+# ---------------------------------------------------------------------------
+# the Python API: skyhop errors naming the argument
+
+
+def _deep(n: int) -> dict:
+    d: dict = {}
+    cur = d
+    for _ in range(n):
+        cur["a"] = {}
+        cur = cur["a"]
+    return d
+
+
+@pytest.mark.parametrize(
+    ("call", "file", "key"),
+    [
+        pytest.param(lambda s: s.run(TINY, runs=2**64 - 1), "<options>", "runs", id="runs-2^64-1"),
+        pytest.param(lambda s: s.run(TINY, runs=10**30), "<options>", "runs", id="runs-huge"),
+        pytest.param(lambda s: s.run(_deep(5000)), "<dict>", "", id="deep-dict"),
+        pytest.param(lambda s: s.run(TINY, set={"": 1}), str(TINY), "--set", id="set-empty-path"),
+        pytest.param(
+            lambda s: s.run(TINY, set={"links.ar.per": 2}),
+            str(TINY),
+            "links.ar.per",
+            id="set-value",
+        ),
+        pytest.param(lambda s: s.sweep(TINY, {}), "<options>", "grid", id="grid-empty-dict"),
+        pytest.param(lambda s: s.sweep(TINY, []), "<options>", "grid", id="grid-empty-list"),
+        pytest.param(
+            lambda s: s.sweep(TINY, {"links.ar.per": []}), "<options>", "grid", id="grid-no-values"
+        ),
+        pytest.param(lambda s: s.sweep(TINY, ["x"]), "<options>", "grid", id="grid-no-equals"),
+        pytest.param(
+            lambda s: s.sweep(TINY, {"links.ar.per": [2]}),
+            str(TINY),
+            "links.ar.per",
+            id="grid-value",
+        ),
+        pytest.param(
+            lambda s: s.sweep(TINY, {"links.zz.per": [0]}),
+            str(TINY),
+            "links.zz.per",
+            id="grid-path",
+        ),
+    ],
+)
+def test_python_api_errors_are_scenario_errors_naming_file_and_key(call, file, key):
+    import skyhop
+
+    with pytest.raises(skyhop.ScenarioError) as e:
+        call(skyhop)
+    assert (e.value.file, e.value.key) == (file, key), e.value
+
+
+def test_a_missing_trace_is_a_table_error_not_a_key_error():
+    import skyhop
+
+    res = skyhop.run(TINY, runs=1)
+    with pytest.raises(skyhop.TableError, match="run with trace=True") as e:
+        res.trace_frame("ftp.0.cwnd")
+    assert not isinstance(e.value, KeyError)
+
+
+def test_an_empty_grid_is_refused_on_the_command_line(tmp_path):
+    proc = skyhop_cli("sweep", TINY, "--grid", "=", "--out", tmp_path / "s")
+    assert_one_line_error(proc, "<options>: --grid:")

@@ -464,7 +464,7 @@ class Results:
             )
         if not frames:
             known = sorted({k for r in self.runs for k in r.get("traces", {})})
-            raise KeyError(
+            raise TableError(
                 f"no trace {name!r} (traces: {', '.join(known) or 'none; run with trace=True'})"
             )
         return pd.concat(frames, ignore_index=True)

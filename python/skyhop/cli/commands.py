@@ -250,6 +250,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             f"interrupted: {e.done} of {e.total} runs saved in {args.out}; continue with --resume"
         )
         return EXIT_INTERRUPTED
+    except ScenarioError as e:
+        if (e.file, e.key) == ("<options>", "grid"):  # the option, as the command line names it
+            raise ScenarioError("<options>", "--grid", e.message) from None
+        raise
     finally:
         progress.close()
     if args.json:

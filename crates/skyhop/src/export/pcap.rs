@@ -25,9 +25,9 @@
 //! the command line). Data segments carry the ACK flag with the receiver's
 //! ISN + 1 and a window of 65535. Checksums: IPv4 correct, TCP zero.
 
+use crate::engine::time::Time;
 use crate::net::addr::node_ip;
 use crate::net::Payload;
-use crate::engine::time::Time;
 use crate::observe::{ConnLabel, PacketLog};
 use crate::scenario::Plan;
 use std::fs::File;

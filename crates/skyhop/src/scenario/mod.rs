@@ -176,8 +176,8 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
     if path.is_empty() || parts.iter().any(|p| p.is_empty()) {
         return Err(ScenarioError::new(
             file,
-            path,
-            "--set path is empty or has an empty part",
+            if path.is_empty() { "--set" } else { path },
+            format!("the path of {set:?} is empty or has an empty part: --set needs PATH=VALUE, e.g. --set links.wu.per=0.005"),
         ));
     }
     // `nodes.X…`, `links.X…`, `flows.X…` (and a template's) must name an
