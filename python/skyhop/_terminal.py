@@ -238,6 +238,11 @@ def print_description(file: str, d: dict[str, Any]) -> None:
             " ".join(f"{k}={v}" for k, v in c.items()) if isinstance(c, dict) else str(c)
             for c in ln["channels"]
         )
+        layer = ln.get("link_layer")
+        if isinstance(layer, dict):
+            rest = " ".join(f"{k}={v}" for k, v in layer.items() if k != "model")
+            text = f"{layer.get('model')} link layer ({rest})"
+            chans = f"{chans}, {text}" if chans else text
         out.append(
             f"  {ln['link']} {ln['dir']} {ln['from']} -> {ln['to']}: {_rate(ln['rate_bps'])}, "
             f"delay {ln['delay_s'] * 1e3:.6f} ms ({src}), {queue}, "

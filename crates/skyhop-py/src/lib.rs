@@ -306,6 +306,38 @@ fn sample_channel(
                 let links: Vec<&str> = scn.links.keys().map(|k| k.as_str()).collect();
                 bad(format!("no such link (links: {})", links.join(", ")))
             })?;
+            let has_model = dir.channels.iter().any(|c| !matches!(c, ChannelSpec::DropList(_)));
+            let dvbs = plan.layers.iter().find_map(|l| match &l.spec {
+                skyhop::net::LinkLayerSpec::Dvbs(s) if l.name == link => s.params().ok(),
+                _ => None,
+            });
+            if let (false, Some(p)) = (has_model, dvbs) {
+                if direction != "forward" {
+                    return Err(bad(
+                        "the reverse direction of a DVB-S link has no channel model (its fade process is on the forward direction)".into(),
+                    ));
+                }
+                // The DVB-S link's fade process, as its frames see it.
+                let mut chain = p.fade_chain(seed, link);
+                let n = (duration_s / step_s).floor().max(0.0) as u64 + 1;
+                let (mut t_s, mut state, mut loss) = (vec![], vec![], vec![]);
+                for k in 0..n {
+                    let t = k as f64 * step_s;
+                    let b = chain.state_at(Time::from_secs_f64(t));
+                    t_s.push(t);
+                    state.push(Some(b as u8 as f64));
+                    loss.push(Some(p.frame_loss(b)));
+                }
+                return Ok(serde_json::json!({
+                    "model": "dvbs",
+                    "link": name,
+                    "seed": seed,
+                    "t_s": t_s,
+                    "state": state,
+                    "loss_probability": loss,
+                })
+                .to_string());
+            }
             let (index, spec) = dir
                 .channels
                 .iter()

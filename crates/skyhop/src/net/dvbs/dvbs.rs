@@ -188,12 +188,7 @@ impl DvbsLink {
         ret_queue: u32,
         ret_channels: Vec<Channel>,
     ) -> DvbsLink {
-        let mut chain = GilbertElliott::new(
-            params.t_good_s,
-            params.t_bad_s,
-            params.initial,
-            RngStream::derive(seed, &format!("dvbs:{name}:chain")),
-        );
+        let mut chain = params.fade_chain(seed, name);
         let mode = params.policy.initial_mode(chain.state_at(Time::ZERO));
         let reports = CqeReports::new(fwd_delay, params.cqe, &chain);
         let sender = ArqSender::new(params.buffer_frames, params.nmax, params.asto);
