@@ -304,3 +304,43 @@ def test_a_scenario_of_live_hosts_needs_no_flow(tmp_path, cli):
     proc = cli("run", marked)
     assert proc.returncode == 0
     assert "no flows: a simulation of this scenario carries nothing" in proc.stderr
+
+
+# Two ground stations under Starlink's first shell, no fixed link at all:
+# the live hosts reach each other only through the moving network's routes.
+LEO = """
+[run]
+duration = "120 s"
+[nodes.A]
+lat = 41.9028
+lon = 12.4964
+[nodes.B]
+lat = 50.1109
+lon = 8.6821
+[constellation]
+preset = "starlink-550"
+ground = ["A", "B"]
+isl = { rate = "10 Gbps", queue = 100 }
+gsl = { rate = "20 Mbps", queue = 100 }
+[routing]
+update = "100 ms"
+"""
+
+
+def test_linux_tcp_between_ground_stations_of_a_constellation(tmp_path):
+    n = 1_000_000
+    doc, srv, cli, pcap, _ = _transfer(tmp_path, _scenario(tmp_path, LEO), n)
+    assert srv["received"] == n and srv["intact"]
+    # Lower bound: the handshake's round trip, the payload at the ground
+    # links' 20 Mb/s, one more one-way trip; a one-way trip is at least
+    # up to 550 km and down again.
+    c = 299_792_458.0
+    one_way = 2 * 550e3 / c
+    assert cli["seconds"] >= 2 * one_way + n * 8 / 20e6 + one_way
+    live = doc["live"]
+    assert live["packets"]["unroutable"] == 0 and live["packets"]["foreign"] == 0
+    # Links of the moving network were built for the hosts' packets, and
+    # every one of them is in the pcap files with the count the run reports.
+    names = {lk["link"] for lk in doc["runs"][0]["links"]}
+    assert any(x.startswith("gsl:") for x in names), names
+    _check_links_against_pcap(doc, pcap)

@@ -217,13 +217,46 @@ def _bytes(n: float) -> str:
     return f"{n / 1e6:.2f} MB" if n >= 1e6 else f"{n / 1e3:.1f} kB"
 
 
+def _place(p: dict[str, Any]) -> str:
+    alt = p["altitude_m"]
+    alt_s = f"{alt / 1e3:.3f} km" if abs(alt) >= 1000 else f"{alt:.0f} m"
+    return f"({p['lat_deg']:.4f}, {p['lon_deg']:.4f}, {alt_s})"
+
+
 def print_description(file: str, d: dict[str, Any]) -> None:
     """Print ``skyhop describe``: links, flows and legs, warnings (plain text)."""
     out = [f"{file}: {len(d['nodes'])} nodes, run {d['duration_s']:g} s"]
     out.append("nodes: " + ", ".join(f"{n['node']} ({n['address']})" for n in d["nodes"]))
+    placed = [n for n in d["nodes"] if n.get("position")]
+    if placed:
+        out.append("positions (lat, lon, altitude; at the start, and at the end for moving nodes):")
+        for n in placed:
+            line = f"  {n['node']}: {_place(n['position'])}"
+            if n.get("position_end"):
+                line += f" -> {_place(n['position_end'])}"
+            out.append(line)
+    m = d.get("motion")
+    if m:
+        grounds = ", ".join(m["ground_nodes"]) or "none"
+        elev = m["min_elevation_deg"]
+        out.append(
+            f"moving network: {m['satellites']} satellites, {m['inter_satellite_links']} "
+            f"inter-satellite links, ground nodes {grounds}"
+            + (f" (min elevation {elev:g} deg)" if elev is not None else "")
+            + f"; routes: {m['routing']}; packets to a link that is down: {m['when_down']}"
+        )
     out.append("links (per direction):")
     for ln in d["links"]:
-        if ln["delay_source"] == "slant range":
+        if ln.get("distance_m") is not None and ln["delay_source"] != "slant range":
+            src = f"{ln['delay_source']}, distance {ln['distance_m'] / 1e3:.3f} km"
+            if ln.get("elevation_deg") is not None:
+                src += f", elevation {ln['elevation_deg']:.2f} deg"
+            if ln.get("delay_range_s"):
+                lo, hi = ln["delay_range_s"]
+                src += f", delay over the run {lo * 1e3:.3f} .. {hi * 1e3:.3f} ms"
+            if ln.get("up_fraction") is not None:
+                src += f", up {ln['up_fraction'] * 100:.0f} % of the run"
+        elif ln["delay_source"] == "slant range":
             src = (
                 f"slant range {ln['slant_range_m'] / 1e3:.3f} km, elevation "
                 f"{ln['elevation_deg']:.2f} deg, azimuth {ln['azimuth_deg']:.2f} deg"
@@ -258,12 +291,24 @@ def print_description(file: str, d: dict[str, Any]) -> None:
             f"{len(f['legs'])} leg{'s' if len(f['legs']) != 1 else ''}"
         )
         for i, leg in enumerate(f["legs"]):
+            route = leg.get("route_at_start")
+            head = f"    leg {i} {leg['from']} -> {leg['to']} ({leg['tcp']}): "
+            limit = f"window limit {leg['window_limit']} {_bytes(leg['window_limit_bytes'])}"
+            if route is not None and not route:
+                out.append(f"{head}no route at the start of the run (moving network); {limit}")
+                continue
             out.append(
-                f"    leg {i} {leg['from']} -> {leg['to']} ({leg['tcp']}): bottleneck "
+                f"{head}bottleneck "
                 f"{_rate(leg['bottleneck_bps'])}, RTT {leg['rtt_s'] * 1e3:.3f} ms, BDP "
-                f"{_bytes(leg['bdp_bytes'])} ({leg['bdp_packets']:.1f} packets); window "
-                f"limit {leg['window_limit']} {_bytes(leg['window_limit_bytes'])}"
+                f"{_bytes(leg['bdp_bytes'])} ({leg['bdp_packets']:.1f} packets)"
+                + (" at the start of the run" if route else "")
+                + f"; {limit}"
             )
+            if route:
+                out.append(
+                    f"      route at the start ({len(route) - 1} hops, changes during the run): "
+                    + " - ".join(route)
+                )
     out.append("warnings:" if d["warnings"] else "warnings: none")
     out.extend(f"  {w}" for w in d["warnings"])
     print(shown("\n".join(out)))

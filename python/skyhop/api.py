@@ -202,7 +202,9 @@ def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, A
     ``azimuth_deg``, ``slant_range_m``, or ``inter-satellite`` --,
     ``queue_packets``, ``bdp_bytes``, ``queue_bdp_fraction``, ``channels``),
     ``flows`` (``path`` and ``legs`` with ``rtt_s``, ``bottleneck_bps``,
-    ``bdp_bytes``, ``bdp_packets``, ``window_limit``, ``window_limit_bytes``
+    ``bdp_bytes``, ``bdp_packets``, ``window_limit``, ``window_limit_bytes``,
+    ``route_at_start`` -- for a leg across a moving network, the nodes of its
+    route at time 0, whose figures these are; ``None`` over fixed links --
     and the leg's TCP settings) and ``warnings``.
     """
     scn = load_scenario(source, set=set)

@@ -171,6 +171,7 @@ pub fn replay(
                     link_dirs: Some(all.clone()),
                     from: Time::ZERO,
                     to: Time::MAX,
+                    built_links: true,
                 }),
                 cancel: Some(cancel_check()),
             };

@@ -76,6 +76,7 @@ fn observer(plan: &Plan, observe_json: &str) -> Result<Observer, Failure> {
     } else {
         (from, to)
     };
+    let built_links = obs.pcap_dir.is_some();
     Ok(Observer {
         obs,
         log_dirs,
@@ -86,6 +87,8 @@ fn observer(plan: &Plan, observe_json: &str) -> Result<Observer, Failure> {
             link_dirs: Some(dirs),
             from: window.0,
             to: window.1,
+            // pcap files of the links a moving network builds too
+            built_links,
         },
     })
 }

@@ -14,6 +14,7 @@ pub mod export;
 pub mod geo;
 #[cfg(target_os = "linux")]
 pub mod live;
+pub mod mobility;
 pub mod net;
 pub mod observe;
 pub mod pep;

@@ -125,6 +125,35 @@ pub struct EngineStats {
     pub channel_drops: u64,
 }
 
+/// A change of a moving network's routes: `kind` "route" (the node path
+/// of the route `route` = "<from>><to>" changed; `old` and `new` are the
+/// paths as node names joined by commas, `delay_s` the new path's one-way
+/// propagation delay at `t_s`) or "handover" (ground node `node` moved
+/// from satellite `old` to `new`). The first routes of a run are "route"
+/// events at t = 0 with an empty `old`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct NetworkEvent {
+    pub t_s: f64,
+    pub kind: String,
+    pub node: String,
+    pub route: String,
+    pub old: String,
+    pub new: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_s: Option<f64>,
+}
+
+/// Counters of a moving network's routing.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct NetworkStats {
+    /// Recomputations of the routes (the first included).
+    pub route_updates: u64,
+    /// Links between moving nodes built because traffic crossed them.
+    pub links_built: u64,
+    /// Packets dropped at a node with no route to their destination.
+    pub unroutable: u64,
+}
+
 /// One direction of a link over a run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct LinkResult {
@@ -189,6 +218,13 @@ pub struct RunResult {
     /// Per link direction, in scenario order (link key, then forward, reverse).
     #[serde(default)]
     pub links: Vec<LinkResult>,
+    /// Route changes and handovers of a moving network, in time order
+    /// (absent for a static network).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network_events: Vec<NetworkEvent>,
+    /// A moving network's routing counters (absent for a static network).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkStats>,
     /// The per-packet event log, when a run asked for one (not serialised
     /// with the result: see [`crate::observe::PacketLog`]).
     #[serde(skip)]

@@ -166,7 +166,7 @@ fn split_number(s: &str) -> (&str, &str) {
 }
 
 /// A quantity's number and the factor of its unit (in the base unit).
-fn parse_with(s: &str, what: &str, units: &[(&str, u64)]) -> Result<(Decimal, u64), String> {
+fn parse_with<F: Copy>(s: &str, what: &str, units: &[(&str, F)]) -> Result<(Decimal, F), String> {
     let names = unit_list(units);
     let (num, unit) = split_number(s);
     let Some(dec) = Decimal::parse(num) else {
@@ -196,7 +196,7 @@ fn parse_with(s: &str, what: &str, units: &[(&str, u64)]) -> Result<(Decimal, u6
 }
 
 /// The unit names, without the spellings that only differ in case or symbol.
-fn unit_list(units: &[(&str, u64)]) -> String {
+fn unit_list<F>(units: &[(&str, F)]) -> String {
     units
         .iter()
         .map(|u| u.0)
@@ -275,6 +275,44 @@ pub(crate) const SIZE_UNITS: &[(&str, u64)] = &[
     ("MiB", 1_048_576),
     ("GiB", 1_073_741_824),
 ];
+
+pub(crate) const LENGTH_UNITS: &[(&str, f64)] = &[("m", 1.0), ("km", 1e3), ("ft", 0.3048)];
+pub(crate) const SPEED_UNITS: &[(&str, f64)] =
+    &[("m/s", 1.0), ("km/h", 1.0 / 3.6), ("kn", 1852.0 / 3600.0)];
+
+/// A length (an altitude, a distance), stored in metres.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]
+pub struct Length(pub f64);
+/// A speed, stored in metres per second.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]
+pub struct Speed(pub f64);
+
+impl Length {
+    pub fn parse(s: &str) -> Result<Length, String> {
+        let (d, f) = parse_with(s, "length", LENGTH_UNITS)?;
+        Ok(Length(d.to_f64() * f))
+    }
+}
+impl Speed {
+    pub fn parse(s: &str) -> Result<Speed, String> {
+        let (d, f) = parse_with(s, "speed", SPEED_UNITS)?;
+        let v = d.to_f64() * f;
+        if v <= 0.0 || !v.is_finite() {
+            return Err(format!("speed {s:?} must be positive"));
+        }
+        Ok(Speed(v))
+    }
+}
+impl fmt::Display for Length {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} m", self.0)
+    }
+}
+impl fmt::Display for Speed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} m/s", self.0)
+    }
+}
 
 /// A bit rate, stored in bit/s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -397,6 +435,8 @@ fn default_unit(what: &str) -> &'static str {
     match what {
         "rate" => "Mbps",
         "duration" => "ms",
+        "length" => "km",
+        "speed" => "m/s",
         _ => "B",
     }
 }
@@ -404,6 +444,8 @@ fn default_unit(what: &str) -> &'static str {
 serde_quantity!(Rate, "rate");
 serde_quantity!(Duration, "duration");
 serde_quantity!(Size, "size");
+serde_quantity!(Length, "length");
+serde_quantity!(Speed, "speed");
 
 #[cfg(test)]
 mod tests {

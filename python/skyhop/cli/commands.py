@@ -48,7 +48,16 @@ def run_document(
                 for name, f in r["flows"].items()
             },
         }
-        for key in ("proxies", "links", "engine", "warnings", "jain_fairness", "pcap_files"):
+        for key in (
+            "proxies",
+            "links",
+            "network_events",
+            "network",
+            "engine",
+            "warnings",
+            "jain_fairness",
+            "pcap_files",
+        ):
             if key in r:
                 entry[key] = r[key]
         if trace:

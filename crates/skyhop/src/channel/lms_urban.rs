@@ -51,6 +51,11 @@
 //! Shadowed packets see `shadowed_per` (default 1) or `shadowed_ber`; in line
 //! of sight, `los_per` (default 0) or `los_ber`.
 //!
+//! Moving ends: on a link between moving nodes, the satellite's elevation
+//! and azimuth are those seen from the lower end at each instant (unless
+//! `elevation_deg` and `azimuth_deg` fix them); the street and the
+//! terminal's progress along it stay as above.
+//!
 //! Streams: the street, orientation and start point are drawn from a stream
 //! of the link (not of the direction), so both directions of a link see the
 //! same street; loss draws use each direction's own stream.
@@ -549,6 +554,10 @@ pub struct LmsUrban {
     los: StateLoss,
     apply_to: ApplyTo,
     rng: RngStream,
+    /// The satellite's elevation and azimuth over time, when the link's
+    /// ends move (and the spec does not fix them).
+    look: Option<super::LookFn>,
+    fixed_angles: bool,
 }
 
 impl LmsUrban {
@@ -585,6 +594,24 @@ impl LmsUrban {
             los: StateLoss::from_pair(s.los_per, s.los_ber, 0.0),
             apply_to: s.apply_to.unwrap_or_default(),
             rng: ctx.own_rng("lms-urban"),
+            look: None,
+            fixed_angles: s.elevation_deg.is_some() && s.azimuth_deg.is_some(),
+        }
+    }
+
+    /// Take the satellite's elevation and azimuth from `look` at each instant.
+    pub fn follow(&mut self, look: super::LookFn) {
+        if !self.fixed_angles {
+            self.look = Some(look);
+        }
+    }
+
+    /// The satellite's (elevation, azimuth) at `t`, degrees.
+    #[inline]
+    pub fn angles_at(&self, t: Time) -> (f64, f64) {
+        match &self.look {
+            Some(f) => f(t),
+            None => (self.elevation_deg, self.azimuth_deg),
         }
     }
 
@@ -607,12 +634,13 @@ impl LmsUrban {
 
     /// Masking angle towards the satellite at `t`.
     pub fn masking_at(&self, t: Time) -> f64 {
-        self.masking_at_distance(self.distance_at(t), self.azimuth_deg)
+        self.masking_at_distance(self.distance_at(t), self.angles_at(t).1)
     }
 
     /// Line of sight at `t`.
     pub fn los_at(&self, t: Time) -> bool {
-        self.elevation_deg > self.masking_at(t)
+        let (el, az) = self.angles_at(t);
+        el > self.masking_at_distance(self.distance_at(t), az)
     }
 
     /// The full skyline at `t`: masking angle per whole degree of azimuth 0..359.
@@ -727,6 +755,62 @@ mod tests {
             assert!(w[0] > w[1], "{fr:?}");
         }
         assert!(fr[0] > 0.95 && fr[4] < 0.5, "{fr:?}");
+    }
+
+    #[test]
+    fn on_a_moving_link_the_satellite_elevation_and_azimuth_follow_the_positions() {
+        // Recorded skyline: 30° towards the north-east quarter, open elsewhere.
+        let masks = MaskTable {
+            distance_m: vec![0.0],
+            angles: vec![vec![(0.0, 30.0), (90.0, 30.0), (91.0, 0.0), (359.0, 0.0)]],
+        };
+        let spec = LmsUrbanSpec {
+            masks: Loaded(Some(Arc::new(masks))),
+            masking_file: Some("recorded.csv".into()),
+            ..Default::default()
+        };
+        let ctx = ChannelCtx {
+            seed: 1,
+            link: "l:forward",
+            index: 0,
+            geometry: Some(super::super::HopGeometry {
+                ground_node: 0,
+                lat_deg: 0.0,
+                lon_deg: 0.0,
+                sat_lon_deg: 0.0,
+                elevation_deg: 60.0,
+                azimuth_deg: 45.0,
+                slant_range_m: 1e6,
+            }),
+        };
+        let mut m = LmsUrban::build(&spec, &ctx);
+        let s = Time::from_secs_f64;
+        // Fixed at the geometry of t = 0: 60° over a 30° mask.
+        assert!(m.los_at(s(0.0)) && m.los_at(s(20.0)));
+        // The satellite sinks to 20° at 10 s, still behind the mask, then
+        // moves to azimuth 180° (open sky) at 30 s.
+        m.follow(Arc::new(|t: Time| {
+            let t = t.as_secs_f64();
+            if t < 10.0 {
+                (60.0, 45.0)
+            } else if t < 30.0 {
+                (20.0, 45.0)
+            } else {
+                (20.0, 180.0)
+            }
+        }));
+        assert!(m.los_at(s(5.0)));
+        assert!(!m.los_at(s(15.0)));
+        assert!(m.los_at(s(35.0)));
+        // A spec that fixes the angles ignores the motion.
+        let fixed = LmsUrbanSpec {
+            elevation_deg: Some(20.0),
+            azimuth_deg: Some(45.0),
+            ..spec.clone()
+        };
+        let mut f = LmsUrban::build(&fixed, &ctx);
+        f.follow(Arc::new(|_| (80.0, 180.0)));
+        assert!(!f.los_at(s(35.0)));
     }
 
     #[test]

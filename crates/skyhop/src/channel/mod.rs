@@ -149,6 +149,10 @@ impl ChannelCtx<'_> {
     }
 }
 
+/// The ground terminal's view of the satellite over time on a hop between
+/// moving nodes: (elevation, azimuth) in degrees at an instant.
+pub type LookFn = std::sync::Arc<dyn Fn(Time) -> (f64, f64) + Send + Sync>;
+
 /// The ground terminal's view of the satellite on a hop whose delay comes
 /// from positions (kept for models that need it, e.g. urban shadowing).
 #[derive(Clone, Copy, Debug, PartialEq)]

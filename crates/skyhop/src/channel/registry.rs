@@ -86,6 +86,17 @@ macro_rules! channels {
     };
 }
 
+impl Channel {
+    /// Follow the link's moving ends: a model that uses the satellite's
+    /// elevation and azimuth (urban shadowing) takes them from `look` at
+    /// each transmission, unless its own parameters fix them.
+    pub fn follow(&mut self, look: super::LookFn) {
+        if let Channel::LmsUrban(m) = self {
+            m.follow(look);
+        }
+    }
+}
+
 channels! {
     Per(Per),
     Ber(Ber),

@@ -67,6 +67,7 @@ pub fn packet_table(log: &PacketLog, plan: &Plan) -> PacketTable {
             PacketEventKind::Drop(LossReason::Queue) => Some("queue"),
             PacketEventKind::Drop(LossReason::Channel) => Some("channel"),
             PacketEventKind::Drop(LossReason::LinkLayer) => Some("link"),
+            PacketEventKind::Drop(LossReason::LinkDown) => Some("down"),
             _ => None,
         });
         t.flow

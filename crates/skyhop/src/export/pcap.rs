@@ -253,6 +253,9 @@ pub struct PcapStream {
     files: Vec<Option<(BufWriter<File>, u64, u16)>>,
     paths: Vec<(u32, PathBuf)>,
     buf: Vec<u8>,
+    /// Where files of links built during the run go, and their suffix.
+    dir: PathBuf,
+    suffix: String,
 }
 
 impl PcapStream {
@@ -269,35 +272,71 @@ impl PcapStream {
         let mut paths = Vec::new();
         for &ld in link_dirs {
             let path = dir.join(file_name(plan, ld, suffix));
-            let mut w = BufWriter::new(File::create(&path).map_err(|e| named(&path, e))?);
-            // Global header: nanosecond magic, version 2.4, zone 0, sigfigs 0,
-            // snap length, LINKTYPE_RAW (101).
-            let mut header = Vec::with_capacity(24);
-            header.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
-            header.extend_from_slice(&2u16.to_le_bytes());
-            header.extend_from_slice(&4u16.to_le_bytes());
-            header.extend_from_slice(&0i32.to_le_bytes());
-            header.extend_from_slice(&0u32.to_le_bytes());
-            header.extend_from_slice(&65_535u32.to_le_bytes());
-            header.extend_from_slice(&101u32.to_le_bytes());
-            w.write_all(&header).map_err(|e| named(&path, e))?;
-            files[ld as usize] = Some((w, 0, 0));
+            files[ld as usize] = Some((Self::open(&path)?, 0, 0));
             paths.push((ld, path));
         }
         Ok(PcapStream {
             files,
             paths,
             buf: Vec::with_capacity(128),
+            dir: dir.to_path_buf(),
+            suffix: suffix.to_string(),
         })
+    }
+
+    /// A new file with its global header: nanosecond magic, version 2.4,
+    /// zone 0, sigfigs 0, snap length, LINKTYPE_RAW (101).
+    fn open(path: &Path) -> io::Result<BufWriter<File>> {
+        let mut w = BufWriter::new(File::create(path).map_err(|e| named(path, e))?);
+        let mut header = Vec::with_capacity(24);
+        header.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
+        header.extend_from_slice(&2u16.to_le_bytes());
+        header.extend_from_slice(&4u16.to_le_bytes());
+        header.extend_from_slice(&0i32.to_le_bytes());
+        header.extend_from_slice(&0u32.to_le_bytes());
+        header.extend_from_slice(&65_535u32.to_le_bytes());
+        header.extend_from_slice(&101u32.to_le_bytes());
+        w.write_all(&header).map_err(|e| named(path, e))?;
+        Ok(w)
+    }
+
+    /// Open the files of the links a moving network built that `log` has
+    /// events of (named like the plan's: `<link>.<dir><suffix>.pcap`).
+    fn open_built(&mut self, plan: &Plan, log: &PacketLog) -> io::Result<()> {
+        let first = plan.links.len();
+        for e in &log.events {
+            let ld = e.link_dir as usize;
+            if ld < first || self.files.get(ld).is_some_and(|f| f.is_some()) {
+                continue;
+            }
+            let Some(name) = log.built_names.get(ld / 2 - plan.layers.len()) else {
+                continue;
+            };
+            let dir = if ld.is_multiple_of(2) {
+                "forward"
+            } else {
+                "reverse"
+            };
+            let path = self.dir.join(format!("{name}.{dir}{}.pcap", self.suffix));
+            if self.files.len() <= ld {
+                self.files.resize_with(ld + 1, || None);
+            }
+            self.files[ld] = Some((Self::open(&path)?, 0, 0));
+            self.paths.push((ld as u32, path));
+        }
+        Ok(())
     }
 
     /// Append the accepted packets of `log` (a whole log, or the part of a
     /// run's log taken so far).
     pub fn write(&mut self, plan: &Plan, log: &PacketLog) -> io::Result<()> {
+        if !log.built_names.is_empty() {
+            self.open_built(plan, log)?;
+        }
         let conns = pcap_conns(plan, &log.conns);
         let buf = &mut self.buf;
         for (i, e) in log.events.iter().enumerate() {
-            let Some((w, n, ip_id)) = self.files[e.link_dir as usize].as_mut() else {
+            let Some(Some((w, n, ip_id))) = self.files.get_mut(e.link_dir as usize) else {
                 continue;
             };
             if !log.accepted(i) {

@@ -148,11 +148,15 @@ pub fn check(plan: &Plan, opts: &LiveOptions) -> Result<Vec<u32>, SimError> {
         ));
     }
     for &n in &live {
-        if !plan.links.iter().any(|d| d.from == n) {
+        let grounded = plan
+            .motion
+            .as_ref()
+            .is_some_and(|m| m.gsls.iter().any(|r| r.grounds.contains(&n)));
+        if !grounded && !plan.links.iter().any(|d| d.from == n) {
             return Err(option_error(
                 "--run",
                 format!(
-                    "node {} is not an endpoint of any link: a live host there could reach nothing",
+                    "node {} is not an endpoint of any link (nor a ground node of a constellation): a live host there could reach nothing",
                     plan.nodes[n as usize]
                 ),
             ));
@@ -230,6 +234,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
             link_dirs: Some(dirs.clone()),
             from: Time::ZERO,
             to: Time::MAX,
+            built_links: true,
         }),
         cancel: None,
     };

@@ -21,8 +21,14 @@
 //! packets still queued then ([`FifoDir::stats_at`]). A traced run also keeps
 //! the occupancy as a step function, one point per change, recorded when the
 //! departures are pruned (lazily, in time order).
+//!
+//! A direction between moving nodes (`motion`, `moving.rs`) takes each
+//! packet's delay from the positions when its last bit leaves, keeps
+//! arrivals in order, and drops (or holds) packets while it is down; a
+//! direction without motion runs the same code with its fixed delay.
 
 use super::layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason, Wake};
+use super::moving::DirMotion;
 use crate::channel::{Channel, Tx};
 use crate::engine::time::{Dur, Time};
 use serde::{Deserialize, Serialize};
@@ -47,6 +53,8 @@ pub struct FifoDir {
     pub stats: LinkStats,
     /// Occupancy at every change (time, packets waiting or in service), when traced.
     trace: Option<Vec<(Time, u32)>>,
+    /// Delay and visibility from moving positions (`None`: the fixed `delay`).
+    pub motion: Option<Box<DirMotion>>,
 }
 
 /// What became of a packet handed to a direction.
@@ -58,6 +66,8 @@ pub enum Enqueue {
     QueueDrop,
     /// It will be transmitted but corrupted on the way (lost).
     Corrupted,
+    /// The direction is down (moving ends out of sight).
+    LinkDown,
 }
 
 impl FifoDir {
@@ -72,6 +82,7 @@ impl FifoDir {
             in_flight: VecDeque::with_capacity(64),
             stats: LinkStats::default(),
             trace: None,
+            motion: None,
         }
     }
 
@@ -154,11 +165,17 @@ impl FifoDir {
         if occupancy > self.stats.max_occupancy {
             self.stats.max_occupancy = occupancy;
         }
-        let start = if self.busy_until > now {
+        let mut start = if self.busy_until > now {
             self.busy_until
         } else {
             now
         };
+        if self.motion.is_some() {
+            match self.moving_start(start) {
+                Some(s) => start = s,
+                None => return Enqueue::LinkDown,
+            }
+        }
         let tx_time = Dur::transmission(pkt.bytes as u64, self.rate_bps);
         let end = start + tx_time;
         self.busy_until = end;
@@ -186,7 +203,35 @@ impl FifoDir {
                 }
             }
         }
+        if self.motion.is_some() {
+            return self.moving_arrival(end);
+        }
         Enqueue::Arrives(end + self.delay)
+    }
+
+    /// A moving direction: when the transmission may start (`None`: the
+    /// direction is down and the packet dropped).
+    #[cold]
+    #[inline(never)]
+    fn moving_start(&mut self, start: Time) -> Option<Time> {
+        let s = self.motion.as_deref_mut()?.start_at(start);
+        if s.is_none() {
+            self.stats.link_drops += 1;
+        }
+        s
+    }
+
+    /// A moving direction: the arrival of a packet whose last bit leaves at `end`.
+    #[cold]
+    #[inline(never)]
+    fn moving_arrival(&mut self, end: Time) -> Enqueue {
+        match self.motion.as_deref_mut().and_then(|m| m.arrival(end)) {
+            Some(t) => Enqueue::Arrives(t),
+            None => {
+                self.stats.link_drops += 1;
+                Enqueue::LinkDown
+            }
+        }
     }
 }
 
@@ -242,6 +287,7 @@ impl FifoLink {
             }
             Enqueue::QueueDrop => FifoSent::Lost(LossReason::Queue),
             Enqueue::Corrupted => FifoSent::Lost(LossReason::Channel),
+            Enqueue::LinkDown => FifoSent::Lost(LossReason::LinkDown),
         }
     }
 

@@ -71,6 +71,9 @@ pub enum LossReason {
     Channel,
     /// The link layer gave up on it (e.g. ARQ persistency exhausted).
     LinkLayer,
+    /// Sent while the link was down (its moving ends out of sight), or in
+    /// flight when it went down (counted with `link_drops`).
+    LinkDown,
 }
 
 /// A wake-up a link layer wants: at `at`, ordered by `seq` among same-instant
@@ -90,7 +93,8 @@ pub struct LinkStats {
     pub bytes: u64,
     pub queue_drops: u64,
     pub channel_drops: u64,
-    /// Packets the link layer itself gave up on.
+    /// Packets the link layer itself gave up on, or sent while the link
+    /// was down.
     pub link_drops: u64,
     /// Packets delivered at the far end.
     pub delivered: u64,

@@ -5,9 +5,12 @@
 //! - `link_dir.rs`: the resolved parameters of one link direction.
 //! - `registry.rs`: the one place link layers are registered.
 //! - `topology.rs`: nodes and link directions as a graph; static routes.
+//! - `routing.rs`: shortest-delay trees over a snapshot of a changing graph.
+//! - `mobile.rs`: a moving network: its candidate links, snapshots, routing policy.
 //! - `datagram.rs`: the connectionless transport of probe flows.
 //! - `addr.rs`: node addresses.
 //! - `fifo.rs`: the store-and-forward link with drop-tail queues (one event per hop).
+//! - `moving.rs`: delay and visibility of a direction between moving nodes.
 //! - `dvbs/`: the DVB-S forward link with ACM and SR-ARQ, and its return path.
 pub mod addr;
 pub mod datagram;
@@ -15,8 +18,11 @@ pub mod dvbs;
 pub mod fifo;
 pub mod layer;
 pub mod link_dir;
+pub mod mobile;
+pub mod moving;
 pub mod packet;
 pub mod registry;
+pub mod routing;
 pub mod topology;
 
 pub use fifo::{FifoDir, FifoLink};

@@ -44,6 +44,9 @@ pub struct PacketLogOptions {
     /// Time window, both ends included.
     pub from: Time,
     pub to: Time,
+    /// Also record the links a moving network builds during the run (kept
+    /// anyway when `link_dirs` is `None`).
+    pub built_links: bool,
 }
 
 impl Default for PacketLogOptions {
@@ -52,6 +55,7 @@ impl Default for PacketLogOptions {
             link_dirs: None,
             from: Time::ZERO,
             to: Time::MAX,
+            built_links: false,
         }
     }
 }
@@ -71,6 +75,7 @@ pub struct ConnLabel {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PacketLog {
     keep: Vec<bool>,
+    keep_all: bool,
     from: Time,
     to: Time,
     pub events: Vec<PacketEvent>,
@@ -80,6 +85,9 @@ pub struct PacketLog {
     /// index their enqueue events carry in `conn` (other events of such
     /// packets carry `u32::MAX`).
     pub blobs: Vec<Vec<u8>>,
+    /// Names of the links a moving network built during the run, in order
+    /// (link `plan.layers.len() + i` is `built_names[i]`).
+    pub built_names: Vec<String>,
 }
 
 impl PacketLog {
@@ -92,11 +100,22 @@ impl PacketLog {
         }
         PacketLog {
             keep,
+            keep_all: opts.link_dirs.is_none() || opts.built_links,
             from: opts.from,
             to: opts.to,
             events: Vec::with_capacity(4096),
             conns: Vec::new(),
             blobs: Vec::new(),
+            built_names: Vec::new(),
+        }
+    }
+
+    /// Whether events of `link_dir` are kept (directions created during a
+    /// run, between moving nodes, are kept when every direction is).
+    fn keeps(&self, link_dir: u32) -> bool {
+        match self.keep.get(link_dir as usize) {
+            Some(&k) => k,
+            None => self.keep_all,
         }
     }
 
@@ -105,7 +124,7 @@ impl PacketLog {
     #[cold]
     #[inline(never)]
     pub fn record(&mut self, t: Time, link_dir: u32, kind: PacketEventKind, slot: u32, p: &Packet) {
-        if t < self.from || t > self.to || !self.keep[link_dir as usize] {
+        if t < self.from || t > self.to || !self.keeps(link_dir) {
             return;
         }
         self.events.push(PacketEvent {
@@ -137,7 +156,7 @@ impl PacketLog {
         p: &Packet,
         data: &[u8],
     ) {
-        if t < self.from || t > self.to || !self.keep[link_dir as usize] {
+        if t < self.from || t > self.to || !self.keeps(link_dir) {
             return;
         }
         let blob = if kind == PacketEventKind::Enqueue {
@@ -180,11 +199,13 @@ impl PacketLog {
         }
         PacketLog {
             keep: self.keep.clone(),
+            keep_all: self.keep_all,
             from: self.from,
             to: self.to,
             events,
             conns: self.conns.clone(),
             blobs,
+            built_names: self.built_names.clone(),
         }
     }
 

@@ -23,6 +23,9 @@ use serde::Serialize;
 pub struct Description {
     pub duration_s: f64,
     pub nodes: Vec<NodeDesc>,
+    /// A moving network's constellation and routing (absent when static).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub motion: Option<MotionDesc>,
     pub links: Vec<LinkDesc>,
     pub flows: Vec<FlowDesc>,
     pub warnings: Vec<String>,
@@ -33,6 +36,34 @@ pub struct NodeDesc {
     pub node: String,
     /// The node's address in pcap exports.
     pub address: String,
+    /// Where it is at t = 0 (nodes with a place).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<Place>,
+    /// Where a moving node is at the end of the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position_end: Option<Place>,
+}
+
+/// A place on the sphere of `geo`.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Place {
+    pub lat_deg: f64,
+    pub lon_deg: f64,
+    pub altitude_m: f64,
+}
+
+/// A moving network: its satellites, ground nodes and routing.
+#[derive(Clone, Debug, Serialize)]
+pub struct MotionDesc {
+    pub satellites: usize,
+    pub inter_satellite_links: usize,
+    pub ground_nodes: Vec<String>,
+    pub min_elevation_deg: Option<f64>,
+    /// "shortest delay every 100 ms" or "epochs of 15 s from 0 s".
+    pub routing: String,
+    /// "drop" or "hold".
+    pub when_down: String,
+    pub lose_in_flight: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -50,6 +81,15 @@ pub struct LinkDesc {
     pub elevation_deg: Option<f64>,
     pub azimuth_deg: Option<f64>,
     pub slant_range_m: Option<f64>,
+    /// Straight-line distance between the ends at t = 0 (ends with places).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance_m: Option<f64>,
+    /// Between moving ends: the smallest and largest one-way delay over the
+    /// run (sampled at 600 instants), and the share of them it is up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_range_s: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub up_fraction: Option<f64>,
     /// Drop-tail limit: packets waiting, not counting the one in service.
     pub queue_packets: u32,
     /// This direction's rate times the longest round-trip time of the legs
@@ -92,6 +132,10 @@ pub struct LegDesc {
     pub rtt_s: f64,
     pub bdp_bytes: u64,
     pub bdp_packets: f64,
+    /// For a leg across a moving network, the figures are its route's at
+    /// the start of the run: these nodes (empty: no route then); `None` for
+    /// a leg over fixed links.
+    pub route_at_start: Option<Vec<String>>,
     /// What bounds the leg's window at its receiver: `tcp.rcv_buffer` or
     /// `nodes.<P>.proxy` (the cache of the proxy that receives the leg).
     pub window_limit: String,
@@ -106,15 +150,33 @@ pub struct LegDesc {
 
 /// Describe a plan built from `scn`.
 pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
+    let end_s = plan.duration.as_secs_f64();
+    let place = |i: usize, t: f64| -> Option<Place> {
+        let m = plan.motion.as_ref()?;
+        m.positions.has_place(i as u32).then(|| {
+            let (lat_deg, lon_deg, altitude_m) = m.positions.geodetic(i as u32, t);
+            Place {
+                lat_deg,
+                lon_deg,
+                altitude_m,
+            }
+        })
+    };
     let nodes = plan
         .nodes
         .iter()
         .enumerate()
         .map(|(i, n)| {
             let ip = node_ip(i as u32);
+            let moves = plan
+                .motion
+                .as_ref()
+                .is_some_and(|m| m.positions.moves(i as u32));
             NodeDesc {
                 node: n.clone(),
                 address: format!("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3]),
+                position: place(i, 0.0),
+                position_end: if moves { place(i, end_s) } else { None },
             }
         })
         .collect();
@@ -166,6 +228,10 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                 rtt_s: n.rtt.as_secs_f64(),
                 bdp_bytes: n.bdp,
                 bdp_packets: n.bdp as f64 / n.packet as f64,
+                route_at_start: n
+                    .moving
+                    .as_ref()
+                    .map(|p| p.iter().map(|&i| node_name(plan, i)).collect()),
                 window_limit,
                 window_limit_bytes,
                 mss: leg.cfg.mss,
@@ -207,12 +273,33 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                 &sec.reverse
             };
             let given = sec.delay.is_some() || dsec.as_ref().is_some_and(|x| x.delay.is_some());
+            let link_motion = plan
+                .motion
+                .as_ref()
+                .and_then(|m| m.links.get(d / 2).copied().flatten());
             let delay_source = if given {
                 "given"
+            } else if link_motion.is_some_and(|m| m.moving_delay) {
+                "moving positions"
+            } else if ld.geometry.is_some() && plan.motion.is_some() {
+                "positions"
             } else if ld.geometry.is_some() {
                 "slant range"
             } else {
                 "inter-satellite"
+            };
+            let motion = plan.motion.as_ref();
+            let distance_m = motion.and_then(|m| {
+                let p = &m.positions;
+                (p.has_place(ld.from) && p.has_place(ld.to))
+                    .then(|| p.position(ld.from, 0.0).distance(p.position(ld.to, 0.0)))
+            });
+            let (delay_range_s, up_fraction) = match (motion, link_motion) {
+                (Some(m), Some(lm)) => {
+                    let (range, up) = sample_link(&m.positions, ld.from, ld.to, lm, end_s);
+                    (range.filter(|_| lm.moving_delay), Some(up))
+                }
+                _ => (None, None),
             };
             let bdp = longest[d].map(|(rtt, packet)| {
                 let b = (ld.rate_bps as f64 / 8.0 * rtt.as_secs_f64()).round() as u64;
@@ -229,6 +316,9 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                 elevation_deg: ld.geometry.map(|g| g.elevation_deg),
                 azimuth_deg: ld.geometry.map(|g| g.azimuth_deg),
                 slant_range_m: ld.geometry.map(|g| g.slant_range_m),
+                distance_m,
+                delay_range_s,
+                up_fraction,
                 queue_packets: ld.queue,
                 bdp_bytes: bdp.map(|b| b.0),
                 queue_bdp_fraction: bdp
@@ -248,11 +338,85 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
             }
         })
         .collect();
+    let motion = plan.motion.as_ref().map(|m| {
+        let mut ground: Vec<u32> = m.gsls.iter().flat_map(|r| r.grounds.clone()).collect();
+        ground.sort_unstable();
+        ground.dedup();
+        let name = |n: u32| node_name(plan, n);
+        MotionDesc {
+            satellites: m.extra_nodes.len(),
+            inter_satellite_links: m.isls.len(),
+            ground_nodes: ground.into_iter().map(name).collect(),
+            min_elevation_deg: m.gsls.first().map(|r| r.min_elevation_deg),
+            routing: match m.routing {
+                crate::net::mobile::RoutingPolicy::Interval(d) => {
+                    format!("shortest delay every {}", crate::units::Duration(d))
+                }
+                crate::net::mobile::RoutingPolicy::Epochs { period, offset } => format!(
+                    "shortest delay in epochs of {} from {}",
+                    crate::units::Duration(period),
+                    crate::units::Duration(offset)
+                ),
+            },
+            when_down: format!("{:?}", m.when_down).to_lowercase(),
+            lose_in_flight: m.lose_in_flight,
+        }
+    });
     Description {
         duration_s: plan.duration.as_secs_f64(),
         nodes,
+        motion,
         links,
         flows,
         warnings: plan.warnings.clone(),
     }
+}
+
+/// The smallest and largest delay of a moving link over `[0, end_s]` and
+/// the share of 600 sampled instants at which it is up.
+fn sample_link(
+    p: &crate::mobility::Positions,
+    from: u32,
+    to: u32,
+    lm: crate::net::mobile::LinkMotion,
+    end_s: f64,
+) -> (Option<[f64; 2]>, f64) {
+    use crate::net::moving::Visibility;
+    let n = 600;
+    let (mut lo, mut hi, mut up) = (f64::INFINITY, 0f64, 0usize);
+    for k in 0..=n {
+        let t = end_s * k as f64 / n as f64;
+        let (a, b) = (p.position(from, t), p.position(to, t));
+        let d = crate::geo::delay_of(a.distance(b)).as_secs_f64();
+        lo = lo.min(d);
+        hi = hi.max(d);
+        let is_up = match lm.visibility {
+            Visibility::Always => true,
+            Visibility::MinElevation {
+                observer_is_from,
+                min_deg,
+            } => {
+                if observer_is_from {
+                    Visibility::sees(min_deg, a, b)
+                } else {
+                    Visibility::sees(min_deg, b, a)
+                }
+            }
+            Visibility::MaxRange(r) => a.distance(b) <= r,
+        };
+        up += is_up as usize;
+    }
+    (Some([lo, hi]), up as f64 / (n + 1) as f64)
+}
+
+/// A node's name: the plan's, or a satellite's of the moving network.
+fn node_name(plan: &Plan, n: u32) -> String {
+    plan.nodes
+        .get(n as usize)
+        .or_else(|| {
+            let m = plan.motion.as_ref()?;
+            m.extra_nodes.get(n as usize - plan.nodes.len())
+        })
+        .cloned()
+        .unwrap_or_default()
 }

@@ -12,7 +12,10 @@
 //! between nodes, links and flows) stays the authority.
 
 use super::{FlowSize, Scenario};
-use crate::units::{Duration, Rate, Size, RATE_UNITS, SIZE_UNITS, TIME_UNITS};
+use crate::units::{
+    Duration, Length, Rate, Size, Speed, LENGTH_UNITS, RATE_UNITS, SIZE_UNITS, SPEED_UNITS,
+    TIME_UNITS,
+};
 use schemars::gen::{SchemaGenerator, SchemaSettings};
 use schemars::schema::{InstanceType, Metadata, Schema, SchemaObject, StringValidation};
 use schemars::JsonSchema;
@@ -66,8 +69,9 @@ pub fn scenario_json_schema() -> serde_json::Value {
                 }),
             );
         }
-        // nodes and links are required unless templates provide them (flows
-        // may be absent when a node is a live host).
+        // nodes are required unless templates provide them (links may be
+        // absent when a constellation joins the nodes, flows when a node is a
+        // live host).
         if let Some(req) = o.remove("required") {
             o.insert(
                 "if".into(),
@@ -80,7 +84,7 @@ pub fn scenario_json_schema() -> serde_json::Value {
 }
 
 /// The regular expression of a number followed by one of `units`.
-fn quantity_pattern(units: &[(&str, u64)]) -> String {
+fn quantity_pattern<F>(units: &[(&str, F)]) -> String {
     let mut names: Vec<&str> = units.iter().map(|u| u.0).collect();
     // longest first, so that alternation never stops at a prefix
     names.sort_by_key(|n| std::cmp::Reverse(n.len()));
@@ -102,7 +106,7 @@ fn regex_escape(s: &str) -> String {
     out
 }
 
-fn unit_names(units: &[(&str, u64)]) -> String {
+fn unit_names<F>(units: &[(&str, F)]) -> String {
     units
         .iter()
         .map(|u| u.0)
@@ -111,7 +115,7 @@ fn unit_names(units: &[(&str, u64)]) -> String {
         .join(", ")
 }
 
-fn quantity_schema(what: &str, example: &str, units: &[(&str, u64)]) -> Schema {
+fn quantity_schema<F>(what: &str, example: &str, units: &[(&str, F)]) -> Schema {
     SchemaObject {
         instance_type: Some(InstanceType::String.into()),
         string: Some(Box::new(StringValidation {
@@ -156,6 +160,24 @@ impl JsonSchema for Size {
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         quantity_schema("size (bytes)", "5 MB", SIZE_UNITS)
+    }
+}
+
+impl JsonSchema for Length {
+    fn schema_name() -> String {
+        "Length".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        quantity_schema("length", "10 km", LENGTH_UNITS)
+    }
+}
+
+impl JsonSchema for Speed {
+    fn schema_name() -> String {
+        "Speed".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        quantity_schema("speed", "250 m/s", SPEED_UNITS)
     }
 }
 
@@ -211,8 +233,8 @@ mod tests {
         assert_eq!(s["additionalProperties"], serde_json::Value::Bool(false));
         assert_eq!(
             s["then"]["required"],
-            serde_json::json!(["links", "nodes"]),
-            "nodes and links are required without templates; flows may be absent for live hosts"
+            serde_json::json!(["nodes"]),
+            "nodes are required without templates (a constellation may join nodes without links; a live host needs no flows)"
         );
         assert!(s["properties"]["templates"].is_object());
         // the derived default of run.seed

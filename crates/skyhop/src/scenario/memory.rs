@@ -417,6 +417,7 @@ pub fn check_against(
     jobs: u64,
     limit: u64,
 ) -> Result<(), ScenarioError> {
+    check_motion(plan, file, limit)?;
     let e = estimate(plan, rec);
     if e.total() > limit {
         return Err(refusal(file, &e, e.total(), limit, "the run"));
@@ -432,6 +433,31 @@ pub fn check_against(
             need,
             limit,
             &format!("{runs} runs ({} at once)", jobs.clamp(1, runs.max(1))),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse a moving network whose positions, propagators, graph snapshot
+/// and routing state (every node towards every flow's destination) would
+/// exceed the limit.
+fn check_motion(plan: &Plan, file: &str, limit: u64) -> Result<(), ScenarioError> {
+    let Some(m) = &plan.motion else {
+        return Ok(());
+    };
+    let dests = plan.flows.len() * 2;
+    let need = m.memory_bytes(dests);
+    let sats: usize = m.gsls.iter().map(|r| r.sats.len()).sum();
+    if need > limit {
+        return Err(ScenarioError::new(
+            file,
+            "constellation",
+            format!(
+                "{sats} satellites and {} nodes would need about {} for positions and routing state, above the limit of {} ({limit} B); set SKYHOP_MEMORY_LIMIT to raise it, or use a smaller shell",
+                m.positions.nodes.len(),
+                human_bytes(need),
+                human_bytes(limit)
+            ),
         ));
     }
     Ok(())

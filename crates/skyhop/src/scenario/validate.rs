@@ -345,6 +345,85 @@ impl V<'_> {
     }
 }
 
+impl V<'_> {
+    /// A node's altitude and route.
+    fn motion(
+        &self,
+        name: &str,
+        n: &crate::scenario::schema::NodeSection,
+    ) -> Result<(), ScenarioError> {
+        let k = |f: &str| format!("nodes.{name}.{f}");
+        if let Some(a) = n.altitude {
+            self.in_range(&k("altitude"), Some(a.0), 0.0, 1e9)?;
+            if n.geo_longitude.is_some() {
+                return Err(self.err(
+                    k("altitude"),
+                    "a GEO by geo_longitude is at the geostationary radius: give no altitude",
+                ));
+            }
+            if n.lat.is_none() {
+                return Err(self.err(k("altitude"), "an altitude needs lat and lon"));
+            }
+        }
+        if let Some(r) = &n.route {
+            if n.lat.is_some() || n.geo_longitude.is_some() || n.altitude.is_some() {
+                return Err(self.err(
+                    k("route"),
+                    "a node on a route takes its place from the waypoints: give no lat, lon, altitude or geo_longitude",
+                ));
+            }
+            if r.waypoints.is_empty() {
+                return Err(self.err(k("route.waypoints"), "a route needs at least one waypoint"));
+            }
+            for (i, w) in r.waypoints.iter().enumerate() {
+                let wk = |f: &str| format!("nodes.{name}.route.waypoints[{i}].{f}");
+                self.in_range(&wk("lat"), Some(w.lat), -90.0, 90.0)?;
+                self.in_range(&wk("lon"), Some(w.lon), -180.0, 180.0)?;
+                self.in_range(&wk("altitude"), w.altitude.map(|a| a.0), 0.0, 1e9)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The constellation's ranges (the shell's own checks run when it is built).
+    fn constellation(&self, scn: &Scenario) -> Result<(), ScenarioError> {
+        let Some(c) = &scn.constellation else {
+            return Ok(());
+        };
+        self.in_range("constellation.min_elevation", c.min_elevation, 0.0, 90.0)?;
+        self.in_range("constellation.inclination", c.inclination, 0.0, 180.0)?;
+        if let Some(n) = c.cities {
+            if !(1..=100).contains(&n) {
+                return Err(self.err(
+                    "constellation.cities",
+                    format!("{n} is out of range: must be between 1 and 100 (the cities shipped)"),
+                ));
+            }
+        }
+        if c.tle.is_some() && (c.preset.is_some() || c.planes.is_some() || c.altitude.is_some()) {
+            return Err(self.err(
+                "constellation.tle",
+                "give either a TLE file or a shell (preset, planes, per_plane, altitude, inclination), not both",
+            ));
+        }
+        for (k, cl) in [("isl", &c.isl), ("gsl", &c.gsl)] {
+            if let Some(cl) = cl {
+                if cl.queue == Some(0) {
+                    return Err(self.err(
+                        format!("constellation.{k}.queue"),
+                        "must be at least 1 packet",
+                    ));
+                }
+            }
+        }
+        if let Some(r) = &scn.routing {
+            self.positive("routing.update", r.update)?;
+            self.positive("routing.epoch", r.epoch)?;
+        }
+        Ok(())
+    }
+}
+
 /// A resolved TCP value and the key it came from (`None`: the built-in default).
 fn pick<T: Copy>(
     flow: Option<T>,
@@ -394,7 +473,9 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
         if let Some(p) = &n.proxy {
             v.proxy(&k("proxy"), p)?;
         }
+        v.motion(name, n)?;
     }
+    v.constellation(scn)?;
 
     // ---- links ----
     for (name, l) in &scn.links {
@@ -409,6 +490,7 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
         if let Some(d) = &l.reverse {
             v.dir(&k("reverse"), d)?;
         }
+        v.in_range(&k("min_elevation"), l.min_elevation, 0.0, 90.0)?;
     }
 
     // ---- TCP ----

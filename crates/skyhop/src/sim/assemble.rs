@@ -193,9 +193,26 @@ impl World {
         };
         // Per link direction: counters, utilisation and queue occupancy up to `stop`.
         let mut layers = self.layers;
+        let mobile = self.mobile;
         for (k, layer) in layers.iter_mut().enumerate() {
+            // Links built during a moving run follow the plan's.
+            let (link_name, rate_bps) = match plan.layers.get(k) {
+                Some(l) => (l.name.clone(), plan.links[2 * k].rate_bps),
+                None => mobile.as_ref().unwrap().built[k - plan.layers.len()].clone(),
+            };
             for dir in [Dir::Forward, Dir::Reverse] {
-                let pd = &plan.links[2 * k + dir.index()];
+                let ld = 2 * k + dir.index();
+                let (from, to) = match plan.links.get(ld) {
+                    Some(pd) => (
+                        plan.nodes[pd.from as usize].clone(),
+                        plan.nodes[pd.to as usize].clone(),
+                    ),
+                    None => {
+                        let m = mobile.as_ref().unwrap();
+                        let (a, b) = m.dir_ends[ld];
+                        (m.names[a as usize].clone(), m.names[b as usize].clone())
+                    }
+                };
                 let st = layer.stats_at(dir, stop);
                 let dir_name = if dir == Dir::Forward {
                     "forward"
@@ -203,11 +220,11 @@ impl World {
                     "reverse"
                 };
                 res.links.push(LinkResult {
-                    link: plan.layers[k].name.clone(),
+                    link: link_name.clone(),
                     dir: dir_name.to_string(),
-                    from: plan.nodes[pd.from as usize].clone(),
-                    to: plan.nodes[pd.to as usize].clone(),
-                    rate_bps: pd.rate_bps,
+                    from,
+                    to,
+                    rate_bps,
                     packets: st.packets,
                     bytes: st.bytes,
                     delivered: st.delivered,
@@ -228,11 +245,28 @@ impl World {
                         .map(|(t, n)| (t.as_secs_f64(), n as f64))
                         .unzip();
                     res.traces.insert(
-                        format!("link.{}.{dir_name}.queue", plan.layers[k].name),
+                        format!("link.{link_name}.{dir_name}.queue"),
                         Series { t_s, value },
                     );
                 }
             }
+        }
+        if let Some(mut m) = mobile {
+            res.network = Some(m.stats());
+            if let Some(tr) = m.delay_traces.take() {
+                for (i, series) in tr.into_iter().enumerate() {
+                    let (src, slot) = m.routes[i];
+                    let dst = m.routing.dests[slot as usize];
+                    res.traces.insert(
+                        format!(
+                            "route.{}>{}.delay",
+                            m.names[src as usize], m.names[dst as usize]
+                        ),
+                        series,
+                    );
+                }
+            }
+            res.network_events = std::mem::take(&mut m.events);
         }
         res.packet_log = self.log.map(|b| *b);
         let goodputs: Vec<f64> = res.flows.values().map(|f| f.goodput_bps).collect();

@@ -4,6 +4,8 @@
 //! opens at run time.
 
 use super::external::External;
+use super::mobile::attach_motion;
+use super::network::Mobile;
 use super::options::RunOptions;
 use super::state::{AeroGroups, Conn, Ev, FlowRt, LegProto, StreamProto, TimerSlot};
 use super::world::World;
@@ -11,6 +13,8 @@ use crate::app::{App, AppIo, ByteLedger, StreamDir};
 use crate::channel::{Channel, ChannelCtx};
 use crate::engine::{EventQueue, Time};
 use crate::net::datagram::DatagramPath;
+use crate::net::mobile::MotionPlan;
+use crate::net::moving::Visibility;
 use crate::net::topology::Topology;
 use crate::net::{AnyLinkLayer, LinkBuild};
 use crate::observe::{ConnLabel, PacketLog, SenderTrace, ValueTrace};
@@ -23,6 +27,19 @@ impl World {
     /// channel stacks, flows with their applications, and the connections
     /// of every stream that exists from the start.
     pub fn build(plan: &Plan, seed: u64, opts: &RunOptions) -> World {
+        World::build_with(plan, plan.motion.as_ref(), seed, opts)
+    }
+
+    /// The world of `plan` with the motion of its nodes (`None`: a static
+    /// world, routes computed by the plan). A moving world forwards
+    /// packets by destination from routes it recomputes (`mobile.rs`).
+    pub fn build_with(
+        plan: &Plan,
+        motion: Option<&MotionPlan>,
+        seed: u64,
+        opts: &RunOptions,
+    ) -> World {
+        let link_motion = |k: usize| motion.and_then(|m| m.links.get(k).copied().flatten());
         let mut layers: Vec<AnyLinkLayer> = plan
             .layers
             .iter()
@@ -40,7 +57,14 @@ impl World {
                                 index,
                                 geometry: d.geometry,
                             };
-                            Channel::build(spec, &ctx)
+                            let mut ch = Channel::build(spec, &ctx);
+                            if let (Some(m), Some(_)) = (motion, link_motion(k)) {
+                                let (a, b) = (plan.links[2 * k].from, plan.links[2 * k].to);
+                                if m.positions.moves(a) || m.positions.moves(b) {
+                                    ch.follow(super::mobile::look_fn(&m.positions, a, b));
+                                }
+                            }
+                            ch
                         })
                         .collect::<Vec<_>>()
                 });
@@ -60,12 +84,27 @@ impl World {
                 l.trace_queues();
             }
         }
+        let mut mobile = motion.map(|m| {
+            for (k, layer) in layers.iter_mut().enumerate() {
+                if let Some(lm) = link_motion(k) {
+                    let ends = (plan.links[2 * k].from, plan.links[2 * k].to);
+                    if lm.moving_delay || lm.visibility != Visibility::Always {
+                        attach_motion(layer, &m.positions, ends, lm.visibility, m);
+                    }
+                }
+            }
+            Box::new(Mobile::new(plan, m, opts.trace))
+        });
         let mut routes = Vec::new();
         let mut flows = Vec::new();
         let mut q = EventQueue::new();
         let mut aero = AeroGroups::default();
         for (fi, f) in plan.flows.iter().enumerate() {
             let dgram = f.app.datagrams().then(|| {
+                if let Some(m) = mobile.as_deref_mut() {
+                    let p = &f.legs[0].path;
+                    return Box::new(DatagramPath::new(m.route(p[0], *p.last().unwrap())));
+                }
                 routes.push(f.legs[0].fwd.clone());
                 Box::new(DatagramPath::new((routes.len() - 1) as u32))
             });
@@ -77,10 +116,17 @@ impl World {
             let mut legs = Vec::with_capacity(tcp_legs.len());
             let mut aero_groups = Vec::new();
             for leg in tcp_legs {
-                let fwd_route = routes.len() as u32;
-                routes.push(leg.fwd.clone());
-                let rev_route = routes.len() as u32;
-                routes.push(leg.rev.clone());
+                let (fwd_route, rev_route) = match mobile.as_deref_mut() {
+                    Some(m) => {
+                        let (a, b) = (leg.path[0], *leg.path.last().unwrap());
+                        (m.route(a, b), m.route(b, a))
+                    }
+                    None => {
+                        routes.push(leg.fwd.clone());
+                        routes.push(leg.rev.clone());
+                        (routes.len() as u32 - 2, routes.len() as u32 - 1)
+                    }
+                };
                 // One group per satellite leg (its route) and run.
                 let aero_group = leg
                     .cfg
@@ -124,6 +170,16 @@ impl World {
                 },
             });
         }
+        if let Some(m) = mobile.as_deref_mut() {
+            // The routes at t = 0, then on the policy's schedule.
+            m.update(Time::ZERO);
+            let next = m
+                .net
+                .plan
+                .routing
+                .next_after(crate::engine::time::Dur::ZERO);
+            q.push(Time(next.0), Ev::Reroute);
+        }
         let topology = Topology::new(plan.nodes.len(), plan.links.iter().map(|d| (d.from, d.to)));
         let mut w = World {
             q,
@@ -150,6 +206,7 @@ impl World {
             error: None,
             ext: External::new(topology),
             aero,
+            mobile,
         };
         // Stream 0 of the applications that start with one (a file transfer,
         // a bulk source): its connections exist from the start.

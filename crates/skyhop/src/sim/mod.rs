@@ -11,6 +11,9 @@
 //! - `relay.rs`: split proxies between their two legs.
 //! - `external.rs`: packets from and to outside the simulated network (the
 //!   world's side of them is in `world.rs`, with the driver interface).
+//! - `mobile.rs`, `network.rs`: moving worlds: forwarding by destination,
+//!   links built on first use, routes recomputed on a schedule, handovers
+//!   and route changes.
 //! - `assemble.rs`: the results when the run stops.
 //! - `driver.rs`: the [`Driver`] trait and the virtual-time driver.
 
@@ -19,6 +22,8 @@ mod assemble;
 mod build;
 mod driver;
 mod external;
+mod mobile;
+mod network;
 mod options;
 mod relay;
 mod state;
@@ -42,7 +47,19 @@ pub fn run(scn: &Scenario, seed: u64, opts: &RunOptions) -> Result<RunResult, Si
 
 /// Simulate a resolved plan once with `seed`, in virtual time.
 pub fn run_plan(plan: &Plan, seed: u64, opts: &RunOptions) -> Result<RunResult, SimError> {
-    let mut world = World::build(plan, seed, opts);
+    run_plan_with(plan, plan.motion.as_ref(), seed, opts)
+}
+
+/// Simulate a resolved plan once with `seed`, in virtual time, with the
+/// motion of its nodes given here (`None`: a static world, whatever the
+/// plan says).
+pub fn run_plan_with(
+    plan: &Plan,
+    motion: Option<&crate::net::mobile::MotionPlan>,
+    seed: u64,
+    opts: &RunOptions,
+) -> Result<RunResult, SimError> {
+    let mut world = World::build_with(plan, motion, seed, opts);
     let mut driver = VirtualTime {
         end: Time(plan.duration.0),
         cancel: opts.cancel.clone(),

@@ -12,11 +12,25 @@ use crate::tcp::{self, TcpReceiver, TcpSender};
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Ev {
-    Link { link: u32, token: u32 },
-    SenderTimer { conn: u32, gen: u32 },
-    ReceiverTimer { conn: u32, gen: u32 },
-    AppTimer { flow: u32, gen: u32 },
+    Link {
+        link: u32,
+        token: u32,
+    },
+    SenderTimer {
+        conn: u32,
+        gen: u32,
+    },
+    ReceiverTimer {
+        conn: u32,
+        gen: u32,
+    },
+    AppTimer {
+        flow: u32,
+        gen: u32,
+    },
     Start(u32),
+    /// A moving world recomputes its routes.
+    Reroute,
 }
 
 #[derive(Clone, Copy, Debug)]

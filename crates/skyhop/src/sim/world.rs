@@ -17,6 +17,7 @@
 //!   deadline; cancelled lazily by generation number, and re-armed only when
 //!   a deadline moves earlier.
 //! - `Start(f)`: flow `f` begins (its application starts).
+//! - `Reroute`: a moving world recomputes its routes (`mobile.rs`).
 //!
 //! Same-instant order is insertion order (the queue's sequence number); a
 //! link layer takes the number of an arrival when it accepts the packet.
@@ -68,6 +69,8 @@ pub struct World {
     pub(super) ext: External,
     /// AeroTCP adaptive allocation: connections open per satellite leg.
     pub(super) aero: AeroGroups,
+    /// The network state of a moving world (`None`: static routes).
+    pub(super) mobile: Option<Box<super::network::Mobile>>,
 }
 
 impl World {
@@ -82,7 +85,7 @@ impl World {
                         self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
                     }
                     self.log_arrival(now, link as usize, dir, slot);
-                    self.arrive(now, slot);
+                    self.arrive(now, slot, 2 * link as usize + dir.index());
                 } else {
                     self.link_call(now, link as usize, |l, io| l.wake(now, token, io));
                 }
@@ -119,6 +122,7 @@ impl World {
             }
             Ev::AppTimer { flow, gen } => self.app_timer(now, flow as usize, gen),
             Ev::Start(f) => self.start_flow(now, f as usize),
+            Ev::Reroute => self.reroute(now),
         }
     }
 
@@ -135,7 +139,7 @@ impl World {
 
     /// A packet slot is done with (arrived, or lost).
     #[inline]
-    fn release(&mut self, slot: u32) {
+    pub(super) fn free_lost(&mut self, slot: u32) {
         if let Payload::External = self.packets[slot as usize].payload {
             self.ext.forget(self.packets[slot as usize].conn);
         }
@@ -176,7 +180,7 @@ impl World {
                 let p = &self.packets[slot as usize];
                 log.record(now, ld, PacketEventKind::Drop(why), slot, p);
             }
-            self.release(slot);
+            self.free_lost(slot);
         }
         lost.clear();
         self.link_io.lost = lost;
@@ -187,14 +191,14 @@ impl World {
                 let d = io.delivered.pop().unwrap();
                 let (dir, slot) = d;
                 self.log_arrival(now, link, dir, slot);
-                self.arrive(now, slot);
+                self.arrive(now, slot, 2 * link + dir.index());
                 return;
             }
             _ => std::mem::take(&mut io.delivered),
         };
         for &(dir, slot) in &delivered {
             self.log_arrival(now, link, dir, slot);
-            self.arrive(now, slot);
+            self.arrive(now, slot, 2 * link + dir.index());
         }
     }
 
@@ -207,11 +211,30 @@ impl World {
         }
     }
 
-    /// Put packet slot `slot` on the link direction `route[hop]`.
+    /// Put packet slot `slot` on the link direction `route[hop]` (in a
+    /// moving world: towards its destination from its source).
     #[inline]
     pub(super) fn transmit(&mut self, now: Time, slot: u32) {
         let p = &self.packets[slot as usize];
+        if p.route & super::network::DYN_ROUTE != 0 {
+            self.dyn_send(now, slot);
+            return;
+        }
         let ld = self.routes[p.route as usize][p.hop as usize] as usize;
+        self.transmit_ld(now, slot, ld);
+    }
+
+    /// `transmit_ld` for a moving world's next hops (kept out of line, so
+    /// that the static path's inlining stays as it was).
+    #[inline(never)]
+    pub(super) fn transmit_on(&mut self, now: Time, slot: u32, ld: usize) {
+        self.transmit_ld(now, slot, ld);
+    }
+
+    /// Put packet slot `slot` on link direction `ld`.
+    #[inline]
+    fn transmit_ld(&mut self, now: Time, slot: u32, ld: usize) {
+        let p = &self.packets[slot as usize];
         let (kind, seq, retx) = match p.payload {
             Payload::Data(d) if d.is_syn() => (PacketKind::Syn, 0, d.retx),
             Payload::Data(d) => (PacketKind::Data, d.seq, d.retx),
@@ -257,7 +280,7 @@ impl World {
                         let p = &self.packets[slot as usize];
                         log.record(now, ld as u32, PacketEventKind::Drop(why), slot, p);
                     }
-                    self.release(slot)
+                    self.free_lost(slot)
                 }
             }
         } else {
@@ -265,17 +288,27 @@ impl World {
         }
     }
 
-    /// A packet reached the far end of a link direction: forward it on its
-    /// route, or hand it to its endpoint.
+    /// A packet reached the far end of link direction `ld`: forward it on
+    /// its route, or hand it to its endpoint.
     #[inline(always)]
-    fn arrive(&mut self, now: Time, slot: u32) {
+    fn arrive(&mut self, now: Time, slot: u32, ld: usize) {
         let p = &mut self.packets[slot as usize];
+        if p.route & super::network::DYN_ROUTE != 0 {
+            self.dyn_arrive(now, slot, ld);
+            return;
+        }
         p.hop += 1;
         if (p.hop as usize) < self.routes[p.route as usize].len() {
             self.transmit(now, slot);
             return;
         }
-        let p = *p;
+        self.deliver(now, slot);
+    }
+
+    /// A packet reached its destination: hand it to its endpoint.
+    #[inline(always)]
+    pub(super) fn deliver(&mut self, now: Time, slot: u32) {
+        let p = self.packets[slot as usize];
         self.free.push(slot);
         let c = p.conn as usize;
         match p.payload {
@@ -539,6 +572,11 @@ impl World {
     pub fn inject(&mut self, now: Time, from: u32, to: u32, packet: ExternalPacket) -> Injected {
         assert!(now >= self.q.now(), "a packet injected in the past");
         let route = match self.ext.routes.get(&(from, to)) {
+            // A moving world forwards by destination.
+            None if self.mobile.is_some() && from != to => {
+                let r = self.mobile.as_deref_mut().unwrap().route(from, to);
+                Some((r, to))
+            }
             Some(r) => *r,
             None => {
                 let r = self.external_route(from, to);
@@ -559,7 +597,9 @@ impl World {
             exit,
             injected_at: now,
         });
-        if self.routes[route as usize].is_empty() {
+        if from == to
+            || (route & super::network::DYN_ROUTE == 0 && self.routes[route as usize].is_empty())
+        {
             self.ext.leave(now, id);
             return Injected::Sent;
         }

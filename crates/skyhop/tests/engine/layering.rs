@@ -27,6 +27,7 @@ const RANKS: &[(&str, u32)] = &[
     ("suggest", 0),
     ("units", 1),
     ("geo", 1),
+    ("mobility", 2),
     ("channel", 2),
     ("tcp", 2),
     ("net", 3),

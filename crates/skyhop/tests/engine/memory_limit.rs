@@ -190,3 +190,33 @@ fn template_counts_are_bounded() {
         assert!(e.message.contains("at most 100000"), "{e}");
     }
 }
+
+/// A constellation's positions and routing state count too.
+#[test]
+fn a_constellation_is_counted() {
+    let leo = r#"
+[run]
+duration = "10 s"
+[nodes.A]
+lat = 41.9
+lon = 12.5
+[nodes.B]
+lat = 50.1
+lon = 8.7
+[constellation]
+preset = "starlink-550"
+gsl = { rate = "1 Gbps" }
+[flows.f]
+from = "A"
+to = "B"
+"#;
+    let p = plan_of(leo, &[]);
+    check_against(&p, "leo.toml", &Recording::default(), 1, 1, 4_000 * MB).unwrap();
+    let e = check_against(&p, "leo.toml", &Recording::default(), 1, 1, 200_000).unwrap_err();
+    assert_eq!(
+        (e.file.as_str(), e.key.as_str()),
+        ("leo.toml", "constellation"),
+        "{e}"
+    );
+    assert!(e.message.contains("1584 satellites"), "{e}");
+}

@@ -152,6 +152,7 @@ fn observing_changes_no_result_and_filters_by_link_and_window() {
         link_dirs: Some(lds.clone()),
         from,
         to,
+        built_links: false,
     });
     let want: Vec<_> = full
         .packet_log

@@ -1,7 +1,7 @@
 //! [`Plan::build`]: validation, then resolution in order: nodes, links,
 //! flows, the run's duration, and the warnings about the result.
 
-use super::{flows, links, warnings, Plan};
+use super::{flows, links, motion, warnings, Plan};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::scenario::schema::Scenario;
@@ -15,17 +15,40 @@ impl Plan {
     /// that builds runs.
     pub fn build(scn: &Scenario, file: &str) -> Result<Plan, ScenarioError> {
         validate::check(scn, file)?;
-        if scn.nodes.is_empty() {
+        let added = motion::added_cities(scn);
+        if scn.nodes.is_empty() && added.is_empty() {
             return Err(ScenarioError::new(file, "nodes", "no nodes defined"));
         }
-        let nodes: Vec<String> = scn.nodes.keys().cloned().collect();
+        if scn.links.is_empty() && scn.constellation.is_none() {
+            return Err(ScenarioError::new(file, "links", "no links defined"));
+        }
+        // The scenario's nodes in name order, then the cities a
+        // constellation adds.
+        let mut nodes: Vec<String> = scn.nodes.keys().cloned().collect();
+        nodes.extend(added.iter().map(|c| c.name.to_string()));
+        let places = motion::places(scn, file, &added)?;
         let index: BTreeMap<&str, u32> = nodes
             .iter()
             .enumerate()
             .map(|(i, n)| (n.as_str(), i as u32))
             .collect();
         let mut warnings = Vec::new();
-        let net = links::resolve(scn, file, &nodes, &index, &mut warnings)?;
+        let mut net = links::resolve(scn, file, &nodes, &index, &places, &mut warnings)?;
+        let duration_hint = scn.run.duration.map_or(Dur::from_secs(3600), |d| d.0);
+        let motion = motion::motion_plan(
+            scn,
+            file,
+            &places,
+            &nodes,
+            &index,
+            net.motions.clone(),
+            duration_hint,
+        )?;
+        if let Some(m) = &motion {
+            for r in &m.gsls {
+                net.grounds.extend(r.grounds.iter().copied());
+            }
+        }
         let flows = flows::resolve(scn, file, &nodes, &index, &net, &mut warnings)?;
         let duration = match scn.run.duration {
             Some(d) => d.0,
@@ -40,6 +63,8 @@ impl Plan {
             duration,
             event_budget: scn.run.event_budget,
             warnings,
+            motion,
+            moving_start: Default::default(),
         };
         let more = warnings::receive_windows(&plan);
         plan.warnings.extend(more);

@@ -133,12 +133,25 @@ fn path(cx: &Ctx, name: &str, f: &FlowSection) -> Result<Vec<u32>, ScenarioError
         return Err(cx.err(key("to"), "a flow needs two different end nodes".into()));
     }
     let Some(p) = &f.path else {
-        return shortest_path(&cx.net.adjacency, cx.nodes.len(), src, dst).ok_or_else(|| {
-            cx.err(
-                key("to"),
-                format!("no path from {} to {} over the links", f.from, f.to),
-            )
-        });
+        if let Some(p) = shortest_path(&cx.net.adjacency, cx.nodes.len(), src, dst) {
+            return Ok(p);
+        }
+        // Both ends reach the ground under a constellation (or are there):
+        // the moving network routes between them.
+        let reaches_ground = |from: u32| {
+            (0..cx.nodes.len() as u32).any(|g| {
+                cx.net.grounds.contains(&g)
+                    && (g == from
+                        || shortest_path(&cx.net.adjacency, cx.nodes.len(), from, g).is_some())
+            })
+        };
+        if !cx.net.grounds.is_empty() && reaches_ground(src) && reaches_ground(dst) {
+            return Ok(vec![src, dst]);
+        }
+        return Err(cx.err(
+            key("to"),
+            format!("no path from {} to {} over the links", f.from, f.to),
+        ));
     };
     let ids = p
         .iter()
@@ -255,14 +268,15 @@ fn legs(
         })?;
         let lp: Vec<u32> = path[cut[i]..=cut[i + 1]].to_vec();
         let adjacency = &cx.net.adjacency;
+        // (Empty for two ground nodes joined by a constellation only.)
         let fwd = lp
             .windows(2)
-            .map(|w| adjacency[&(w[0], w[1])])
+            .filter_map(|w| adjacency.get(&(w[0], w[1])).copied())
             .collect::<Vec<_>>();
         let rev = lp
             .windows(2)
             .rev()
-            .map(|w| adjacency[&(w[1], w[0])])
+            .filter_map(|w| adjacency.get(&(w[1], w[0])).copied())
             .collect::<Vec<_>>();
         let mut cfg = tcp_config(cx.scn, &f.options, variant);
         if variant.cc == CcKind::AeroTcp {

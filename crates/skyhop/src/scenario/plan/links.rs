@@ -5,6 +5,7 @@
 //! own, reads channel files once, and lets the link layer check itself
 //! against its directions.
 
+use super::motion::Places;
 use super::PlanLayer;
 use crate::channel::{ChannelSpec, HopGeometry};
 use crate::engine::time::Dur;
@@ -22,6 +23,11 @@ pub(super) struct Links {
     pub layers: Vec<PlanLayer>,
     /// (from, to) node indices -> index into `dirs`.
     pub adjacency: BTreeMap<(u32, u32), u32>,
+    /// Per link: its motion when its ends move (or its visibility matters).
+    pub motions: Vec<Option<crate::net::mobile::LinkMotion>>,
+    /// Nodes linked to a constellation: a flow between two of them needs
+    /// no path over the links.
+    pub grounds: std::collections::BTreeSet<u32>,
 }
 
 pub(super) fn resolve(
@@ -29,6 +35,7 @@ pub(super) fn resolve(
     file: &str,
     nodes: &[String],
     index: &BTreeMap<&str, u32>,
+    places: &Places,
     warnings: &mut Vec<String>,
 ) -> Result<Links, ScenarioError> {
     let err = |k: String, m: String| ScenarioError::new(file, k, m);
@@ -36,6 +43,8 @@ pub(super) fn resolve(
         dirs: Vec::new(),
         layers: Vec::new(),
         adjacency: BTreeMap::new(),
+        motions: Vec::new(),
+        grounds: Default::default(),
     };
     for (name, l) in &scn.links {
         let key = |f: &str| format!("links.{name}.{f}");
@@ -67,8 +76,31 @@ pub(super) fn resolve(
                 "another link already joins these nodes".into(),
             ));
         }
-        let (geometric, geometry) = geometric_delay(scn, index, &l.between[0], &l.between[1])
+        let names = (l.between[0].as_str(), l.between[1].as_str());
+        let (geometric, geometry, mut motion) =
+            match places.link((ends[0], ends[1]), names, l.min_elevation) {
+                Some(r) => r,
+                None => geometric_delay(scn, index, names.0, names.1).map(|(d, g)| (d, g, None)),
+            }
             .map_err(|(k, m)| err(k.unwrap_or_else(|| key("delay")), m))?;
+        let explicit = l.delay.is_some()
+            || [&l.forward, &l.reverse]
+                .iter()
+                .any(|d| d.as_ref().is_some_and(|d| d.delay.is_some()));
+        if let Some(m) = motion.as_mut() {
+            // An explicit delay wins over the positions.
+            m.moving_delay &= !explicit;
+            if !matches!(
+                l.link_layer,
+                None | Some(crate::net::LinkLayerSpec::Fifo(_))
+            ) {
+                return Err(err(
+                    key("link_layer"),
+                    "only the fifo link layer runs between moving nodes".into(),
+                ));
+            }
+        }
+        out.motions.push(motion);
         for (dir_name, dir, from, to) in [
             ("forward", &l.forward, ends[0], ends[1]),
             ("reverse", &l.reverse, ends[1], ends[0]),
@@ -152,8 +184,7 @@ pub(super) fn resolve(
     Ok(out)
 }
 
-/// An error with the key it belongs to, if not the caller's default.
-type KeyedError = (Option<String>, String);
+use super::motion::KeyedError;
 
 /// Delay from positions: ground-GEO slant range (with the station's view of
 /// the satellite) or GEO-GEO inter-satellite link.

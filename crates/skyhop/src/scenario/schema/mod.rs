@@ -9,9 +9,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod flow;
+mod motion;
 mod tcp;
 
 pub use flow::{FlowSection, FlowSize};
+pub use motion::*;
 pub use tcp::*;
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
@@ -31,11 +33,18 @@ pub struct Scenario {
     pub tcp: TcpOptions,
     /// The nodes, by name.
     pub nodes: BTreeMap<String, NodeSection>,
-    /// The links, by id.
+    /// The links, by id (may be empty when a constellation joins the nodes).
+    #[serde(default)]
     pub links: BTreeMap<String, LinkSection>,
     /// The flows, by id (none only when a node is marked `live = true`).
     #[serde(default)]
     pub flows: BTreeMap<String, FlowSection>,
+    /// A LEO constellation (docs/leo.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constellation: Option<ConstellationSection>,
+    /// Routing of a moving network (docs/leo.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<RoutingSection>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
@@ -89,6 +98,13 @@ pub struct NodeSection {
     /// A GEO satellite at this longitude (degrees east; west negative).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub geo_longitude: Option<f64>,
+    /// Height above the ground at (lat, lon), e.g. "1 km" (a UAV), "20 km"
+    /// (a HAPS), "10 km" (an aircraft). Default 0 m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub altitude: Option<crate::units::Length>,
+    /// Motion along waypoints (instead of lat/lon).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<RouteSection>,
     /// Split-proxy settings used when a flow names this node in `proxies`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy: Option<ProxySection>,
@@ -202,6 +218,10 @@ pub struct LinkSection {
     /// e.g. `{ model = "ber", ber = 1e-6 }`); `per`/`ber` are shorthands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<ChannelSpec>,
+    /// Degrees: the link is up while its lower end sees the other at least
+    /// this high (nodes with places).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_elevation: Option<f64>,
     /// Link layer of the link (both directions): default `{ model = "fifo" }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_layer: Option<LinkLayerSpec>,

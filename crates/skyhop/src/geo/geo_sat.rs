@@ -1,4 +1,7 @@
 //! Path geometry of GEO links (the GEO paths of Luglio et al., IEEE JSAC 2004).
+//! These closed forms are the ground-to-GEO and GEO-to-GEO numbers every
+//! static scenario has used; `frame.rs` gives the same numbers for any pair
+//! of positions on the same spherical Earth.
 //!
 //! Slant range, one-way propagation delay, elevation and azimuth from a
 //! ground station to a geostationary satellite, and the range of an

@@ -1,0 +1,190 @@
+//! The world of a moving network: packets forwarded hop by hop towards
+//! their destination from the current routing state (`network.rs`), links
+//! between moving nodes built the first time traffic crosses them, plan
+//! links given their moving delay and visibility, and the routes
+//! recomputed on the policy's schedule.
+
+use super::network::{Mobile, DYN_ROUTE, MAX_HOPS};
+use super::state::Ev;
+use super::world::World;
+use crate::engine::time::Dur;
+use crate::engine::Time;
+use crate::mobility::Positions;
+use crate::net::mobile::MotionPlan;
+use crate::net::moving::{DirMotion, Visibility};
+use crate::net::routing::NO_HOP;
+use crate::net::{AnyLinkLayer, FifoDir, FifoLink};
+use crate::observe::PacketEventKind;
+use std::sync::Arc;
+
+/// The moving parts of a plan link's two directions.
+pub(super) fn attach_motion(
+    layer: &mut AnyLinkLayer,
+    positions: &Arc<Positions>,
+    ends: (u32, u32),
+    visibility: Visibility,
+    motion: &MotionPlan,
+) {
+    if let AnyLinkLayer::Fifo(l) = layer {
+        for (dir, (from, to)) in [(0, ends), (1, (ends.1, ends.0))] {
+            let vis = match visibility {
+                Visibility::MinElevation {
+                    observer_is_from,
+                    min_deg,
+                } => Visibility::MinElevation {
+                    observer_is_from: observer_is_from == (dir == 0),
+                    min_deg,
+                },
+                v => v,
+            };
+            l.dirs[dir].motion = Some(Box::new(DirMotion::new(
+                positions.clone(),
+                from,
+                to,
+                vis,
+                motion.when_down,
+                motion.lose_in_flight,
+            )));
+        }
+    }
+}
+
+/// Look angles from the end nearer the Earth's centre to the other, over
+/// time (for channel models that follow the satellite).
+pub(super) fn look_fn(positions: &Arc<Positions>, a: u32, b: u32) -> crate::channel::LookFn {
+    let p = positions.clone();
+    let lower = |n: u32| p.position(n, 0.0).norm();
+    let (obs, target) = if lower(a) <= lower(b) { (a, b) } else { (b, a) };
+    let p = positions.clone();
+    Arc::new(move |t: Time| {
+        let l = p.look(obs, target, t.as_secs_f64());
+        (l.elevation_deg, l.azimuth_deg)
+    })
+}
+
+impl World {
+    #[inline(never)]
+    fn mobile(&mut self) -> &mut Mobile {
+        self.mobile.as_deref_mut().expect("a moving world")
+    }
+
+    /// A packet of a moving world leaves its source.
+    #[inline(never)]
+    pub(super) fn dyn_send(&mut self, now: Time, slot: u32) {
+        let r = self.packets[slot as usize].route & !DYN_ROUTE;
+        let (src, dslot) = self.mobile().routes[r as usize];
+        self.dyn_forward(now, slot, src, dslot);
+    }
+
+    /// A packet of a moving world crossed link direction `ld`.
+    #[inline(never)]
+    pub(super) fn dyn_arrive(&mut self, now: Time, slot: u32, ld: usize) {
+        let r = self.packets[slot as usize].route & !DYN_ROUTE;
+        let m = self.mobile();
+        let (_, dslot) = m.routes[r as usize];
+        let node = m.dir_ends[ld].1;
+        if node == m.routing.dests[dslot as usize] {
+            self.deliver(now, slot);
+            return;
+        }
+        let p = &mut self.packets[slot as usize];
+        p.hop = p.hop.saturating_add(1);
+        if p.hop >= MAX_HOPS {
+            self.mobile().unroutable += 1;
+            self.drop_packet(now, ld as u32, slot);
+            return;
+        }
+        self.dyn_forward(now, slot, node, dslot);
+    }
+
+    fn dyn_forward(&mut self, now: Time, slot: u32, node: u32, dslot: u32) {
+        let m = self.mobile();
+        let next = m.routing.next_hop(dslot, node);
+        if next == NO_HOP {
+            m.unroutable += 1;
+            self.free_lost(slot);
+            return;
+        }
+        let ld = self.link_dir(node, next);
+        self.transmit_on(now, slot, ld as usize);
+    }
+
+    /// The link direction from `a` to its neighbour `b`, built on first use.
+    fn link_dir(&mut self, a: u32, b: u32) -> u32 {
+        let m = self.mobile.as_deref_mut().unwrap();
+        if let Some(&(_, ld)) = m.out[a as usize].iter().find(|&&(n, _)| n == b) {
+            return ld;
+        }
+        let (class, vis) = m
+            .net
+            .link_kind(a, b)
+            .expect("a next hop is a candidate link");
+        let c = &m.net.plan.classes[class];
+        let positions = &m.net.plan.positions;
+        let mk = |from: u32, to: u32, vis: Visibility| {
+            let mut d = FifoDir::new(c.rate_bps, Dur::ZERO, c.queue, Vec::new());
+            d.motion = Some(Box::new(DirMotion::new(
+                positions.clone(),
+                from,
+                to,
+                vis,
+                m.net.plan.when_down,
+                m.net.plan.lose_in_flight,
+            )));
+            d
+        };
+        let flip = |v: Visibility| match v {
+            Visibility::MinElevation {
+                observer_is_from,
+                min_deg,
+            } => Visibility::MinElevation {
+                observer_is_from: !observer_is_from,
+                min_deg,
+            },
+            v => v,
+        };
+        let mut link = FifoLink {
+            dirs: [mk(a, b, vis), mk(b, a, flip(vis))],
+        };
+        if self.trace {
+            for d in link.dirs.iter_mut() {
+                d.trace_queue();
+            }
+        }
+        let name = format!("{}:{}-{}", c.name, m.names[a as usize], m.names[b as usize]);
+        if let Some(log) = self.log.as_deref_mut() {
+            log.built_names.push(name.clone());
+        }
+        m.built.push((name, c.rate_bps));
+        let k = self.layers.len() as u32;
+        self.layers.push(AnyLinkLayer::Fifo(link));
+        let m = self.mobile.as_deref_mut().unwrap();
+        m.dir_ends.push((a, b));
+        m.dir_ends.push((b, a));
+        m.out[a as usize].push((b, 2 * k));
+        m.out[b as usize].push((a, 2 * k + 1));
+        2 * k
+    }
+
+    /// Recompute the routes (a routing update is due).
+    pub(super) fn reroute(&mut self, now: Time) {
+        let m = self.mobile.as_deref_mut().unwrap();
+        m.update(now);
+        let next = m.net.plan.routing.next_after(Dur(now.0));
+        self.q.push(Time(next.0), Ev::Reroute);
+    }
+
+    fn drop_packet(&mut self, now: Time, ld: u32, slot: u32) {
+        if let Some(log) = self.log.as_deref_mut() {
+            let p = &self.packets[slot as usize];
+            log.record(
+                now,
+                ld,
+                PacketEventKind::Drop(crate::net::LossReason::LinkDown),
+                slot,
+                p,
+            );
+        }
+        self.free_lost(slot);
+    }
+}
