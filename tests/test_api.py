@@ -128,8 +128,9 @@ def test_trace_frame():
     df = res.trace_frame(name)
     assert list(df.columns) == ["seed", "t_s", "value"]
     assert set(df["seed"]) == {1, 2}
-    with pytest.raises(KeyError):
+    with pytest.raises(skyhop.TableError, match=r"no trace 'no\.such\.trace'") as e:
         res.trace_frame("no.such.trace")
+    assert not isinstance(e.value, KeyError)
 
 
 def test_ci95_matches_scipy():

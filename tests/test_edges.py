@@ -192,8 +192,12 @@ def test_run_out_read_only_folder(tmp_path):  # pragma: no cover - CI runs as a 
 # Ctrl-C
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_ctrl_c_during_run_exits_130_at_once(jobs):
+@pytest.mark.parametrize(
+    ("jobs", "sig"),
+    [("1", signal.SIGINT), ("2", signal.SIGINT), ("2", signal.SIGTERM)],
+    ids=["1-SIGINT", "2-SIGINT", "2-SIGTERM"],
+)
+def test_ctrl_c_during_run_exits_130_at_once(jobs, sig):
     proc = subprocess.Popen(
         [sys.executable, "-m", "skyhop", "run", str(SLOW), "--runs", "500", "--jobs", jobs],
         stdout=subprocess.PIPE,
@@ -203,7 +207,7 @@ def test_ctrl_c_during_run_exits_130_at_once(jobs):
     try:
         time.sleep(2.0)
         assert proc.poll() is None
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         t0 = time.monotonic()
         out, err = proc.communicate(timeout=20)
     finally:

@@ -90,14 +90,34 @@ def test_only_the_cli_parses_arguments_and_libraries_do_not_print():
             if isinstance(n, (ast.Import, ast.ImportFrom))
             for a in (n.names if isinstance(n, ast.Import) else [ast.alias(n.module or "")])
         }
-        if path.name != "cli.py":
+        in_cli = path.parent == PKG / "cli"
+        if not in_cli:
             assert "argparse" not in imported, path
         # every library (sweeps, experiments, figures, tables, ...) prints
         # nothing: what reaches the terminal goes through the cli and _output
         # (the maintainers' `python -m skyhop.schema --update` and
         # `python -m skyhop.experiments.timings --update` excepted)
-        if path.name not in ("cli.py", "_output.py", "__main__.py", "schema.py", "timings.py"):
+        if not in_cli and path.name not in (
+            "_output.py",
+            "_terminal.py",
+            "__main__.py",
+            "schema.py",
+            "timings.py",
+        ):
             assert "print" not in names and not attrs & {"stderr", "stdout"}, path
+
+
+#: the longest a source file of the package may be
+MAX_LINES = 700
+
+
+def test_no_source_file_is_longer_than_700_lines():
+    long = {
+        str(p.relative_to(PKG)): n
+        for p in PKG.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, f"split these files (at most {MAX_LINES} lines each): {long}"
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -149,9 +169,15 @@ RUN_PATH = {
     "skyhop.__main__",
     "skyhop._core",
     "skyhop._output",
+    "skyhop._terminal",
     "skyhop.api",
     "skyhop.cli",
+    "skyhop.cli.commands",
+    "skyhop.cli.common",
+    "skyhop.cli.live",
+    "skyhop.cli.parser",
     "skyhop.errors",
+    "skyhop.files",
     "skyhop.stats",
     "skyhop.sweep",
     "skyhop.sweep.base",

@@ -196,6 +196,8 @@ def test_interrupted_sweep_resumes_without_losing_or_duplicating_rows(tmp_path, 
     assert "--resume" in err and "Traceback" not in err
     before = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.json")}
     assert 2 <= len(before) < total, "interrupt came too late to test resuming"
+    # the count said is the parts on disk (also those finished as it stopped)
+    assert f"interrupted: {len(before)} of {total} runs saved" in err, err
     assert not (out / "results.parquet").exists()
     # no worker survives the interruption to write more parts
     time.sleep(0.5)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import _core
 from .errors import ScenarioError, SimulationError, TableError
+from .files import MAX_SCENARIO_BYTES, read_bounded
 from .stats import flow_metrics, summarize
 
 # `typing` and `pathlib` are left out of what `skyhop run` imports (they cost
@@ -146,7 +147,8 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
     Parameters
     ----------
     source : str, path-like or dict
-        A TOML scenario file, or the scenario as a dict (same schema).
+        A scenario file (TOML; JSON when its name ends in ``.json``), or the
+        scenario as a dict (same schema).
     set : list of str or dict, optional
         Overrides by dotted path: ``["links.wu.per=0.005"]`` (VALUE read as a
         TOML value, a bare word being a string) or ``{"links.wu.per": 0.005}``.
@@ -166,6 +168,10 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
             text = json.dumps(source, allow_nan=False)
         except (TypeError, ValueError) as e:
             raise ScenarioError("<dict>", "", f"not representable as a scenario: {e}") from None
+        except RecursionError:
+            raise ScenarioError(
+                "<dict>", "", "nested too deeply to be a scenario (tables within tables)"
+            ) from None
         return Scenario("<dict>", _core.load_scenario(text, "<dict>", sets, "json"))
     if not isinstance(source, (str, os.PathLike)):
         raise ScenarioError(
@@ -175,8 +181,7 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
         )
     file = os.fspath(source)
     try:
-        with open(file, encoding="utf-8") as f:
-            text = f.read()
+        text = read_bounded(file, MAX_SCENARIO_BYTES, pipe=True).decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError(file, "", "cannot read file: not UTF-8 text") from None
     except OSError as e:
@@ -184,7 +189,8 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
     # Relative paths inside the scenario (fade traces, masking files) are
     # relative to the scenario file.
     base = os.path.dirname(os.path.realpath(file))
-    return Scenario(file, _core.load_scenario(text, file, sets, "toml", base))
+    fmt = "json" if file.lower().endswith(".json") else "toml"
+    return Scenario(file, _core.load_scenario(text, file, sets, fmt, base))
 
 
 def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, Any]:
@@ -205,15 +211,45 @@ def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, A
     return json.loads(_core.describe(scn.json, scn.file))
 
 
+def check_runs(runs: Any, name: str = "runs") -> int:
+    """A run count: an integer from 1 to ``run.runs``' cap (1000000)."""
+    runs = check_int(name, runs, minimum=1)
+    if runs > _core.MAX_RUNS:
+        raise ScenarioError(
+            "<options>", name, f"{runs} is out of range: must be between 1 and {_core.MAX_RUNS}"
+        )
+    return runs
+
+
 def check_seeds(seed: Any, runs: Any) -> tuple[int, int]:
     """Validate a base seed and a run count; return them as ints."""
-    runs = check_int("runs", runs, minimum=1)
+    runs = check_runs(runs)
     seed = check_int("seed", seed)
     if seed < 0 or seed + runs - 1 > _U64_MAX:
         raise ScenarioError(
             "<options>", "seed", f"seeds must lie in 0..2^64-1, got {seed}..{seed + runs - 1}"
         )
     return seed, runs
+
+
+def check_memory(
+    scenario: Scenario,
+    runs: int,
+    *,
+    jobs: int | None = None,
+    trace: bool = False,
+    observe: Mapping[str, Any] | None = None,
+) -> None:
+    """Refuse, before any starts, ``runs`` runs of ``scenario`` (``jobs`` at
+    once) whose estimated memory would exceed the limit (``SKYHOP_MEMORY_LIMIT``,
+    default a quarter of physical memory): a ScenarioError naming the largest
+    part and what to change. What runs record (``trace``, the packet log and
+    pcap files of ``observe``, as for :func:`run_seeds`) counts for every run."""
+    opts = None
+    if observe is not None:
+        opts = json.dumps({k: v for k, v in observe.items() if k != "pcap_per_seed"})
+    jobs = min(runs, jobs or default_jobs())
+    _core.check_memory(scenario.json, scenario.file, trace, opts, runs, jobs)
 
 
 def default_jobs() -> int:
@@ -430,7 +466,7 @@ class Results:
             )
         if not frames:
             known = sorted({k for r in self.runs for k in r.get("traces", {})})
-            raise KeyError(
+            raise TableError(
                 f"no trace {name!r} (traces: {', '.join(known) or 'none; run with trace=True'})"
             )
         return pd.concat(frames, ignore_index=True)
@@ -586,12 +622,13 @@ def run(
     trace = check_bool("trace", trace)
     jobs = check_jobs(jobs)
     if runs is not None:
-        check_int("runs", runs, minimum=1)
+        check_runs(runs)
     if seed is not None:
         check_int("seed", seed, minimum=0)
     scn = load_scenario(scenario, set=set)
     base, n = check_seeds(
         scn.default_seed if seed is None else seed, scn.default_runs if runs is None else runs
     )
+    check_memory(scn, n, jobs=jobs, trace=trace)
     results = run_seeds(scn, range(base, base + n), trace=trace, jobs=jobs)
     return Results(scn.resolved, results)

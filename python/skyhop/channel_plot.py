@@ -3,7 +3,9 @@ as a run with the given seed would see it, and draw it.
 
 The samples come from the engine (``skyhop._core.sample_channel``): the
 model's state (0 GOOD / 1 BAD, or 0 line of sight / 1 shadowed; a row index
-for fade traces) and loss probability of a 1500-byte packet. For
+for fade traces) and loss probability of a 1500-byte packet; for a DVB-S
+link, the fade process of its forward channel (0 GOOD / 1 BAD) and the loss
+probability of a 188-byte frame in the mode its ACM policy settles in. For
 ``lms-urban`` the masking angle towards the satellite is drawn against the
 satellite's elevation, and a second panel shows the street's full skyline
 (masking angle against azimuth) at a few instants, with the satellite marked.
@@ -15,6 +17,7 @@ import json
 from typing import Any
 
 from . import _core
+from ._output import write_with
 from .api import load_scenario
 from .errors import ScenarioError
 from .units import duration_s as parse_duration
@@ -97,7 +100,11 @@ def plot_channel(samples: dict[str, Any], out: str, title: str = "") -> None:
     ax.legend(loc="upper right", fontsize=8) if lms else None
     ax = axes[1]
     ax.step(t, loss, where="post", lw=0.9, color="tab:red")
-    ax.set_ylabel("loss probability\n(1500-byte packet)")
+    ax.set_ylabel(
+        "loss probability\n(188-byte frame)"
+        if samples.get("model") == "dvbs"
+        else "loss probability\n(1500-byte packet)"
+    )
     ax.set_xlabel("time (s)")
     if lms:
         ax = axes[2]
@@ -116,5 +123,6 @@ def plot_channel(samples: dict[str, Any], out: str, title: str = "") -> None:
         ax.set_ylabel("skyline masking (°)")
         ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    fmt = out.rsplit(".", 1)[-1].lower() if "." in out else "png"
+    write_with(out, lambda tmp: fig.savefig(tmp, format=fmt, dpi=110))
     plt.close(fig)

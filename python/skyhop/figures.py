@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ._output import write_with
 from .errors import ScenarioError
 
 __all__ = [
@@ -313,15 +314,19 @@ def save_figure(fig, stem: str | Path, formats: Sequence[str] = FORMATS) -> list
     paths = []
     for fmt in formats:
         path = stem.with_suffix(f".{fmt}")
-        fig.savefig(
+        write_with(
             path,
-            dpi=150 if fmt == "png" else None,
-            bbox_inches="tight",
-            metadata={"Date": None}
-            if fmt == "svg"
-            else {"CreationDate": None}
-            if fmt == "pdf"
-            else None,
+            lambda tmp, fmt=fmt: fig.savefig(
+                tmp,
+                format=fmt,
+                dpi=150 if fmt == "png" else None,
+                bbox_inches="tight",
+                metadata={"Date": None}
+                if fmt == "svg"
+                else {"CreationDate": None}
+                if fmt == "pdf"
+                else None,
+            ),
         )
         paths.append(path)
     plt().close(fig)

@@ -23,6 +23,7 @@ use pyo3::prelude::*;
 
 #[cfg(target_os = "linux")]
 mod live;
+mod observed;
 
 use skyhop::scenario::Scenario;
 use skyhop::{RunOptions, ScenarioError, SimError};
@@ -35,7 +36,7 @@ static CANCEL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::ne
 /// process-wide flag, or a pending signal (Ctrl-C) with a Python handler
 /// that raises, checked with the GIL every 4096 events (only the main
 /// thread runs Python signal handlers; other threads see the flag).
-fn cancel_check() -> skyhop::sim::CancelFn {
+pub(crate) fn cancel_check() -> skyhop::sim::CancelFn {
     std::sync::Arc::new(|| {
         CANCEL.load(std::sync::atomic::Ordering::Relaxed)
             || Python::with_gil(|py| py.check_signals().is_err())
@@ -55,7 +56,7 @@ fn reset_cancel() {
 }
 
 /// What went wrong, before it becomes a Python exception (built without the GIL).
-enum Failure {
+pub(crate) enum Failure {
     Scenario(ScenarioError),
     Sim {
         kind: &'static str,
@@ -92,7 +93,7 @@ impl From<SimError> for Failure {
 
 /// Raise `skyhop.errors.<class_name>(*args)`; falls back to a builtin
 /// exception if the facade module cannot be imported.
-fn python_error(py: Python<'_>, failure: Failure) -> PyErr {
+pub(crate) fn python_error(py: Python<'_>, failure: Failure) -> PyErr {
     if let Failure::Interrupted = failure {
         return pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted");
     }
@@ -157,7 +158,7 @@ fn install_panic_hook() {
 }
 
 /// Run `f`, turning a panic into `Failure::Internal`.
-fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
+pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
     match panic::catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result,
         Err(_) => {
@@ -171,7 +172,7 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, Failure>) -> Result<T, F
     }
 }
 
-fn to_json<T: serde::Serialize>(value: &T, what: &str) -> Result<String, Failure> {
+pub(crate) fn to_json<T: serde::Serialize>(value: &T, what: &str) -> Result<String, Failure> {
     serde_json::to_string(value)
         .map_err(|e| Failure::Internal(format!("internal error: cannot serialise {what}: {e}")))
 }
@@ -205,7 +206,15 @@ fn load_scenario(
                     }
                     None => skyhop::scenario::load_str(text, file, &sets)?,
                 },
-                "json" => skyhop::scenario::load_json_str(text, file, &sets)?,
+                "json" => match base {
+                    Some(b) => skyhop::scenario::load_json_str_in(
+                        text,
+                        file,
+                        &sets,
+                        std::path::Path::new(b),
+                    )?,
+                    None => skyhop::scenario::load_json_str(text, file, &sets)?,
+                },
                 other => {
                     return Err(Failure::Internal(format!(
                         "load_scenario: unknown format {other:?} (expected \"toml\" or \"json\")"
@@ -258,128 +267,6 @@ fn describe(py: Python<'_>, resolved_json: &str, file: &str) -> PyResult<String>
     result.map_err(|f| python_error(py, f))
 }
 
-/// What an observed run records and writes (JSON from Python).
-#[derive(serde::Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct Observe {
-    /// Return the per-packet log as columns (`packet_log` in the result).
-    #[serde(default)]
-    log: bool,
-    /// Links of the log (names, `name:forward`, `name:reverse`); all if absent.
-    log_links: Option<Vec<String>>,
-    /// Time window of the log, seconds (both ends included).
-    log_window: Option<(f64, f64)>,
-    /// Write one pcap file per link direction into this folder.
-    pcap_dir: Option<String>,
-    pcap_links: Option<Vec<String>>,
-    /// Appended to each pcap file's stem (e.g. `.seed3`).
-    #[serde(default)]
-    pcap_suffix: String,
-}
-
-fn options_error(key: &str, message: String) -> Failure {
-    Failure::Scenario(ScenarioError::new("<options>", key, message))
-}
-
-/// Simulate like [`run`], with the per-packet observer on: returns the
-/// `RunResult` JSON with, when asked, `packet_log` (columns) and
-/// `pcap_files` (`[[path, packets], ...]`) added.
-#[pyfunction]
-#[pyo3(signature = (resolved_json, seed, trace, observe_json))]
-fn run_observed(
-    py: Python<'_>,
-    resolved_json: &str,
-    seed: u64,
-    trace: bool,
-    observe_json: &str,
-) -> PyResult<String> {
-    use skyhop::engine::Time;
-    use skyhop::export::{link_dirs_by_name, packet_table, pcap};
-    use skyhop::observe::PacketLogOptions;
-    let result = py.allow_threads(|| {
-        guarded("running the simulation", || {
-            let obs: Observe = serde_json::from_str(observe_json)
-                .map_err(|e| Failure::Internal(format!("run_observed: bad options: {e}")))?;
-            let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
-            let plan = skyhop::scenario::Plan::build(&scn, "<resolved>")?;
-            let all: Vec<u32> = (0..plan.links.len() as u32).collect();
-            let pick = |names: &Option<Vec<String>>, key: &str| -> Result<Vec<u32>, Failure> {
-                match names {
-                    None => Ok(all.clone()),
-                    Some(n) => link_dirs_by_name(&plan, n).map_err(|m| options_error(key, m)),
-                }
-            };
-            let log_dirs = pick(&obs.log_links, "packet_log_links")?;
-            let pcap_dirs = pick(&obs.pcap_links, "pcap_links")?;
-            let secs = |s: f64| Time((s.max(0.0) * 1e9).round().min(u64::MAX as f64) as u64);
-            let (from, to) = obs
-                .log_window
-                .map_or((Time::ZERO, Time::MAX), |(a, b)| (secs(a), secs(b)));
-            // One observer for both uses: the union of their links; the
-            // window only when no pcap is written.
-            let mut dirs: Vec<u32> = Vec::new();
-            if obs.log {
-                dirs.extend(&log_dirs);
-            }
-            if obs.pcap_dir.is_some() {
-                dirs.extend(&pcap_dirs);
-            }
-            dirs.sort_unstable();
-            dirs.dedup();
-            let window = if obs.pcap_dir.is_some() {
-                (Time::ZERO, Time::MAX)
-            } else {
-                (from, to)
-            };
-            let opts = RunOptions {
-                trace,
-                packet_log: Some(PacketLogOptions {
-                    link_dirs: Some(dirs),
-                    from: window.0,
-                    to: window.1,
-                    // pcap files of the links a moving network builds too
-                    built_links: obs.pcap_dir.is_some(),
-                }),
-                cancel: Some(cancel_check()),
-            };
-            let mut result = skyhop::sim::run_plan(&plan, seed, &opts)?;
-            let log = result.packet_log.take().unwrap_or_default();
-            let mut doc = serde_json::to_value(&result)
-                .map_err(|e| Failure::Internal(format!("cannot serialise the result: {e}")))?;
-            if let Some(dir) = &obs.pcap_dir {
-                let files = pcap::write_pcaps(
-                    &plan,
-                    &log,
-                    std::path::Path::new(dir),
-                    &pcap_dirs,
-                    &obs.pcap_suffix,
-                )
-                .map_err(|e| options_error("--pcap", format!("{dir}: cannot write: {e}")))?;
-                let files: Vec<(String, u64)> = files
-                    .into_iter()
-                    .map(|(p, n)| (p.to_string_lossy().into_owned(), n))
-                    .collect();
-                doc["pcap_files"] = serde_json::json!(files);
-            }
-            if obs.log {
-                let mut kept = skyhop::observe::PacketLog::default();
-                kept.conns = log.conns;
-                kept.events = log
-                    .events
-                    .into_iter()
-                    .filter(|e| {
-                        log_dirs.binary_search(&e.link_dir).is_ok() && e.t >= from && e.t <= to
-                    })
-                    .collect();
-                doc["packet_log"] = serde_json::to_value(packet_table(&kept, &plan))
-                    .map_err(|e| Failure::Internal(format!("cannot serialise the log: {e}")))?;
-            }
-            to_json(&doc, "the run result")
-        })
-    });
-    result.map_err(|f| python_error(py, f))
-}
-
 /// Sample the channel model of one direction of a link over time, as the
 /// run with `seed` would see it: JSON `{model, t_s, state, loss_probability}`
 /// plus, for `lms-urban`, `masking_deg` (towards the satellite),
@@ -404,12 +291,53 @@ fn sample_channel(
             use skyhop::engine::Time;
             let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
             let plan = skyhop::scenario::Plan::build(&scn, "<resolved>")?;
+            // A chain switching more often than a run may over the span
+            // would take hours to draw: refused as a run of that length is.
+            let span = skyhop::engine::Dur((duration_s.max(0.0) * 1e9).min(u64::MAX as f64) as u64);
+            skyhop::scenario::check_chains(&plan, "<options>", span, plan.event_budget).map_err(
+                |e| {
+                    let m = e.message.replace("or shorten the run", "or plot a shorter span");
+                    ScenarioError::new("<options>", "--duration", format!("{}: {m}", e.key))
+                },
+            )?;
             let name = format!("{link}:{direction}");
             let bad = |m: String| Failure::Scenario(ScenarioError::new("<resolved>", format!("links.{link}"), m));
             let dir = plan.links.iter().find(|d| d.name == name).ok_or_else(|| {
                 let links: Vec<&str> = scn.links.keys().map(|k| k.as_str()).collect();
                 bad(format!("no such link (links: {})", links.join(", ")))
             })?;
+            let has_model = dir.channels.iter().any(|c| !matches!(c, ChannelSpec::DropList(_)));
+            let dvbs = plan.layers.iter().find_map(|l| match &l.spec {
+                skyhop::net::LinkLayerSpec::Dvbs(s) if l.name == link => s.params().ok(),
+                _ => None,
+            });
+            if let (false, Some(p)) = (has_model, dvbs) {
+                if direction != "forward" {
+                    return Err(bad(
+                        "the reverse direction of a DVB-S link has no channel model (its fade process is on the forward direction)".into(),
+                    ));
+                }
+                // The DVB-S link's fade process, as its frames see it.
+                let mut chain = p.fade_chain(seed, link);
+                let n = (duration_s / step_s).floor().max(0.0) as u64 + 1;
+                let (mut t_s, mut state, mut loss) = (vec![], vec![], vec![]);
+                for k in 0..n {
+                    let t = k as f64 * step_s;
+                    let b = chain.state_at(Time::from_secs_f64(t));
+                    t_s.push(t);
+                    state.push(Some(b as u8 as f64));
+                    loss.push(Some(p.frame_loss(b)));
+                }
+                return Ok(serde_json::json!({
+                    "model": "dvbs",
+                    "link": name,
+                    "seed": seed,
+                    "t_s": t_s,
+                    "state": state,
+                    "loss_probability": loss,
+                })
+                .to_string());
+            }
             let (index, spec) = dir
                 .channels
                 .iter()
@@ -501,7 +429,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
-    m.add_function(wrap_pyfunction!(run_observed, m)?)?;
+    m.add_function(wrap_pyfunction!(observed::run_observed, m)?)?;
+    m.add_function(wrap_pyfunction!(observed::check_memory, m)?)?;
+    m.add("MAX_RUNS", skyhop::scenario::MAX_RUNS)?;
     m.add_function(wrap_pyfunction!(sample_channel, m)?)?;
     m.add_function(wrap_pyfunction!(cancel, m)?)?;
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;

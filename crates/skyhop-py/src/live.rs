@@ -1,6 +1,7 @@
 //! Bindings of live runs (`skyhop live`) and their replay (`skyhop replay`).
 
-use super::{cancel_check, guarded, options_error, python_error, to_json, Failure};
+use super::observed::options_error;
+use super::{cancel_check, guarded, python_error, to_json, Failure};
 use pyo3::prelude::*;
 use serde::Deserialize;
 use skyhop::engine::{Dur, Time};
@@ -64,7 +65,7 @@ fn pcaps(
     dirs: &[u32],
 ) -> Result<serde_json::Value, Failure> {
     let files = pcap::write_pcaps(plan, log, std::path::Path::new(dir), dirs, "")
-        .map_err(|e| options_error("--pcap", format!("{dir}: cannot write: {e}")))?;
+        .map_err(|e| options_error("--pcap", format!("cannot write {e}")))?;
     let files: Vec<(String, u64)> = files
         .into_iter()
         .map(|(p, n)| (p.to_string_lossy().into_owned(), n))

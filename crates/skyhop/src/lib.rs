@@ -21,6 +21,7 @@ pub mod pep;
 pub mod result;
 pub mod scenario;
 pub mod sim;
+pub mod suggest;
 pub mod tcp;
 pub mod units;
 

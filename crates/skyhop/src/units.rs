@@ -8,7 +8,148 @@ use crate::engine::time::Dur;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
-fn split_number(s: &str) -> Option<(f64, &str)> {
+/// A decimal number read exactly: `±digits × 10^exp`, with the digits
+/// kept as an integer (nothing is rounded: a quantity is converted to its
+/// base unit in exact arithmetic, so a value is either a whole number of
+/// the base unit or refused, whatever f64 would have made of it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Decimal {
+    pub negative: bool,
+    pub digits: u128,
+    pub exp: i32,
+}
+
+/// Significant digits a quantity may have (a u128 holds them times any unit factor).
+const MAX_DIGITS: usize = 24;
+
+impl Decimal {
+    /// Parse `[+-]digits[.digits][e[+-]digits]` (underscores between digits
+    /// allowed, as in TOML); `None` if the text is not such a number.
+    pub(crate) fn parse(text: &str) -> Option<Result<Decimal, String>> {
+        let t = text.replace('_', "");
+        let (negative, t) = match t.strip_prefix('-') {
+            Some(r) => (true, r.to_string()),
+            None => (false, t.strip_prefix('+').unwrap_or(&t).to_string()),
+        };
+        let (mant, exp) = match t.find(['e', 'E']) {
+            Some(i) => (&t[..i], Some(&t[i + 1..])),
+            None => (&t[..], None),
+        };
+        let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+        if (int.is_empty() && frac.is_empty())
+            || !int.bytes().all(|b| b.is_ascii_digit())
+            || !frac.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let mut e: i64 = match exp {
+            None => 0,
+            Some(x) => {
+                let digits = x.strip_prefix(['+', '-']).unwrap_or(x);
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                // Beyond ±10^6 nothing is representable; keep the sign only.
+                let v: i64 = digits.parse().unwrap_or(i64::MAX / 4).min(1_000_000_000);
+                if x.starts_with('-') {
+                    -v
+                } else {
+                    v
+                }
+            }
+        };
+        let all = format!("{int}{frac}");
+        e -= frac.len() as i64;
+        let all = all.trim_start_matches('0');
+        // Trailing zeros move into the exponent.
+        let trimmed = all.trim_end_matches('0');
+        e += (all.len() - trimmed.len()) as i64;
+        if trimmed.is_empty() {
+            return Some(Ok(Decimal {
+                negative,
+                digits: 0,
+                exp: 0,
+            }));
+        }
+        if trimmed.len() > MAX_DIGITS {
+            return Some(Err(format!(
+                "has {} significant digits, more than the {MAX_DIGITS} skyhop reads",
+                trimmed.len()
+            )));
+        }
+        let digits: u128 = trimmed.parse().expect("checked digits");
+        let exp = e.clamp(-1_000_000_000, 1_000_000_000) as i32;
+        Some(Ok(Decimal {
+            negative,
+            digits,
+            exp,
+        }))
+    }
+
+    pub(crate) fn is_zero(&self) -> bool {
+        self.digits == 0
+    }
+
+    /// The value times a whole `factor`, if it is a whole number: `Ok(Some(n))`
+    /// when it fits in 64 bits, `Ok(None)` when it is whole but larger, `Err`
+    /// with the exact value (as decimal text) when it is not whole.
+    pub(crate) fn times(&self, factor: u64) -> Result<Option<u64>, String> {
+        let n = self.digits * factor as u128; // < 10^24 · 2^64 < 2^128
+        if n == 0 {
+            return Ok(Some(0));
+        }
+        if self.exp >= 0 {
+            let mut v = n;
+            for _ in 0..self.exp {
+                v = match v.checked_mul(10) {
+                    Some(x) if x <= u64::MAX as u128 => x,
+                    _ => return Ok(None),
+                };
+            }
+            return Ok(u64::try_from(v).ok());
+        }
+        let k = -(self.exp as i64);
+        if k <= 38 && n.is_multiple_of(10u128.pow(k as u32)) {
+            return Ok(u64::try_from(n / 10u128.pow(k as u32)).ok());
+        }
+        Err(decimal_text(n, self.exp))
+    }
+
+    /// The value as f64 (for the words of a message).
+    pub(crate) fn to_f64(self) -> f64 {
+        let v: f64 = format!("{}e{}", self.digits, self.exp)
+            .parse()
+            .unwrap_or(f64::NAN);
+        if self.negative {
+            -v
+        } else {
+            v
+        }
+    }
+}
+
+/// `n × 10^exp` as plain decimal text (exp < 0), e.g. `1.0000004`; in
+/// scientific notation when the number is far below one.
+fn decimal_text(n: u128, exp: i32) -> String {
+    let s = n.to_string();
+    let k = (-(exp as i64)) as usize;
+    if k > 30 {
+        let (a, b) = s.split_at(1);
+        let b = b.trim_end_matches('0');
+        let e = s.len() as i64 - 1 - k as i64;
+        return if b.is_empty() {
+            format!("{a}e{e}")
+        } else {
+            format!("{a}.{b}e{e}")
+        };
+    }
+    let padded = format!("{s:0>width$}", width = k + 1);
+    let (i, f) = padded.split_at(padded.len() - k);
+    format!("{i}.{}", f.trim_end_matches('0'))
+}
+
+/// Split `"1.5 ms"` into the number's text and the unit.
+fn split_number(s: &str) -> (&str, &str) {
     let s = s.trim();
     let end = s
         .char_indices()
@@ -21,105 +162,118 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
         num = &num[..num.len() - 1];
         unit = s[end - 1..].trim();
     }
-    let num = num.replace('_', "");
-    let v: f64 = num.parse().ok()?;
-    Some((v, unit))
+    (num, unit)
 }
 
-fn parse_with(s: &str, what: &str, units: &[(&str, f64)]) -> Result<f64, String> {
-    let names: Vec<&str> = units.iter().map(|u| u.0).collect();
-    let Some((v, unit)) = split_number(s) else {
+/// A quantity's number and the factor of its unit (in the base unit).
+fn parse_with<F: Copy>(s: &str, what: &str, units: &[(&str, F)]) -> Result<(Decimal, F), String> {
+    let names = unit_list(units);
+    let (num, unit) = split_number(s);
+    let Some(dec) = Decimal::parse(num) else {
         return Err(format!(
-            "cannot read {what} {s:?}: expected a number and a unit ({})",
-            names.join(", ")
+            "cannot read {what} {s:?}: expected a number and a unit ({names})"
         ));
     };
+    let dec = dec.map_err(|m| format!("{what} {s:?} {m}"))?;
     if unit.is_empty() {
         return Err(format!(
-            "{what} {s:?} has no unit: write e.g. \"{s} {}\" (units: {})",
-            units[0].0,
-            names.join(", ")
+            "{what} {s:?} has no unit: write e.g. \"{} {}\" (units: {names})",
+            num.trim(),
+            units[0].0
         ));
     }
-    for (name, factor) in units {
-        if unit == *name {
-            if !v.is_finite() {
-                return Err(format!("{what} {s:?} is not a finite number"));
-            }
-            return Ok(v * factor);
+    match units.iter().find(|(name, _)| *name == unit) {
+        Some((_, factor)) => Ok((dec, *factor)),
+        None => {
+            let hint = crate::suggest::did_you_mean(unit, units.iter().map(|u| u.0))
+                .map(|s| format!("; did you mean {s:?}?"))
+                .unwrap_or_default();
+            Err(format!(
+                "unknown unit {unit:?} in {what} {s:?} (units: {names}){hint}"
+            ))
         }
     }
-    Err(format!(
-        "unknown unit {unit:?} in {what} {s:?} (units: {})",
-        names.join(", ")
-    ))
 }
 
-/// A quantity converted to its base unit (`x`, from the text `s`) as an
-/// integer: it must fit in 64 bits and be a whole number of the base unit
-/// (nothing is silently rounded or clamped). A tolerance of a millionth of
-/// the base unit, or 10^-12 relative, absorbs the binary representation of
-/// decimal fractions such as "1.5e-3 s".
-fn whole(x: f64, what: &str, s: &str, base: &str) -> Result<u64, String> {
-    // 2^64: the first value that does not fit.
-    const LIMIT: f64 = 18_446_744_073_709_551_616.0;
-    if x.is_nan() {
-        return Err(format!("{what} {s:?} is not a finite number"));
-    }
-    if x >= LIMIT {
-        return Err(format!(
+/// The unit names, without the spellings that only differ in case or symbol.
+fn unit_list<F>(units: &[(&str, F)]) -> String {
+    units
+        .iter()
+        .map(|u| u.0)
+        .filter(|n| n.is_ascii())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A quantity converted to its base unit as an integer: it must fit in 64
+/// bits and be a whole number of the base unit, computed exactly (nothing
+/// is silently rounded or clamped: `"1.0000004 ns"` and `"1e-400 s"` are
+/// refused, not read as 1 ns and 0).
+fn whole(
+    dec: Decimal,
+    factor: u64,
+    what: &str,
+    s: &str,
+    base: &str,
+    resolution: &str,
+) -> Result<u64, String> {
+    match dec.times(factor) {
+        Ok(Some(v)) => Ok(v),
+        Ok(None) => Err(format!(
             "{what} {s:?} is out of range: it exceeds 2^64 - 1 {base}"
-        ));
+        )),
+        Err(exact) => Err(format!(
+            "{what} {s:?} is not a whole number of {base} (it is {exact} {base}; \
+             {resolution} is the engine's resolution)"
+        )),
     }
-    let r = x.round();
-    let tol = 1e-6_f64.max(x.abs() * 1e-12);
-    if (x - r).abs() > tol || (r == 0.0 && x != 0.0) {
-        return Err(format!(
-            "{what} {s:?} must be a whole number of {base} (it is {x} {base})"
-        ));
-    }
-    Ok(r as u64)
 }
 
-pub(crate) const RATE_UNITS: &[(&str, f64)] = &[
-    ("bps", 1.0),
-    ("kbps", 1e3),
-    ("Kbps", 1e3),
-    ("Mbps", 1e6),
-    ("Gbps", 1e9),
-    ("bit/s", 1.0),
-    ("kbit/s", 1e3),
-    ("Mbit/s", 1e6),
-    ("Gbit/s", 1e9),
-    ("b/s", 1.0),
-    ("kb/s", 1e3),
-    ("Kb/s", 1e3),
-    ("Mb/s", 1e6),
-    ("Gb/s", 1e9),
-    ("mbps", 1e6),
-    ("gbps", 1e9),
-    ("mb/s", 1e6),
-    ("gb/s", 1e9),
-    ("Kbit/s", 1e3),
-    ("mbit/s", 1e6),
-    ("gbit/s", 1e9),
+/// Rate units and their factor in bit/s.
+pub(crate) const RATE_UNITS: &[(&str, u64)] = &[
+    ("bps", 1),
+    ("kbps", 1_000),
+    ("Kbps", 1_000),
+    ("Mbps", 1_000_000),
+    ("Gbps", 1_000_000_000),
+    ("bit/s", 1),
+    ("kbit/s", 1_000),
+    ("Mbit/s", 1_000_000),
+    ("Gbit/s", 1_000_000_000),
+    ("b/s", 1),
+    ("kb/s", 1_000),
+    ("Kb/s", 1_000),
+    ("Mb/s", 1_000_000),
+    ("Gb/s", 1_000_000_000),
+    ("mbps", 1_000_000),
+    ("gbps", 1_000_000_000),
+    ("mb/s", 1_000_000),
+    ("gb/s", 1_000_000_000),
+    ("Kbit/s", 1_000),
+    ("mbit/s", 1_000_000),
+    ("gbit/s", 1_000_000_000),
 ];
-pub(crate) const TIME_UNITS: &[(&str, f64)] = &[
-    ("s", 1.0),
-    ("ms", 1e-3),
-    ("us", 1e-6),
-    ("ns", 1e-9),
-    ("min", 60.0),
+/// Time units and their factor in nanoseconds (`µs` with the micro sign or
+/// the Greek mu, as `us`).
+pub(crate) const TIME_UNITS: &[(&str, u64)] = &[
+    ("s", 1_000_000_000),
+    ("ms", 1_000_000),
+    ("us", 1_000),
+    ("ns", 1),
+    ("min", 60_000_000_000),
+    ("\u{b5}s", 1_000),
+    ("\u{3bc}s", 1_000),
 ];
-pub(crate) const SIZE_UNITS: &[(&str, f64)] = &[
-    ("B", 1.0),
-    ("kB", 1e3),
-    ("KB", 1e3),
-    ("MB", 1e6),
-    ("GB", 1e9),
-    ("KiB", 1024.0),
-    ("MiB", 1048576.0),
-    ("GiB", 1073741824.0),
+/// Size units and their factor in bytes.
+pub(crate) const SIZE_UNITS: &[(&str, u64)] = &[
+    ("B", 1),
+    ("kB", 1_000),
+    ("KB", 1_000),
+    ("MB", 1_000_000),
+    ("GB", 1_000_000_000),
+    ("KiB", 1_024),
+    ("MiB", 1_048_576),
+    ("GiB", 1_073_741_824),
 ];
 
 pub(crate) const LENGTH_UNITS: &[(&str, f64)] = &[("m", 1.0), ("km", 1e3), ("ft", 0.3048)];
@@ -135,13 +289,15 @@ pub struct Speed(pub f64);
 
 impl Length {
     pub fn parse(s: &str) -> Result<Length, String> {
-        Ok(Length(parse_with(s, "length", LENGTH_UNITS)?))
+        let (d, f) = parse_with(s, "length", LENGTH_UNITS)?;
+        Ok(Length(d.to_f64() * f))
     }
 }
 impl Speed {
     pub fn parse(s: &str) -> Result<Speed, String> {
-        let v = parse_with(s, "speed", SPEED_UNITS)?;
-        if v <= 0.0 {
+        let (d, f) = parse_with(s, "speed", SPEED_UNITS)?;
+        let v = d.to_f64() * f;
+        if v <= 0.0 || !v.is_finite() {
             return Err(format!("speed {s:?} must be positive"));
         }
         Ok(Speed(v))
@@ -170,39 +326,42 @@ pub struct Size(pub u64);
 
 impl Rate {
     pub fn parse(s: &str) -> Result<Rate, String> {
-        let v = parse_with(s, "rate", RATE_UNITS)?;
-        if v <= 0.0 {
+        let (d, f) = parse_with(s, "rate", RATE_UNITS)?;
+        if d.negative || d.is_zero() {
             return Err(format!("rate {s:?} must be positive"));
         }
-        if v < 1.0 {
-            return Err(format!("rate {s:?} is below 1 bit/s"));
+        if d.to_f64() * (f as f64) < 1.0 {
+            return Err(format!(
+                "rate {s:?} is below 1 bit/s, the engine's resolution"
+            ));
         }
-        Ok(Rate(whole(v, "rate", s, "bit/s")?))
+        Ok(Rate(whole(d, f, "rate", s, "bit/s", "1 bit/s")?))
     }
 }
 impl Duration {
     pub fn parse(s: &str) -> Result<Duration, String> {
-        let v = parse_with(s, "duration", TIME_UNITS)?;
-        if v < 0.0 {
+        let (d, f) = parse_with(s, "duration", TIME_UNITS)?;
+        if d.negative && !d.is_zero() {
             return Err(format!("duration {s:?} must not be negative"));
         }
-        // The same arithmetic as Dur::from_secs_f64, checked first.
-        let ns = whole(
-            v * crate::engine::time::NS_PER_S as f64,
-            "duration",
-            s,
-            "ns",
-        )?;
-        Ok(Duration(Dur(ns)))
+        if !d.is_zero() && d.to_f64() * (f as f64) < 1.0 {
+            return Err(format!(
+                "duration {s:?} is below 1 ns, the engine's resolution (write 0 s for none)"
+            ));
+        }
+        Ok(Duration(Dur(whole(d, f, "duration", s, "ns", "1 ns")?)))
     }
 }
 impl Size {
     pub fn parse(s: &str) -> Result<Size, String> {
-        let v = parse_with(s, "size", SIZE_UNITS)?;
-        if v < 0.0 {
+        let (d, f) = parse_with(s, "size", SIZE_UNITS)?;
+        if d.negative && !d.is_zero() {
             return Err(format!("size {s:?} must not be negative"));
         }
-        Ok(Size(whole(v, "size", s, "bytes")?))
+        if !d.is_zero() && d.to_f64() * (f as f64) < 1.0 {
+            return Err(format!("size {s:?} is below 1 byte"));
+        }
+        Ok(Size(whole(d, f, "size", s, "bytes", "1 byte")?))
     }
 }
 
@@ -329,7 +488,7 @@ mod tests {
             .contains("whole number of bytes"));
         assert!(Duration::parse("0.4 ns")
             .unwrap_err()
-            .contains("whole number of ns"));
+            .contains("below 1 ns, the engine's resolution"));
         assert!(Rate::parse("1.7 bps")
             .unwrap_err()
             .contains("whole number of bit/s"));
@@ -342,9 +501,73 @@ mod tests {
         );
         assert_eq!(Duration::parse("2.5 us").unwrap(), Duration(Dur(2500)));
         assert_eq!(Rate::parse("1.5 Mbps").unwrap(), Rate(1_500_000));
-        assert!(Size::parse("18446744073709551615 B")
+        assert!(Size::parse("18446744073709551616 B")
             .unwrap_err()
             .contains("out of range"));
+    }
+    #[test]
+    fn nothing_below_the_resolution_or_beyond_f64_precision_is_rounded() {
+        for (text, words) in [
+            ("1e-400 s", "below 1 ns"),
+            ("1.0000004 ns", "it is 1.0000004 ns"),
+            ("5000000000000.4 bps", "it is 5000000000000.4 bit/s"),
+            ("200000.0000004 B", "it is 200000.0000004 bytes"),
+            ("0.3 KiB", "it is 307.2 bytes"),
+            ("1e-10 s", "below 1 ns"),
+        ] {
+            let e = match text.split_whitespace().last() {
+                Some("s" | "ns") => Duration::parse(text).unwrap_err(),
+                Some("bps") => Rate::parse(text).unwrap_err(),
+                _ => Size::parse(text).unwrap_err(),
+            };
+            assert!(e.contains(words), "{text}: {e}");
+            assert!(
+                e.contains("resolution") || e.contains("below"),
+                "{text}: {e}"
+            );
+        }
+        // Decimal fractions are exact, however f64 would round them.
+        assert_eq!(
+            Duration::parse("0.3 s").unwrap(),
+            Duration(Dur(300_000_000))
+        );
+        assert_eq!(
+            Duration::parse("1.000000001 s").unwrap(),
+            Duration(Dur(1_000_000_001))
+        );
+        assert_eq!(
+            Rate::parse("5000000000000 bps").unwrap(),
+            Rate(5_000_000_000_000)
+        );
+        assert_eq!(Size::parse("1_000 B").unwrap(), Size(1000));
+        assert_eq!(Size::parse("0.5 KiB").unwrap(), Size(512));
+        assert_eq!(
+            Duration::parse("1e3 ms").unwrap(),
+            Duration(Dur(1_000_000_000))
+        );
+        assert_eq!(Duration::parse("-0 s").unwrap(), Duration(Dur(0)));
+        assert_eq!(Duration::parse(".5 s").unwrap(), Duration(Dur(500_000_000)));
+        assert_eq!(
+            Duration::parse("18446744073709551615 ns").unwrap().0 .0,
+            u64::MAX
+        );
+        assert!(Duration::parse("18446744073709551616 ns")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(Duration::parse("1e1000000000000 s")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(Size::parse("1.0000000000000000000000001 B")
+            .unwrap_err()
+            .contains("significant digits"));
+    }
+    #[test]
+    fn micro_seconds_take_the_micro_sign() {
+        for t in ["10 us", "10 \u{b5}s", "10 \u{3bc}s", "10\u{b5}s"] {
+            assert_eq!(Duration::parse(t).unwrap(), Duration(Dur(10_000)), "{t}");
+        }
+        let e = Duration::parse("10 mss").unwrap_err();
+        assert!(e.contains("did you mean \"ms\"?"), "{e}");
     }
     #[test]
     fn durations_print_exactly() {

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import _core
 from .._output import check_writable_dir, write_text_atomic
 from ..api import (
     ScenarioSource,
@@ -25,7 +26,9 @@ from ..api import (
     check_bool,
     check_int,
     check_jobs,
+    check_runs,
     check_seeds,
+    default_jobs,
     load_scenario,
 )
 from ..errors import ScenarioError, SweepError
@@ -40,6 +43,7 @@ from .store import (
     check_resume,
     compute_part,
     manifest_of,
+    part_name,
     scan_parts,
     store_part,
 )
@@ -87,7 +91,7 @@ def run_sweep(
     jobs = check_jobs(jobs)
     backend = check_backend(backend, address)
     if runs is not None:
-        check_int("runs", runs, minimum=1)
+        check_runs(runs)
     if seed is not None:
         check_int("seed", seed, minimum=0)
     if not isinstance(out, (str, os.PathLike)):
@@ -105,6 +109,15 @@ def run_sweep(
     # Validate every point up front: a bad grid path fails before any run.
     paths = [p for p, _ in parsed]
     points = build_points(scenario, base_sets, parsed)
+    # ... and a point whose runs would not fit in memory before any run
+    # (each worker holds one run; its traces go to its part).
+    at_once = min(len(points) * n, jobs or default_jobs())
+    for p in points:
+        try:
+            _core.check_memory(p.resolved_json, base.file, trace, None, at_once, at_once)
+        except ScenarioError as e:
+            where = f" (grid point {', '.join(p.sets)})" if p.sets else ""
+            raise ScenarioError(e.file, e.key, e.message + where) from None
 
     out = Path(out)
     manifest = manifest_of(base.file, base_sets, parsed, n, first_seed, points, trace)
@@ -149,11 +162,11 @@ def run_sweep(
             else:
                 execute(todo, parts, jobs, state, total, on_progress, first_seed, trace)
         except (KeyboardInterrupt, Terminated):
-            raise SweepInterrupted(state["done"], total, str(out)) from None
+            raise SweepInterrupted(_saved(parts, tasks), total, str(out)) from None
         except WorkerLost as e:
             raise SweepError(
                 f"a sweep worker process died ({e}; killed from outside, e.g. by the "
-                f"out-of-memory killer?); {state['done']} of {total} runs are saved in "
+                f"out-of-memory killer?); {_saved(parts, tasks)} of {total} runs are saved in "
                 f"{out}; continue with --resume (resume=True in Python)",
                 str(out),
             ) from None
@@ -168,6 +181,12 @@ def run_sweep(
     if trace:
         info["traces"] = str(out / TRACES)
     return info
+
+
+def _saved(parts: Path, tasks: list[tuple[Any, int]]) -> int:
+    """Runs whose part is on disk (a part appears whole, by a rename): also
+    those a worker finished after the interruption was seen."""
+    return sum((parts / part_name(p.index, s)).exists() for p, s in tasks)
 
 
 def sweep_frame(

@@ -167,18 +167,24 @@ def parse_grid(grid: GridSpec) -> list[tuple[str, list[GridValue]]]:
             path, sep, rest = item.partition("=")
             path = path.strip()
             if not sep or not path or not rest.strip():
-                raise ScenarioError("--grid", str(item), "expected PATH=V1,V2,...")
+                raise ScenarioError("<options>", "grid", f"{item!r}: expected PATH=V1,V2,...")
             vals = split_values(rest)
             if any(v == "" for v in vals):
-                raise ScenarioError("--grid", path, f"empty value in {rest!r}")
+                raise ScenarioError("<options>", "grid", f"{path}: empty value in {rest!r}")
             texts.append((path, vals))
+    if not texts:
+        raise ScenarioError(
+            "<options>",
+            "grid",
+            "no swept path: give at least one, e.g. {'links.wu.per': [0, 0.01]}",
+        )
     seen = set()
     for path, values in texts:
         if path in seen:
-            raise ScenarioError("--grid", path, "swept twice")
+            raise ScenarioError("<options>", "grid", f"{path}: swept twice")
         seen.add(path)
         if not values:
-            raise ScenarioError("--grid", path, "no values")
+            raise ScenarioError("<options>", "grid", f"{path}: no values")
     schema = _schema() if texts else None
     out: list[tuple[str, list[GridValue]]] = []
     for path, values in texts:

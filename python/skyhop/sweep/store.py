@@ -28,6 +28,7 @@ from typing import Any
 
 from .._output import dump_json, write_bytes_atomic, write_table, write_text_atomic
 from ..errors import ScenarioError, SweepError
+from ..files import FileRefused, read_bounded
 from ..stats import flow_metrics, summarize_values
 from ..tables import assemble as assemble_tables
 from ..tables import blocks_of, frame, index_column, is_table
@@ -190,9 +191,16 @@ class LegacyPart(BadPart):
     """A part written by an older skyhop (no identity, no checksum)."""
 
 
+#: the largest part and traces file read back
+MAX_PART_BYTES = 256 << 20
+MAX_TRACES_BYTES = 1 << 30
+
+
 def _load(path: Path) -> Any:
     try:
-        return json.loads(path.read_bytes())
+        return json.loads(read_bounded(path, MAX_PART_BYTES))
+    except FileRefused as e:
+        raise BadPart(e.strerror) from None
     except (OSError, ValueError) as e:
         raise BadPart(f"unreadable ({type(e).__name__}: {e})") from None
 
@@ -238,7 +246,7 @@ def read_part(
         if not isinstance(want, str):
             raise BadPart("has no traces (written by a sweep without --trace)")
         try:
-            got = hashlib.sha256(tpath.read_bytes()).hexdigest()
+            got = hashlib.sha256(read_bounded(tpath, MAX_TRACES_BYTES)).hexdigest()
         except OSError as e:
             raise BadPart(
                 f"its traces file {tpath.name} is unreadable ({e.strerror or e})"
@@ -325,7 +333,7 @@ def check_resume(out: Path, manifest: dict, resume: bool) -> None:
             "already holds a sweep (add --resume to continue it, or choose another directory)",
         )
     try:
-        old = json.loads(path.read_text(encoding="utf-8"))
+        old = json.loads(read_bounded(path, MAX_PART_BYTES).decode("utf-8"))
         if not isinstance(old, dict):
             raise ValueError("not a JSON object")
     except (OSError, ValueError) as e:

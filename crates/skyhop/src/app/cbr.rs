@@ -5,7 +5,7 @@
 //! them as datagrams along the flow's path and reports, per flow, datagrams
 //! sent, received and lost, the loss rate and the one-way delay (mean, max).
 
-use super::{AppIo, AppSection, AppSpecOps, Application, FlowShape};
+use super::{AppBounds, AppIo, AppSection, AppSpecOps, Application, FlowShape, RunShape};
 use crate::engine::time::Time;
 use crate::units::{Rate, Size};
 use serde::{Deserialize, Serialize};
@@ -88,6 +88,12 @@ impl AppSpecOps for CbrSpec {
     }
     fn datagrams(&self) -> bool {
         true
+    }
+    fn bounds(&self, _run: &RunShape) -> AppBounds {
+        AppBounds {
+            datagrams: Some((self.rate_bps, self.packet_bytes)),
+            ..AppBounds::default()
+        }
     }
 }
 

@@ -159,6 +159,48 @@ pub trait AppSpecOps {
     fn datagrams(&self) -> bool {
         false
     }
+    /// Upper bounds of what the application holds over a run, for the
+    /// memory estimate (`scenario/memory.rs`).
+    fn bounds(&self, _run: &RunShape) -> AppBounds {
+        AppBounds::default()
+    }
+}
+
+/// What an application's bounds are computed from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunShape {
+    /// The run's length, seconds.
+    pub duration_s: f64,
+    /// A lower bound of one exchange's round trip on the flow's path
+    /// (propagation and the smallest packet's transmission, both ways), > 0.
+    pub min_rtt_s: f64,
+}
+
+impl RunShape {
+    /// Round trips the run can hold, at most (at least 1).
+    pub fn rounds(&self) -> u64 {
+        let r = (self.duration_s / self.min_rtt_s.max(1e-9)).ceil();
+        if r.is_finite() && r < 1e18 {
+            r as u64 + 1
+        } else {
+            u64::MAX / 4
+        }
+    }
+}
+
+/// Upper bounds of what an application holds over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AppBounds {
+    /// Records its report can list (e.g. a web session's objects and pages).
+    pub records: u64,
+    /// Connections it opens besides the flow's own (each a sender and a
+    /// receiver per leg, for each of its streams).
+    pub connections: u64,
+    /// Packets smaller than a full segment it can cause (requests, the last
+    /// segment of each reply).
+    pub small_packets: u64,
+    /// A datagram flow: its rate (bit/s) and datagram size (bytes).
+    pub datagrams: Option<(u64, u32)>,
 }
 
 /// What an application's table is resolved against: its flow.

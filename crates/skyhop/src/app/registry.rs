@@ -15,8 +15,9 @@
 //! line in `app/mod.rs`, and one line below.
 
 use super::{
-    AppIo, AppReport, AppSection, AppSpecOps, Application, Bulk, BulkSpec, Cbr, CbrSection,
-    CbrSpec, CustomApp, FileSpec, FileTransfer, FlowShape, WebSection, WebSession, WebSpec,
+    AppBounds, AppIo, AppReport, AppSection, AppSpecOps, Application, Bulk, BulkSpec, Cbr,
+    CbrSection, CbrSpec, CustomApp, FileSpec, FileTransfer, FlowShape, RunShape, WebSection,
+    WebSession, WebSpec,
 };
 use crate::engine::time::Time;
 use serde::de::{self, Deserialize, Deserializer, MapAccess};
@@ -68,6 +69,14 @@ macro_rules! apps {
                     $(AppSpec::$uv(s) => s.datagrams(),)*
                     $(AppSpec::$nv(s) => s.datagrams(),)*
                     AppSpec::Custom(_) => false,
+                }
+            }
+            /// Upper bounds of what the application holds over a run (memory estimate).
+            pub fn bounds(&self, run: &RunShape) -> AppBounds {
+                match self {
+                    $(AppSpec::$uv(s) => s.bounds(run),)*
+                    $(AppSpec::$nv(s) => s.bounds(run),)*
+                    AppSpec::Custom(_) => AppBounds::default(),
                 }
             }
         }
@@ -287,8 +296,9 @@ impl<'de> Deserialize<'de> for AppName {
         AppName::parse(&name).ok_or_else(|| {
             let known: Vec<String> = AppName::NAMES.iter().map(|n| format!("{n:?}")).collect();
             de::Error::custom(format!(
-                "unknown application {name:?} (known: {}; leave app out for a file transfer or bulk flow)",
-                known.join(", ")
+                "unknown application {name:?} (known: {}; leave app out for a file transfer or bulk flow){}",
+                known.join(", "),
+                crate::suggest::hint(&name, AppName::NAMES.iter().copied())
             ))
         })
     }

@@ -6,10 +6,14 @@
 //! The chain ([`GilbertElliott`]) is usable on its own, outside the
 //! [`ChannelModel`] trait (e.g. by a link layer judging frames):
 //! [`GilbertElliott::state_at`] answers "is the channel BAD at `t`?" for any
-//! `t`, drawing sojourns lazily as far as needed. The trajectory is kept (one
-//! switch instant per sojourn), so queries need not come in time order: a
-//! FIFO link judges a packet when it is queued, for a transmission that
-//! starts later, while a plot samples the chain on a regular grid.
+//! `t`, drawing sojourns lazily as far as needed. Only the switches a query
+//! still needs are kept (those after the last query's time): a run's
+//! queries come in time order (a FIFO direction judges its transmissions in
+//! the order they start, a DVB-S link its frames, a plot its grid), so the
+//! memory of a chain does not grow with the run, however short its
+//! sojourns. A query earlier than a switch already forgotten draws the
+//! trajectory again from its start (the same stream, so the same switches):
+//! exact in any order, only slower.
 //!
 //! The trajectory is drawn from a stream of its own and never from the loss
 //! draws, so it depends only on the seed and the link direction, not on the
@@ -36,16 +40,24 @@ use crate::engine::rng::RngStream;
 use crate::engine::time::{Time, NS_PER_S};
 use crate::units::Duration;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
-/// The two-state chain, advanced lazily.
+/// The two-state chain, advanced lazily, keeping only the switches queries
+/// still need.
 pub struct GilbertElliott {
     mean_good_s: f64,
     mean_bad_s: f64,
     /// State at time zero.
     initial_bad: bool,
-    /// Switch instants drawn so far, increasing; the state flips at each.
-    switches: Vec<Time>,
+    /// Switch instants drawn and still kept, increasing; the state flips at each.
+    switches: VecDeque<Time>,
+    /// Switches drawn before `switches[0]` and forgotten.
+    forgotten: u64,
+    /// The last switch forgotten (zero if none): a query before it rewinds.
+    floor: Time,
     rng: RngStream,
+    /// The sojourn stream before the first sojourn (to rewind).
+    start: RngStream,
 }
 
 impl GilbertElliott {
@@ -62,7 +74,10 @@ impl GilbertElliott {
             mean_good_s: t_good_s,
             mean_bad_s: t_bad_s,
             initial_bad,
-            switches: Vec::new(),
+            switches: VecDeque::new(),
+            forgotten: 0,
+            floor: Time::ZERO,
+            start: rng.clone(),
             rng,
         }
     }
@@ -72,35 +87,70 @@ impl GilbertElliott {
         self.mean_bad_s / (self.mean_good_s + self.mean_bad_s)
     }
 
-    /// Draw sojourns until the trajectory is known beyond `t`.
-    fn extend_past(&mut self, t: Time) {
-        while self.switches.last().is_none_or(|&s| s <= t) {
-            let last = self.switches.last().copied().unwrap_or(Time::ZERO);
-            // The state of the sojourn that starts at `last`.
-            let bad = self.initial_bad ^ (self.switches.len() % 2 == 1);
-            let mean = if bad {
-                self.mean_bad_s
-            } else {
-                self.mean_good_s
-            };
-            // At least one nanosecond, so the trajectory always moves on.
-            let ns = (self.rng.exponential(mean) * NS_PER_S as f64)
-                .round()
-                .max(1.0);
-            let ns = if ns >= u64::MAX as f64 {
-                u64::MAX
-            } else {
-                ns as u64
-            };
-            self.switches.push(Time(last.0.saturating_add(ns)));
+    /// Switches drawn so far (kept or forgotten).
+    fn drawn(&self) -> u64 {
+        self.forgotten + self.switches.len() as u64
+    }
+
+    /// Draw the next sojourn.
+    fn draw(&mut self) {
+        let last = self.switches.back().copied().unwrap_or(self.floor);
+        // The state of the sojourn that starts at `last`.
+        let bad = self.initial_bad ^ (self.drawn() % 2 == 1);
+        let mean = if bad {
+            self.mean_bad_s
+        } else {
+            self.mean_good_s
+        };
+        // At least one nanosecond, so the trajectory always moves on.
+        let ns = (self.rng.exponential(mean) * NS_PER_S as f64)
+            .round()
+            .max(1.0);
+        let ns = if ns >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            ns as u64
+        };
+        self.switches.push_back(Time(last.0.saturating_add(ns)));
+    }
+
+    /// Start again from time zero (the same stream, so the same trajectory).
+    fn rewind(&mut self) {
+        self.switches.clear();
+        self.forgotten = 0;
+        self.floor = Time::ZERO;
+        self.rng = self.start.clone();
+    }
+
+    fn forget_front(&mut self) {
+        if let Some(s) = self.switches.pop_front() {
+            self.forgotten += 1;
+            self.floor = s;
+        }
+    }
+
+    /// Draw until the trajectory is known beyond `t`, forgetting the
+    /// switches at or before `t` (queries come in time order): after it,
+    /// every kept switch is after `t`, and there is at least one.
+    fn advance_to(&mut self, t: Time) {
+        if t < self.floor {
+            self.rewind();
+        }
+        loop {
+            while self.switches.front().is_some_and(|&s| s <= t) {
+                self.forget_front();
+            }
+            if !self.switches.is_empty() {
+                return;
+            }
+            self.draw();
         }
     }
 
     /// Is the channel BAD at `t`? (A switch at exactly `t` has happened.)
     pub fn state_at(&mut self, t: Time) -> bool {
-        self.extend_past(t);
-        let flips = self.switches.partition_point(|&s| s <= t);
-        self.initial_bad ^ (flips % 2 == 1)
+        self.advance_to(t);
+        self.initial_bad ^ (self.forgotten % 2 == 1)
     }
 
     /// Is the channel BAD at any instant of `[a, b)`?
@@ -108,20 +158,54 @@ impl GilbertElliott {
         if self.state_at(a) {
             return true;
         }
-        // GOOD at `a`: BAD somewhere in the interval iff a switch falls in (a, b).
-        self.extend_past(b);
-        let i = self.switches.partition_point(|&s| s <= a);
-        self.switches.get(i).is_some_and(|&s| s < b)
+        // GOOD at `a`: BAD somewhere in the interval iff the next switch falls in (a, b).
+        self.switches.front().is_some_and(|&s| s < b)
     }
 
-    /// The switch instants drawn so far (the chain flips at each).
-    pub fn switches(&self) -> &[Time] {
-        &self.switches
+    /// The `k`-th switch instant (from 0), drawing as far as needed and
+    /// forgetting the earlier ones (queries by index come in order).
+    pub fn switch(&mut self, k: u64) -> Time {
+        if k < self.forgotten {
+            self.rewind();
+        }
+        while self.forgotten < k && !self.switches.is_empty() {
+            self.forget_front();
+        }
+        while self.drawn() <= k {
+            self.draw();
+            while self.forgotten < k && !self.switches.is_empty() {
+                self.forget_front();
+            }
+        }
+        self.switches[(k - self.forgotten) as usize]
+    }
+
+    /// Switch instants held in memory (a bounded window, whatever the run's length).
+    pub fn kept(&self) -> usize {
+        self.switches.len()
     }
 
     /// The state at time zero (true = BAD).
     pub fn initial_bad(&self) -> bool {
         self.initial_bad
+    }
+}
+
+impl Clone for GilbertElliott {
+    /// A chain at time zero that draws the same trajectory: a second
+    /// cursor over it (e.g. one reading the switches by index while the
+    /// other answers queries by time).
+    fn clone(&self) -> Self {
+        GilbertElliott {
+            mean_good_s: self.mean_good_s,
+            mean_bad_s: self.mean_bad_s,
+            initial_bad: self.initial_bad,
+            switches: VecDeque::new(),
+            forgotten: 0,
+            floor: Time::ZERO,
+            rng: self.start.clone(),
+            start: self.start.clone(),
+        }
     }
 }
 
@@ -290,10 +374,10 @@ mod tests {
         for run in 0..50 {
             let mut ge = GilbertElliott::new(6.0, 2.0, None, RngStream::derive(run, "ge"));
             let horizon = secs(2000.0);
-            ge.state_at(horizon);
             let mut t0 = Time::ZERO;
             let mut bad = ge.initial_bad();
-            for (i, &s) in ge.switches().to_vec().iter().enumerate() {
+            for i in 0.. {
+                let s = ge.switch(i);
                 let end = s.min(horizon);
                 let d = end.since(t0).as_secs_f64();
                 if bad {
@@ -344,13 +428,48 @@ mod tests {
     #[test]
     fn a_switch_inside_a_transmission_makes_it_bad() {
         let mut ge = GilbertElliott::new(5.0, 5.0, Some(false), RngStream::derive(3, "ge"));
-        ge.state_at(secs(100.0));
-        let s = ge.switches()[0];
+        let s = ge.switch(0);
         assert!(!ge.state_at(Time(s.0 - 1)));
         assert!(ge.state_at(s));
         assert!(ge.bad_during(Time(s.0 - 10), Time(s.0 + 1)));
         // [s - 10, s) ends just before the switch: GOOD throughout.
         assert!(!ge.bad_during(Time(s.0 - 10), s));
+    }
+
+    #[test]
+    fn memory_stays_bounded_however_short_the_sojourns() {
+        // 1 ns sojourns over 10 ms: 10^7 switches, queried in time order as
+        // a FIFO direction does (one 12 µs packet after another).
+        let mut ge = GilbertElliott::new(1e-9, 1e-9, Some(false), RngStream::derive(1, "ge"));
+        let mut most = 0;
+        for i in 0..800u64 {
+            let a = Time(i * 12_500);
+            ge.bad_during(a, Time(a.0 + 12_000));
+            most = most.max(ge.kept());
+        }
+        assert!(most <= 2, "kept {most} switches");
+        // By index, as the DVB-S reports read them.
+        let mut r = GilbertElliott::new(1e-9, 1e-9, Some(false), RngStream::derive(1, "ge"));
+        for k in 0..100_000 {
+            r.switch(k);
+            assert!(r.kept() <= 2);
+        }
+    }
+
+    #[test]
+    fn a_second_cursor_and_a_rewind_see_the_same_switches() {
+        let mut a = GilbertElliott::new(0.5, 0.25, None, RngStream::derive(9, "ge"));
+        let mut b = a.clone();
+        let by_index: Vec<Time> = (0..500).map(|k| b.switch(k)).collect();
+        // a's time queries agree with the switches b read by index...
+        for (k, &s) in by_index.iter().enumerate() {
+            assert_eq!(a.state_at(s), a.initial_bad() ^ (k % 2 == 0));
+        }
+        // ... and so do queries going back (a rewind).
+        for (k, &s) in by_index.iter().enumerate().rev().step_by(7) {
+            assert_eq!(a.state_at(Time(s.0 - 1)), a.initial_bad() ^ (k % 2 == 1));
+            assert_eq!(b.switch(k as u64), s);
+        }
     }
 
     #[test]

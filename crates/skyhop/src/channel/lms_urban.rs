@@ -68,6 +68,9 @@ use crate::engine::time::Time;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Most buildings on one side of a synthesised street (and crossroads).
+pub const MAX_BUILDINGS: f64 = 1e6;
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LmsUrbanSpec {
@@ -244,6 +247,42 @@ impl LmsUrbanSpec {
             }
         }
         let p = self.params();
+        if self.masking_file.is_none() {
+            // The synthesised street is held in memory: a bounded number
+            // of buildings and crossroads (which also keeps every length
+            // far above the resolution of the positions along it).
+            let blocks = p.section / (p.block + p.cross);
+            if blocks > MAX_BUILDINGS {
+                let key = if self.block_length_m.is_some() || self.crossroad_width_m.is_some() {
+                    "block_length_m"
+                } else {
+                    "section_length_m"
+                };
+                return Err((
+                    key.into(),
+                    format!(
+                        "the {} m section would have about {blocks:.3e} crossroads, more than {MAX_BUILDINGS:.0e}: lengthen block_length_m (or crossroad_width_m) or shorten section_length_m",
+                        p.section
+                    ),
+                ));
+            }
+            let buildings = p.section / p.wmin;
+            if buildings > MAX_BUILDINGS {
+                let key = if self.building_width_min_m.is_some() || self.section_length_m.is_none()
+                {
+                    "building_width_min_m"
+                } else {
+                    "section_length_m"
+                };
+                return Err((
+                    key.into(),
+                    format!(
+                        "the synthesised street would hold about {buildings:.3e} buildings per side ({} m section, buildings from {} m wide), more than {MAX_BUILDINGS:.0e}: raise building_width_min_m or shorten section_length_m",
+                        p.section, p.wmin
+                    ),
+                ));
+            }
+        }
         if p.wmin > p.wmax {
             return Err((
                 "building_width_min_m".into(),
@@ -289,6 +328,18 @@ impl LmsUrbanSpec {
             )?;
         }
         Ok(())
+    }
+
+    /// Bytes the synthesised street of one direction can take at most (for
+    /// the memory estimate): its buildings and crossroads.
+    pub fn street_bytes(&self) -> u64 {
+        if self.masking_file.is_some() {
+            return 0;
+        }
+        let p = self.params();
+        let per_side =
+            (p.section / p.wmin + p.section / (p.block + p.cross) + 2.0).min(2.0 * MAX_BUILDINGS);
+        (2.0 * per_side * 24.0 + p.section / (p.block + p.cross) * 16.0) as u64
     }
 
     /// Read the masking file and check the satellite's position is known
@@ -445,7 +496,9 @@ impl Street {
         let Some((x, reversed)) = self.locate(r) else {
             return 0.0;
         };
-        if self.crossroads.iter().any(|&(a, b)| a <= x && x < b) {
+        // In a crossroad? (They are disjoint and in order.)
+        let i = self.crossroads.partition_point(|&(a, _)| a <= x);
+        if i > 0 && x < self.crossroads[i - 1].1 {
             return 0.0;
         }
         let heading = self.street_azimuth_deg + if reversed { 180.0 } else { 0.0 };

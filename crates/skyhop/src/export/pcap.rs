@@ -25,6 +25,7 @@
 //! the command line). Data segments carry the ACK flag with the receiver's
 //! ISN + 1 and a window of 65535. Checksums: IPv4 correct, TCP zero.
 
+use crate::engine::time::Time;
 use crate::net::addr::node_ip;
 use crate::net::Payload;
 use crate::observe::{ConnLabel, PacketLog};
@@ -286,14 +287,16 @@ impl PcapStream {
     /// A new file with its global header: nanosecond magic, version 2.4,
     /// zone 0, sigfigs 0, snap length, LINKTYPE_RAW (101).
     fn open(path: &Path) -> io::Result<BufWriter<File>> {
-        let mut w = BufWriter::new(File::create(path)?);
-        w.write_all(&0xa1b2_3c4du32.to_le_bytes())?;
-        w.write_all(&2u16.to_le_bytes())?;
-        w.write_all(&4u16.to_le_bytes())?;
-        w.write_all(&0i32.to_le_bytes())?;
-        w.write_all(&0u32.to_le_bytes())?;
-        w.write_all(&65_535u32.to_le_bytes())?;
-        w.write_all(&101u32.to_le_bytes())?;
+        let mut w = BufWriter::new(File::create(path).map_err(|e| named(path, e))?);
+        let mut header = Vec::with_capacity(24);
+        header.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
+        header.extend_from_slice(&2u16.to_le_bytes());
+        header.extend_from_slice(&4u16.to_le_bytes());
+        header.extend_from_slice(&0i32.to_le_bytes());
+        header.extend_from_slice(&0u32.to_le_bytes());
+        header.extend_from_slice(&65_535u32.to_le_bytes());
+        header.extend_from_slice(&101u32.to_le_bytes());
+        w.write_all(&header).map_err(|e| named(path, e))?;
         Ok(w)
     }
 
@@ -309,7 +312,11 @@ impl PcapStream {
             let Some(name) = log.built_names.get(ld / 2 - plan.layers.len()) else {
                 continue;
             };
-            let dir = if ld.is_multiple_of(2) { "forward" } else { "reverse" };
+            let dir = if ld.is_multiple_of(2) {
+                "forward"
+            } else {
+                "reverse"
+            };
             let path = self.dir.join(format!("{name}.{dir}{}.pcap", self.suffix));
             if self.files.len() <= ld {
                 self.files.resize_with(ld + 1, || None);
@@ -341,11 +348,8 @@ impl PcapStream {
                     continue;
                 };
                 *n += 1;
-                w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;
-                w.write_all(&((e.t.0 % 1_000_000_000) as u32).to_le_bytes())?;
-                w.write_all(&(data.len() as u32).to_le_bytes())?;
-                w.write_all(&(data.len() as u32).to_le_bytes())?;
-                w.write_all(data)?;
+                record(w, e.t, data, data.len() as u32)
+                    .map_err(|err| named_dir(&self.paths, e.link_dir, err))?;
                 continue;
             }
             let orig = if let Payload::Datagram { .. } = e.payload {
@@ -364,11 +368,7 @@ impl PcapStream {
             };
             *ip_id = ip_id.wrapping_add(1);
             *n += 1;
-            w.write_all(&((e.t.0 / 1_000_000_000) as u32).to_le_bytes())?;
-            w.write_all(&((e.t.0 % 1_000_000_000) as u32).to_le_bytes())?;
-            w.write_all(&(buf.len() as u32).to_le_bytes())?;
-            w.write_all(&orig.to_le_bytes())?;
-            w.write_all(buf)?;
+            record(w, e.t, buf, orig).map_err(|err| named_dir(&self.paths, e.link_dir, err))?;
         }
         Ok(())
     }
@@ -378,10 +378,32 @@ impl PcapStream {
         let mut out = Vec::new();
         for (ld, path) in std::mem::take(&mut self.paths) {
             let (mut w, n, _) = self.files[ld as usize].take().unwrap();
-            w.flush()?;
+            w.flush().map_err(|e| named(&path, e))?;
             out.push((path, n));
         }
         Ok(out)
+    }
+}
+
+/// One packet record: its time, captured length, original length, bytes.
+fn record(w: &mut BufWriter<File>, t: Time, data: &[u8], orig: u32) -> io::Result<()> {
+    w.write_all(&((t.0 / 1_000_000_000) as u32).to_le_bytes())?;
+    w.write_all(&((t.0 % 1_000_000_000) as u32).to_le_bytes())?;
+    w.write_all(&(data.len() as u32).to_le_bytes())?;
+    w.write_all(&orig.to_le_bytes())?;
+    w.write_all(data)
+}
+
+/// An error writing `path`, naming it (a full file system says no name).
+fn named(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// [`named`] for the file of link direction `ld`.
+fn named_dir(paths: &[(u32, PathBuf)], ld: u32, e: io::Error) -> io::Error {
+    match paths.iter().find(|(d, _)| *d == ld) {
+        Some((_, path)) => named(path, e),
+        None => e,
     }
 }
 

@@ -16,6 +16,7 @@ use super::plan::Plan;
 use super::schema::{FlowSize, Scenario};
 use crate::engine::time::Dur;
 use crate::net::addr::node_ip;
+use crate::pep::ProxyPolicy;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -98,6 +99,10 @@ pub struct LinkDesc {
     pub queue_bdp_fraction: Option<f64>,
     /// Channel models in evaluation order, as the scenario writes them.
     pub channels: Vec<serde_json::Value>,
+    /// The link layer carrying this direction, as the scenario writes it
+    /// (e.g. `dvbs`, whose forward direction has its own fade process and
+    /// frame errors); `None` for a plain link.
+    pub link_layer: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -189,11 +194,24 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                 }
             }
             let (window_limit, window_limit_bytes) = if li + 1 < f.legs.len() {
+                // The largest window the proxy advertises: half the cache
+                // (half-free: half of what is free), a third (third), the
+                // receive buffer (buffers).
                 let p = &f.proxies[li];
-                (
-                    format!("nodes.{}.proxy", plan.nodes[p.node as usize]),
-                    p.cache_bytes,
-                )
+                let node = &plan.nodes[p.node as usize];
+                match p.policy {
+                    ProxyPolicy::HalfFree => (
+                        format!("nodes.{node}.proxy (half the free cache)"),
+                        p.cache_bytes / 2,
+                    ),
+                    ProxyPolicy::Third => (
+                        format!("nodes.{node}.proxy (a third of the cache)"),
+                        p.cache_bytes / 3,
+                    ),
+                    ProxyPolicy::Buffers => {
+                        (format!("nodes.{node}.proxy.recv_buffer"), p.cache_bytes)
+                    }
+                }
             } else {
                 ("tcp.rcv_buffer".to_string(), leg.cfg.rcv_buffer)
             };
@@ -210,9 +228,10 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                 rtt_s: n.rtt.as_secs_f64(),
                 bdp_bytes: n.bdp,
                 bdp_packets: n.bdp as f64 / n.packet as f64,
-                route_at_start: n.moving.as_ref().map(|p| {
-                    p.iter().map(|&i| node_name(plan, i)).collect()
-                }),
+                route_at_start: n
+                    .moving
+                    .as_ref()
+                    .map(|p| p.iter().map(|&i| node_name(plan, i)).collect()),
                 window_limit,
                 window_limit_bytes,
                 mss: leg.cfg.mss,
@@ -310,6 +329,12 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                     .iter()
                     .map(|c| serde_json::to_value(c).unwrap_or(serde_json::Value::Null))
                     .collect(),
+                link_layer: plan
+                    .layers
+                    .iter()
+                    .find(|l| l.name == link)
+                    .filter(|l| !matches!(l.spec, crate::net::LinkLayerSpec::Fifo(_)))
+                    .map(|l| serde_json::to_value(&l.spec).unwrap_or(serde_json::Value::Null)),
             }
         })
         .collect();

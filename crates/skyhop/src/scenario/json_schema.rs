@@ -84,7 +84,7 @@ pub fn scenario_json_schema() -> serde_json::Value {
 }
 
 /// The regular expression of a number followed by one of `units`.
-fn quantity_pattern(units: &[(&str, f64)]) -> String {
+fn quantity_pattern<F>(units: &[(&str, F)]) -> String {
     let mut names: Vec<&str> = units.iter().map(|u| u.0).collect();
     // longest first, so that alternation never stops at a prefix
     names.sort_by_key(|n| std::cmp::Reverse(n.len()));
@@ -106,11 +106,16 @@ fn regex_escape(s: &str) -> String {
     out
 }
 
-fn unit_names(units: &[(&str, f64)]) -> String {
-    units.iter().map(|u| u.0).collect::<Vec<_>>().join(", ")
+fn unit_names<F>(units: &[(&str, F)]) -> String {
+    units
+        .iter()
+        .map(|u| u.0)
+        .filter(|n| n.is_ascii())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-fn quantity_schema(what: &str, example: &str, units: &[(&str, f64)]) -> Schema {
+fn quantity_schema<F>(what: &str, example: &str, units: &[(&str, F)]) -> Schema {
     SchemaObject {
         instance_type: Some(InstanceType::String.into()),
         string: Some(Box::new(StringValidation {

@@ -53,23 +53,26 @@ fn parse(msg: &str) -> Says {
         return Says::UnknownValue(first(name), quoted(expected));
     }
     // serde's `Unexpected` values: `string "x"`, `integer `3``, ...
-    let value = msg.strip_prefix("invalid type: ").and_then(|rest| {
-        if let Some(s) = rest.strip_prefix("string \"") {
-            return s
-                .split_once('"')
-                .map(|(v, _)| toml::Value::String(v.into()));
-        }
-        let v = quoted(rest).into_iter().next()?;
-        if rest.starts_with("integer") {
-            v.parse().ok().map(toml::Value::Integer)
-        } else if rest.starts_with("floating point") {
-            v.parse().ok().map(toml::Value::Float)
-        } else if rest.starts_with("boolean") {
-            v.parse().ok().map(toml::Value::Boolean)
-        } else {
-            None
-        }
-    });
+    let value = msg
+        .strip_prefix("invalid type: ")
+        .or_else(|| msg.strip_prefix("invalid value: "))
+        .and_then(|rest| {
+            if let Some(s) = rest.strip_prefix("string \"") {
+                return s
+                    .split_once('"')
+                    .map(|(v, _)| toml::Value::String(v.into()));
+            }
+            let v = quoted(rest).into_iter().next()?;
+            if rest.starts_with("integer") {
+                v.parse().ok().map(toml::Value::Integer)
+            } else if rest.starts_with("floating point") {
+                v.parse().ok().map(toml::Value::Float)
+            } else if rest.starts_with("boolean") {
+                v.parse().ok().map(toml::Value::Boolean)
+            } else {
+                None
+            }
+        });
     Says::Other(value)
 }
 
@@ -94,6 +97,136 @@ fn plain(msg: &str) -> String {
         }
     }
     out
+}
+
+/// serde's `Unexpected` as the scenario writes it: `"x"`, `3`, `a list`.
+fn got_words(unexp: &str) -> String {
+    if let Some(s) = unexp.strip_prefix("string ") {
+        return s.to_string();
+    }
+    for kind in ["integer ", "floating point ", "boolean "] {
+        if let Some(v) = unexp.strip_prefix(kind) {
+            return v.trim_matches('`').to_string();
+        }
+    }
+    match unexp {
+        "sequence" => "a list".into(),
+        "map" => "a table".into(),
+        "unit value" => "nothing".into(),
+        other => plain(other),
+    }
+}
+
+/// serde's `expected ...` in the scenario's words.
+fn want_words(exp: &str) -> String {
+    let bits = |t: &str| match t {
+        "u8" => Some(8),
+        "u16" => Some(16),
+        "u32" => Some(32),
+        "u64" | "usize" => Some(64),
+        _ => None,
+    };
+    if let Some(b) = bits(exp) {
+        let max: u64 = if b == 64 { u64::MAX } else { (1u64 << b) - 1 };
+        return format!("a whole number from 0 to {max}");
+    }
+    match exp {
+        "f64" | "f32" => "a number, e.g. 0.01".into(),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".into(),
+        "a boolean" => "true or false".into(),
+        "a string" | "a borrowed string" | "a character" => "a string in quotes".into(),
+        "a sequence" => "a list in brackets".into(),
+        "a map" | "a flow table" => "a table".into(),
+        e if e.starts_with("struct ") => "a table".into(),
+        e if e.starts_with("internally tagged enum ") => "a table { model = \"...\", ... }".into(),
+        e => plain(e),
+    }
+}
+
+/// A hint for a value of the wrong type: what the value probably meant.
+fn type_hint(got: &str, want: &str) -> String {
+    let text = got.strip_prefix('"').and_then(|g| g.strip_suffix('"'));
+    let Some(text) = text else {
+        return String::new();
+    };
+    let t = text.trim();
+    if want.starts_with("a number") {
+        if let Some(pc) = t
+            .strip_suffix('%')
+            .and_then(|n| n.trim().parse::<f64>().ok())
+        {
+            return format!(
+                " (a fraction: {} % is {})",
+                fmt_num(pc),
+                fmt_num(pc / 100.0)
+            );
+        }
+        if t.parse::<f64>().is_ok() {
+            return format!(" (write it without quotes: {t})");
+        }
+    }
+    if want.starts_with("a whole number") && t.parse::<i128>().is_ok() {
+        return format!(" (write it without quotes: {t})");
+    }
+    if want == "true or false" && matches!(t, "true" | "false") {
+        return format!(" (write it without quotes: {t})");
+    }
+    if want.starts_with("a list") {
+        return format!(", e.g. [{got}]");
+    }
+    String::new()
+}
+
+fn fmt_num(x: f64) -> String {
+    let s = format!("{x}");
+    // 0.1 + noise from the division: the shortest text that reads back the same
+    for digits in 1..17 {
+        let t = format!("{x:.digits$}");
+        if t.parse::<f64>().ok() == Some(x) {
+            return t.trim_end_matches('0').trim_end_matches('.').to_string();
+        }
+    }
+    s
+}
+
+/// A serde message in the scenario's words: no Rust type names, the value
+/// given and what is expected, with an example or a hint where one helps.
+fn humane(msg: &str) -> String {
+    let split = |rest: &str| -> Option<(String, String)> {
+        let (unexp, exp) = rest.rsplit_once(", expected ")?;
+        Some((got_words(unexp), want_words(exp)))
+    };
+    if let Some((got, want)) = msg.strip_prefix("invalid type: ").and_then(split) {
+        let hint = type_hint(&got, &want);
+        return format!("expected {want}, got {got}{hint}");
+    }
+    if let Some((got, want)) = msg.strip_prefix("invalid value: ").and_then(split) {
+        return format!("{got} is out of range: expected {want}");
+    }
+    if let Some(rest) = msg.strip_prefix("invalid length ") {
+        if let Some((n, exp)) = rest.split_once(", expected ") {
+            return format!("{n} entries: expected {}", plain(exp));
+        }
+    }
+    if let Some(rest) = msg.strip_prefix("duplicate field ") {
+        return format!("{} is given twice", plain(rest));
+    }
+    plain(msg)
+}
+
+/// Does `msg` name `v` (a value of the scenario)?
+fn mentions(msg: &str, v: &toml::Value) -> bool {
+    let word = |w: &str| {
+        msg.split(|c: char| c.is_whitespace() || matches!(c, '`' | ',' | ':' | '(' | ')'))
+            .any(|x| x == w)
+    };
+    match v {
+        toml::Value::String(s) => msg.contains(&format!("{s:?}")),
+        toml::Value::Integer(i) => word(&i.to_string()),
+        toml::Value::Float(f) => word(&f.to_string()),
+        toml::Value::Boolean(b) => word(&b.to_string()),
+        _ => false,
+    }
 }
 
 /// The value at `path` under `root`, following map keys and array indices.
@@ -177,6 +310,23 @@ pub(super) fn from_serde(
         }
         found.first().map(|k| k.to_string())
     };
+    // A tagged table (`{ model = ... }`) is read whole, so serde stops at
+    // it: the entry at fault is the one the message names (the one whose
+    // removal changes the error, if several do).
+    let tagged = here.is_some_and(|t| t.contains_key("model"));
+    let named_entry = |msg: &str| -> Option<String> {
+        let t = here?;
+        let found: Vec<&String> = t
+            .iter()
+            .filter(|(k, v)| k.as_str() != "model" && mentions(msg, v))
+            .map(|(k, _)| k)
+            .collect();
+        match found.len() {
+            0 => None,
+            1 => Some(found[0].clone()),
+            _ => holder(&t[found[0].as_str()]).or_else(|| Some(found[0].clone())),
+        }
+    };
     let (key, message) = match parse(&msg) {
         Says::Missing(field) => (join(&field), "missing: this key is required".to_string()),
         Says::UnknownField(field, known) => {
@@ -186,25 +336,33 @@ pub(super) fn from_serde(
             } else {
                 at.clone()
             };
+            let hint = crate::suggest::hint(&field, known.iter().map(String::as_str));
             let known = if known.is_empty() {
                 "this table takes no keys".to_string()
             } else {
                 format!("known: {}", known.join(", "))
             };
-            (key, format!("unknown field {field:?} ({known})"))
+            (key, format!("unknown field {field:?} ({known}){hint}"))
         }
         Says::UnknownValue(value, allowed) => {
             let key = holder(&toml::Value::String(value.clone()))
                 .map_or_else(|| at.clone(), |k| join(&k));
+            let hint = crate::suggest::hint(&value, allowed.iter().map(String::as_str));
             let message = match allowed.len() {
                 0 => format!("{value:?} is not a known value"),
                 1 => format!("{value:?} is not {}", words(&allowed)),
                 _ => format!("{value:?} is not one of {}", words(&allowed)),
             };
-            (key, message)
+            (key, format!("{message}{hint}"))
         }
         Says::Other(named) => {
-            let entry = named.and_then(|v| holder(&v));
+            let entry = named.and_then(|v| holder(&v)).or_else(|| {
+                if tagged {
+                    named_entry(&msg)
+                } else {
+                    None
+                }
+            });
             let key = entry.as_deref().map_or_else(|| at.clone(), join);
             let mut at_fault = path.clone();
             at_fault.extend(entry.map(|key| Segment::Map { key }));
@@ -222,10 +380,27 @@ pub(super) fn from_serde(
                     set_at(&mut changed, &at_fault, toml::Value::String("\u{1}".into()));
                     match reload(changed).and_then(words_of) {
                         Some(allowed) => format!("{v} is not one of {}", words(&allowed)),
-                        None => plain(&msg),
+                        None => humane(&msg),
                     }
                 }
-                _ => plain(&msg),
+                _ => humane(&msg),
+            };
+            // A value where a tagged table belongs: the models there are.
+            let message = if msg.contains("expected internally tagged enum") {
+                let mut changed = root.clone();
+                let mut probe = toml::Table::new();
+                probe.insert("model".into(), toml::Value::String("\u{1}".into()));
+                set_at(&mut changed, &at_fault, toml::Value::Table(probe));
+                match reload(changed).map(|(_, m)| parse(&m)) {
+                    Some(Says::UnknownValue(_, models)) if !models.is_empty() => format!(
+                        "{message} (models: {}), e.g. {{ model = {:?} }}",
+                        words(&models),
+                        models[0]
+                    ),
+                    _ => message,
+                }
+            } else {
+                message
             };
             (key, message)
         }

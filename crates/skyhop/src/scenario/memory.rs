@@ -1,26 +1,78 @@
-//! The memory a run would need, estimated from its plan, and the limit it
-//! must stay under (`SKYHOP_MEMORY_LIMIT`, default a quarter of physical
-//! memory).
+//! The memory a run would need, estimated from its plan before it starts,
+//! and the limit it must stay under (`SKYHOP_MEMORY_LIMIT`, default a
+//! quarter of physical memory).
+//!
+//! Every part of a run that grows with its parameters is bounded here:
+//!
+//! - packets that can exist at once: each leg's largest window (bounded by
+//!   what its path can hold), every link direction's queue, a constant-rate
+//!   probe's datagrams in flight along its path;
+//! - what applications keep: a web session's objects and pages, and under
+//!   HTTP/1.0 a connection per object (none is closed);
+//! - synthesised streets of `lms-urban` channels;
+//! - what a run records when asked: traces (`--trace`: a row per
+//!   acknowledgement of each leg, a point per change of each link queue and
+//!   proxy occupancy) and the packet log (`--packet-log`, pcap: events per
+//!   packet in the logged directions and window).
+//!
+//! A bound counts what the run's rates and length allow: a link direction
+//! carries at most its rate over the run, a leg's acknowledgements follow
+//! the data its bottleneck carries, a web session needs a round trip per
+//! object. Each item is charged the bytes it takes from the engine to the
+//! Python lists the command line builds from it.
 
 use super::plan::Plan;
-use crate::engine::time::NS_PER_S;
+use crate::app::RunShape;
+use crate::channel::ChannelSpec;
+use crate::engine::time::{Dur, NS_PER_S};
 use crate::error::ScenarioError;
+use crate::observe::PacketLogOptions;
 use crate::units::Size;
 
 /// Bytes the estimate charges per packet that can be in flight or queued:
 /// the packet in the event queue and the link queue, its send-buffer and
 /// scoreboard entries, and a reassembly-queue range at the receiver.
 pub const BYTES_PER_PACKET: u64 = 256;
+/// Bytes per connection a web session opens, per leg: a sender and a
+/// receiver, with their buffers' bookkeeping.
+pub const BYTES_PER_CONNECTION: u64 = 4096;
+/// Bytes per record an application reports (the engine's record, its JSON
+/// and the Python dict built from it).
+pub const BYTES_PER_RECORD: u64 = 1024;
+/// Bytes per row of a leg's trace (six series of time and value, in the
+/// engine, in JSON and in Python).
+pub const BYTES_PER_TRACE_ROW: u64 = 1024;
+/// Bytes per point of a link queue or proxy occupancy trace.
+pub const BYTES_PER_TRACE_POINT: u64 = 192;
+/// Bytes per packet-log event (the event, its table row, the Python frame).
+pub const BYTES_PER_LOG_EVENT: u64 = 768;
+
+/// What a run records besides its results.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recording {
+    /// Time series (`--trace`).
+    pub trace: bool,
+    /// The per-packet log (`--packet-log`, pcap files): its link directions
+    /// and window.
+    pub packet_log: Option<PacketLogOptions>,
+}
 
 /// The memory limit: `SKYHOP_MEMORY_LIMIT` (a size such as "4 GB"), else a
 /// quarter of physical memory (/proc/meminfo's MemTotal), else 4 GB.
 pub fn memory_limit() -> Result<u64, String> {
-    if let Ok(s) = std::env::var("SKYHOP_MEMORY_LIMIT") {
-        return Size::parse(&s)
+    let env = std::env::var("SKYHOP_MEMORY_LIMIT").ok();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    limit_from(env.as_deref(), meminfo.as_deref())
+}
+
+/// [`memory_limit`] from the variable's value and /proc/meminfo's text.
+pub fn limit_from(env: Option<&str>, meminfo: Option<&str>) -> Result<u64, String> {
+    if let Some(s) = env {
+        return Size::parse(s)
             .map(|x| x.0)
             .map_err(|e| format!("SKYHOP_MEMORY_LIMIT: {e}"));
     }
-    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+    let total = meminfo.and_then(|t| {
         t.lines()
             .find(|l| l.starts_with("MemTotal:"))
             .and_then(|l| l.split_whitespace().nth(1))
@@ -30,87 +82,439 @@ pub fn memory_limit() -> Result<u64, String> {
     Ok(total.map_or(4_000_000_000, |t| t / 4))
 }
 
-/// A run's dominant memory, estimated from the plan: per flow and leg, the
-/// packets its window can hold in flight, bounded by the receive buffer
-/// (or proxy cache) and by what the leg's initial window and the path's
-/// links (bandwidth-delay product plus queues) can hold; plus every link
-/// direction's queue limit. Each packet is charged [`BYTES_PER_PACKET`].
-pub fn estimate_memory(plan: &Plan) -> u64 {
-    estimate(plan).0
+/// One part of the estimate: its key (what to change), bytes, and advice.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub key: String,
+    pub bytes: u64,
+    pub what: String,
 }
 
-/// The estimate, and the key of its largest part (a flow or a link's queue).
-fn estimate(plan: &Plan) -> (u64, String) {
-    let mut packets: u64 = 0;
-    let mut largest = (0u64, String::new());
-    let mut note = |n: u64, key: &dyn Fn() -> String| {
-        if n > largest.0 || largest.1.is_empty() {
-            largest = (n, key());
+/// A run's estimate: what it holds while it runs (`running`) and what its
+/// result carries once it is done (`recorded`, kept by whoever keeps the
+/// results), by part.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Estimate {
+    pub running: u64,
+    pub recorded: u64,
+    pub parts: Vec<Part>,
+}
+
+impl Estimate {
+    fn add(&mut self, recorded: bool, key: String, bytes: u64, what: &str) {
+        if recorded {
+            self.recorded = self.recorded.saturating_add(bytes);
+        } else {
+            self.running = self.running.saturating_add(bytes);
         }
-    };
-    for l in &plan.links {
-        packets = packets.saturating_add(l.queue as u64);
-        let link = l.name.split(':').next().unwrap_or("").to_string();
-        note(l.queue as u64, &|| format!("links.{link}.queue"));
+        match self.parts.iter_mut().find(|p| p.key == key) {
+            Some(p) => p.bytes = p.bytes.saturating_add(bytes),
+            None => self.parts.push(Part {
+                key,
+                bytes,
+                what: what.to_string(),
+            }),
+        }
     }
-    for f in &plan.flows {
-        let mut n: u64 = 0;
-        for leg in &f.legs {
+
+    /// Everything one run needs.
+    pub fn total(&self) -> u64 {
+        self.running.saturating_add(self.recorded)
+    }
+
+    /// The largest part.
+    pub fn largest(&self) -> Option<&Part> {
+        self.parts.iter().max_by_key(|p| p.bytes)
+    }
+}
+
+/// A run's dominant memory, estimated from the plan (nothing recorded).
+pub fn estimate_memory(plan: &Plan) -> u64 {
+    estimate(plan, &Recording::default()).total()
+}
+
+fn sat(x: f64) -> u64 {
+    if x.is_finite() && x < 1.8e19 {
+        x.max(0.0) as u64
+    } else {
+        u64::MAX
+    }
+}
+
+/// Bandwidth-delay product of a link direction, bytes.
+fn bdp(rate_bps: u64, delay: Dur) -> u64 {
+    (rate_bps as u128 * delay.0 as u128 / 8 / NS_PER_S as u128).min(u64::MAX as u128) as u64
+}
+
+/// A lower bound of a request's round trip over flow `f`'s path: the
+/// propagation both ways and one smallest packet's transmission per hop.
+fn min_rtt_s(plan: &Plan, f: usize) -> f64 {
+    let mut s = 0.0;
+    for leg in &plan.flows[f].legs {
+        let small = leg.cfg.header_bytes as u64 + 1;
+        for &d in leg.fwd.iter().chain(leg.rev.iter()) {
+            let l = &plan.links[d as usize];
+            s += l.delay.as_secs_f64() + (small * 8) as f64 / l.rate_bps.max(1) as f64;
+        }
+    }
+    s.max(1e-9)
+}
+
+/// Full segments a leg's bottleneck can carry over `secs`.
+fn segments(plan: &Plan, f: usize, l: usize, secs: f64) -> u64 {
+    let n = plan.leg_numbers(f, l);
+    sat(n.bottleneck as f64 * secs / 8.0 / n.packet.max(1) as f64) + 1
+}
+
+/// Estimate a run of `plan` that records `rec`.
+pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
+    let mut e = Estimate::default();
+    let duration_s = plan.duration.as_secs_f64();
+    let link_key = |d: usize| {
+        let name = plan.links[d].name.split(':').next().unwrap_or("");
+        format!("links.{name}")
+    };
+    for (d, l) in plan.links.iter().enumerate() {
+        e.add(
+            false,
+            format!("{}.queue", link_key(d)),
+            (l.queue as u64 + 1).saturating_mul(BYTES_PER_PACKET),
+            "lower the queue",
+        );
+        for c in &l.channels {
+            if let ChannelSpec::LmsUrban(s) = c {
+                e.add(
+                    false,
+                    format!("{}.channel", link_key(d)),
+                    s.street_bytes(),
+                    "raise building_width_min_m or shorten section_length_m",
+                );
+            }
+        }
+    }
+    // Packets per link direction over the run, for the traces and the log:
+    // its rate over the run, and what the legs and probes crossing it send.
+    let mut demand = vec![0u64; plan.links.len()];
+    let mut smallest = vec![u64::MAX; plan.links.len()];
+    for (fi, f) in plan.flows.iter().enumerate() {
+        let key = format!("flows.{}", f.name);
+        let shape = RunShape {
+            duration_s,
+            min_rtt_s: min_rtt_s(plan, fi),
+        };
+        let b = f.app.bounds(&shape);
+        // Each leg's largest window: the receive buffer, bounded by what
+        // the path holds (bandwidth-delay product plus queues) or the
+        // initial window if larger.
+        let mut packets: u64 = 0;
+        for (li, leg) in f.legs.iter().enumerate() {
             let mss = (leg.cfg.mss as u64).max(1);
-            // The path can hold at most its bandwidth-delay product plus its queues.
             let mut path_bytes: u64 = 0;
-            for &li in leg.fwd.iter().chain(leg.rev.iter()) {
-                let l = &plan.links[li as usize];
-                let bdp = (l.rate_bps as u128 * l.delay.0 as u128 / 8 / NS_PER_S as u128)
-                    .min(u64::MAX as u128) as u64;
+            for &d in leg.fwd.iter().chain(leg.rev.iter()) {
+                let l = &plan.links[d as usize];
                 let q = (l.queue as u64).saturating_mul(mss + leg.cfg.header_bytes as u64);
-                path_bytes = path_bytes.saturating_add(bdp).saturating_add(q);
+                path_bytes = path_bytes
+                    .saturating_add(bdp(l.rate_bps, l.delay))
+                    .saturating_add(q);
             }
             let window = leg
                 .cfg
                 .rcv_buffer
                 .min(path_bytes.max((leg.cfg.initial_window as u64).saturating_mul(mss)));
-            n = n.saturating_add(window / mss + 1);
+            packets = packets.saturating_add(window / mss + 1);
+            let segs = segments(plan, fi, li, duration_s).saturating_add(b.small_packets);
+            for &d in leg.fwd.iter().chain(leg.rev.iter()) {
+                let d = d as usize;
+                demand[d] = demand[d].saturating_add(segs.saturating_mul(2));
+                smallest[d] = smallest[d].min(leg.cfg.header_bytes as u64);
+            }
         }
-        packets = packets.saturating_add(n);
-        note(n, &|| format!("flows.{}", f.name));
+        // A probe's datagrams in flight: what each link of its path holds.
+        if let Some((rate, size)) = b.datagrams {
+            let size = (size as u64).max(1);
+            for d in datagram_dirs(plan, fi) {
+                let l = &plan.links[d];
+                packets = packets.saturating_add(bdp(rate.min(l.rate_bps), l.delay) / size + 1);
+                let sent = sat(rate as f64 * duration_s / 8.0 / size as f64) + 1;
+                demand[d] = demand[d].saturating_add(sent);
+                smallest[d] = smallest[d].min(size);
+            }
+        }
+        e.add(
+            false,
+            key.clone(),
+            packets.saturating_mul(BYTES_PER_PACKET),
+            "lower tcp.rcv_buffer or tcp.initial_window, or the probe's rate",
+        );
+        let legs = f.legs.len().max(1) as u64;
+        let app_bytes = b
+            .connections
+            .saturating_mul(legs)
+            .saturating_mul(BYTES_PER_CONNECTION)
+            .saturating_add(b.records.saturating_mul(BYTES_PER_RECORD));
+        if app_bytes > 0 {
+            e.add(
+                false,
+                format!("{key}.{}", app_table(f)),
+                app_bytes,
+                "limit the pages, or shorten run.duration",
+            );
+        }
     }
-    (packets.saturating_mul(BYTES_PER_PACKET), largest.1)
+    let carried = |d: usize, secs: f64| -> u64 {
+        let l = &plan.links[d];
+        let by_rate = sat(l.rate_bps as f64 * secs / 8.0 / smallest[d].clamp(1, 65_535) as f64);
+        let share = if duration_s > 0.0 {
+            sat(demand[d] as f64 * (secs / duration_s).min(1.0))
+        } else {
+            0
+        };
+        by_rate.min(share).saturating_add(l.queue as u64 + 1)
+    };
+    if rec.trace {
+        for (fi, f) in plan.flows.iter().enumerate() {
+            let mut rows: u64 = 0;
+            for li in 0..f.legs.len() {
+                rows = rows.saturating_add(segments(plan, fi, li, duration_s).saturating_mul(2));
+            }
+            rows = rows.saturating_add(f.proxies.len() as u64 * rows);
+            e.add(
+                true,
+                "--trace".into(),
+                rows.saturating_mul(BYTES_PER_TRACE_ROW),
+                "shorten run.duration, or trace fewer runs",
+            );
+        }
+        for d in 0..plan.links.len() {
+            e.add(
+                true,
+                "--trace".into(),
+                carried(d, duration_s)
+                    .saturating_mul(2)
+                    .saturating_mul(BYTES_PER_TRACE_POINT),
+                "shorten run.duration, or trace fewer runs",
+            );
+        }
+    }
+    if let Some(log) = &rec.packet_log {
+        let from = log.from.0.min(plan.duration.0);
+        let to = log.to.0.min(plan.duration.0);
+        let secs = Dur(to.saturating_sub(from)).as_secs_f64();
+        for d in 0..plan.links.len() {
+            let logged = log
+                .link_dirs
+                .as_ref()
+                .is_none_or(|ds| ds.contains(&(d as u32)));
+            if logged {
+                e.add(
+                    true,
+                    "--packet-log".into(),
+                    carried(d, secs)
+                        .saturating_mul(3)
+                        .saturating_mul(BYTES_PER_LOG_EVENT),
+                    "narrow it with --packet-log-links or --packet-log-window",
+                );
+            }
+        }
+    }
+    e
 }
 
-/// Refuse a run whose estimated memory exceeds the limit.
-pub fn check_memory(plan: &Plan, file: &str) -> Result<(), ScenarioError> {
-    let limit = memory_limit().map_err(|m| ScenarioError::new(file, "", m))?;
-    if let Some(m) = &plan.motion {
-        // Positions, propagators, a graph snapshot and the routing state of
-        // every node towards every flow's destination.
-        let dests = plan.flows.len() * 2;
-        let need = m.memory_bytes(dests);
-        let sats: usize = m.gsls.iter().map(|r| r.sats.len()).sum();
-        if need > limit {
-            return Err(ScenarioError::new(
-                file,
-                "constellation",
-                format!(
-                    "{sats} satellites and {} nodes would need about {} for positions and routing state, above the limit of {} (set SKYHOP_MEMORY_LIMIT to raise it, or use a smaller shell)",
-                    m.positions.nodes.len(),
-                    Size(need),
-                    Size(limit)
-                ),
-            ));
+/// The link directions a datagram flow crosses (its path, forward).
+fn datagram_dirs(plan: &Plan, f: usize) -> Vec<usize> {
+    let path = &plan.flows[f].path;
+    path.windows(2)
+        .filter_map(|w| {
+            plan.links
+                .iter()
+                .position(|l| l.from == w[0] && l.to == w[1])
+        })
+        .collect()
+}
+
+/// The flow's application table, as the scenario names it.
+fn app_table(f: &super::plan::PlanFlow) -> &'static str {
+    if f.app.datagrams() {
+        "cbr"
+    } else {
+        "web"
+    }
+}
+
+/// Bytes for a reader: "51.2 GB", "820 kB", "512 B".
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [(f64, &str); 5] = [
+        (1e15, "PB"),
+        (1e12, "TB"),
+        (1e9, "GB"),
+        (1e6, "MB"),
+        (1e3, "kB"),
+    ];
+    for (scale, unit) in UNITS {
+        if b as f64 >= scale {
+            let x = b as f64 / scale;
+            return if x >= 100.0 {
+                format!("{x:.0} {unit}")
+            } else {
+                format!("{x:.1} {unit}")
+            };
         }
     }
-    let (need, key) = estimate(plan);
+    format!("{b} B")
+}
+
+/// The refusal of an estimate above `limit`: the number, the largest part
+/// and what to change.
+fn refusal(file: &str, e: &Estimate, need: u64, limit: u64, scope: &str) -> ScenarioError {
+    let (key, part) = match e.largest() {
+        Some(p) => (
+            p.key.clone(),
+            format!(
+                "; the largest part, {}, about {} ({})",
+                p.key,
+                human_bytes(p.bytes),
+                p.what
+            ),
+        ),
+        None => (String::new(), String::new()),
+    };
+    ScenarioError::new(
+        file,
+        key,
+        format!(
+            "{scope} would need about {} of memory, above the limit of {} ({limit} B){part}; or set SKYHOP_MEMORY_LIMIT, e.g. \"16 GB\", to raise the limit",
+            human_bytes(need),
+            human_bytes(limit)
+        ),
+    )
+}
+
+/// Refuse a run whose estimated memory (nothing recorded) exceeds the limit.
+pub fn check_memory(plan: &Plan, file: &str) -> Result<(), ScenarioError> {
+    check_with(plan, file, &Recording::default(), 1, 1)
+}
+
+/// Refuse `runs` runs of `plan` recording `rec`, `jobs` at once, whose
+/// memory would exceed the limit: each run in flight holds its running
+/// part, and every run's recorded part is kept until the end.
+pub fn check_with(
+    plan: &Plan,
+    file: &str,
+    rec: &Recording,
+    runs: u64,
+    jobs: u64,
+) -> Result<(), ScenarioError> {
+    let limit = memory_limit().map_err(|m| ScenarioError::new(file, "", m))?;
+    check_against(plan, file, rec, runs, jobs, limit)
+}
+
+/// [`check_with`] against an explicit limit.
+pub fn check_against(
+    plan: &Plan,
+    file: &str,
+    rec: &Recording,
+    runs: u64,
+    jobs: u64,
+    limit: u64,
+) -> Result<(), ScenarioError> {
+    check_motion(plan, file, limit)?;
+    let e = estimate(plan, rec);
+    if e.total() > limit {
+        return Err(refusal(file, &e, e.total(), limit, "the run"));
+    }
+    let need = e
+        .running
+        .saturating_mul(jobs.clamp(1, runs.max(1)))
+        .saturating_add(e.recorded.saturating_mul(runs.max(1)));
+    if need > limit {
+        return Err(refusal(
+            file,
+            &e,
+            need,
+            limit,
+            &format!("{runs} runs ({} at once)", jobs.clamp(1, runs.max(1))),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse a moving network whose positions, propagators, graph snapshot
+/// and routing state (every node towards every flow's destination) would
+/// exceed the limit.
+fn check_motion(plan: &Plan, file: &str, limit: u64) -> Result<(), ScenarioError> {
+    let Some(m) = &plan.motion else {
+        return Ok(());
+    };
+    let dests = plan.flows.len() * 2;
+    let need = m.memory_bytes(dests);
+    let sats: usize = m.gsls.iter().map(|r| r.sats.len()).sum();
     if need > limit {
         return Err(ScenarioError::new(
             file,
-            key,
+            "constellation",
             format!(
-                "the run would need about {} of memory for packets in flight and queued, above the limit of {} (set SKYHOP_MEMORY_LIMIT, e.g. \"16 GB\", to raise it; or lower tcp.rcv_buffer, tcp.initial_window or link queues)",
-                Size(need),
-                Size(limit)
+                "{sats} satellites and {} nodes would need about {} for positions and routing state, above the limit of {} ({limit} B); set SKYHOP_MEMORY_LIMIT to raise it, or use a smaller shell",
+                m.positions.nodes.len(),
+                human_bytes(need),
+                human_bytes(limit)
             ),
         ));
+    }
+    Ok(())
+}
+
+/// Refuse a run whose Gilbert–Elliott chains (channels and DVB-S links)
+/// would switch more often over `duration` than its event budget allows:
+/// each switch is drawn, so a chain of nanosecond sojourns would keep a run
+/// busy for hours before its first packet.
+pub fn check_chains(
+    plan: &Plan,
+    file: &str,
+    duration: Dur,
+    budget: u64,
+) -> Result<(), ScenarioError> {
+    let secs = duration.as_secs_f64();
+    let mut chains: Vec<(String, f64, f64)> = Vec::new();
+    for (d, l) in plan.links.iter().enumerate() {
+        let name = l.name.split(':').next().unwrap_or("");
+        let dir = if d % 2 == 0 { "forward" } else { "reverse" };
+        for c in &l.channels {
+            if let ChannelSpec::GilbertElliott(s) = c {
+                chains.push((
+                    format!("links.{name}.channel ({dir})"),
+                    s.t_good.0.as_secs_f64(),
+                    s.t_bad.0.as_secs_f64(),
+                ));
+            }
+        }
+    }
+    for layer in &plan.layers {
+        if let crate::net::LinkLayerSpec::Dvbs(s) = &layer.spec {
+            if let Ok(p) = s.params() {
+                chains.push((
+                    format!("links.{}.link_layer", layer.name),
+                    p.t_good_s,
+                    p.t_bad_s,
+                ));
+            }
+        }
+    }
+    for (key, good, bad) in chains {
+        // Two switches per mean cycle of GOOD and BAD.
+        let switches = 2.0 * secs / (good + bad);
+        if switches > budget as f64 {
+            let key_only = key.split(' ').next().unwrap_or(&key).to_string();
+            return Err(ScenarioError::new(
+                file,
+                key_only,
+                format!(
+                    "the channel would switch about {switches:.2e} times over {} (mean sojourns t_good = {}, t_bad = {}), more than run.event_budget = {budget}: lengthen t_good and t_bad, or shorten the run",
+                    crate::units::Duration(duration),
+                    crate::units::Duration(Dur((good * 1e9).round() as u64)),
+                    crate::units::Duration(Dur((bad * 1e9).round() as u64)),
+                ),
+            ));
+        }
     }
     Ok(())
 }

@@ -11,9 +11,13 @@ mod schema;
 mod templates;
 mod validate;
 
-pub use memory::{estimate_memory, memory_limit, BYTES_PER_PACKET};
+pub use memory::{
+    check_against, check_chains, check_with, estimate, estimate_memory, limit_from, memory_limit,
+    Estimate, Recording, BYTES_PER_PACKET,
+};
 pub use plan::{LegNumbers, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory};
 pub use schema::*;
+pub use validate::MAX_RUNS;
 
 use crate::error::ScenarioError;
 
@@ -56,7 +60,7 @@ pub fn load_json_str(text: &str, file: &str, sets: &[String]) -> Result<Scenario
     load_json_str_in(text, file, sets, &cwd())
 }
 
-fn load_json_str_in(
+pub fn load_json_str_in(
     text: &str,
     file: &str,
     sets: &[String],
@@ -68,10 +72,29 @@ fn load_json_str_in(
     load_value(tv, file, sets, base)
 }
 
-/// Read a scenario file (TOML, or JSON by extension).
+/// The largest scenario file read (bytes).
+pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
+
+/// Read a scenario file (TOML, or JSON by extension), at most
+/// [`MAX_SCENARIO_BYTES`] of it (a pipe is read too; a device such as
+/// /dev/zero stops at the bound).
 pub fn load_path(path: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ScenarioError::new(path, "", format!("cannot read scenario file: {e}")))?;
+    use std::io::Read;
+    let cannot =
+        |e: String| ScenarioError::new(path, "", format!("cannot read scenario file: {e}"));
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(cannot("is a directory".into()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_SCENARIO_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| cannot(e.to_string()))?;
+    if bytes.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(cannot(format!(
+            "larger than {MAX_SCENARIO_BYTES} bytes, the most a scenario may have"
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| cannot("not UTF-8 text".into()))?;
     // Relative paths inside the scenario (fade traces, masking files) are
     // relative to the scenario file.
     let base = cwd().join(
@@ -153,30 +176,79 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
     if path.is_empty() || parts.iter().any(|p| p.is_empty()) {
         return Err(ScenarioError::new(
             file,
-            path,
-            "--set path is empty or has an empty part",
+            if path.is_empty() { "--set" } else { path },
+            format!("the path of {set:?} is empty or has an empty part: --set needs PATH=VALUE, e.g. --set links.wu.per=0.005"),
         ));
     }
-    // `nodes.X…`, `links.X…`, `flows.X…` must name an existing entry, at
-    // any depth: --set changes entries, it never invents one.
-    if parts.len() >= 2 {
-        if let Some((_, what)) = NAMED_MAPS.iter().find(|(m, _)| *m == parts[0]) {
-            let known: Vec<&str> = root
-                .get(parts[0])
-                .and_then(|t| t.as_table())
-                .map(|t| t.keys().map(|k| k.as_str()).collect())
-                .unwrap_or_default();
-            if !known.contains(&parts[1]) {
-                return Err(ScenarioError::new(
-                    file,
-                    path,
-                    format!(
-                        "--set names no existing {what} {:?} (have: {})",
-                        parts[1],
-                        known.join(", ")
-                    ),
-                ));
+    // `nodes.X…`, `links.X…`, `flows.X…` (and a template's) must name an
+    // existing entry, at any depth, and a whole table of entries is not
+    // replaced: --set changes values, it never invents or removes an entry.
+    let names_of = |t: Option<&toml::Value>| -> Vec<String> {
+        t.and_then(|t| t.as_table())
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let have = |names: &[String]| {
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    let refuse_whole = |table: &str, names: &[String], what: &str| {
+        let example = names
+            .first()
+            .map(|n| format!(", e.g. --set {table}.{n}.KEY=VALUE"))
+            .unwrap_or_default();
+        Err(ScenarioError::new(
+            file,
+            path,
+            format!(
+                "--set cannot replace the whole {table} table: it changes values of existing {what}s and never adds or removes one ({table}: {}); set a key of one{example}",
+                have(names)
+            ),
+        ))
+    };
+    let check_entry = |table: &str, what: &str, names: &[String], name: &str| {
+        if names.iter().any(|n| n == name) {
+            return Ok(());
+        }
+        let hint = crate::suggest::hint(name, names.iter().map(String::as_str));
+        Err(ScenarioError::new(
+            file,
+            path,
+            format!(
+                "--set names no existing {what} {name:?} ({table}: {}): --set changes existing values, it never invents a {what}{hint}",
+                have(names)
+            ),
+        ))
+    };
+    let map_of = |sec: &str| NAMED_MAPS.iter().find(|(m, _)| *m == sec).map(|x| x.1);
+    if let Some(what) = map_of(parts[0]) {
+        let known = names_of(root.get(parts[0]));
+        if parts.len() == 1 {
+            return refuse_whole(parts[0], &known, what);
+        }
+        check_entry(parts[0], what, &known, parts[1])?;
+    }
+    if parts[0] == "templates" {
+        let templates = root.get("templates");
+        let known = names_of(templates);
+        if parts.len() == 1 {
+            return refuse_whole("templates", &known, "template");
+        }
+        check_entry("templates", "template", &known, parts[1])?;
+        if let (Some(sec), Some(what)) = (parts.get(2), parts.get(2).and_then(|s| map_of(s))) {
+            let table = format!("templates.{}.{sec}", parts[1]);
+            let entries = names_of(
+                templates
+                    .and_then(|t| t.get(parts[1]))
+                    .and_then(|t| t.get(*sec)),
+            );
+            if parts.len() == 3 {
+                return refuse_whole(&table, &entries, what);
             }
+            check_entry(&table, what, &entries, parts[3])?;
         }
     }
     let mut cur = root;
@@ -242,6 +314,7 @@ fn load_value(
     // would need.
     let plan = Plan::build(&scn, file)?;
     memory::check_memory(&plan, file)?;
+    memory::check_chains(&plan, file, plan.duration, plan.event_budget)?;
     Ok(scn)
 }
 

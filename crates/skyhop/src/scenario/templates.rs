@@ -24,6 +24,11 @@ use crate::error::ScenarioError;
 
 const SECTIONS: &[&str] = &["nodes", "links", "flows"];
 
+/// The largest `count` of a template.
+pub const MAX_COUNT: u64 = 100_000;
+/// The most entries all templates may expand to.
+pub const MAX_EXPANDED: u64 = 1_000_000;
+
 pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioError> {
     let Some(t) = root.as_table_mut() else {
         return Ok(());
@@ -41,6 +46,7 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
             ))
         }
     };
+    let mut expanded: u64 = 0;
     for (name, tv) in templates {
         let key = |k: &str| format!("templates.{name}.{k}");
         let toml::Value::Table(tt) = tv else {
@@ -60,6 +66,15 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
             }
         }
         let count = match tt.get("count") {
+            Some(toml::Value::Integer(n)) if *n as u64 > MAX_COUNT => {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    format!(
+                        "N = {n} is out of range: a template expands at most {MAX_COUNT} times"
+                    ),
+                ))
+            }
             Some(toml::Value::Integer(n)) if *n >= 1 => *n as u64,
             Some(toml::Value::Integer(n)) => {
                 return Err(ScenarioError::new(
@@ -68,12 +83,18 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
                     format!("N = {n}: a template needs a count of at least 1"),
                 ))
             }
-            Some(_) => return Err(ScenarioError::new(file, key("count"), "must be an integer")),
+            Some(v) => {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    format!("expected a whole number from 1 to {MAX_COUNT}, got {v}"),
+                ))
+            }
             None => {
                 return Err(ScenarioError::new(
                     file,
                     key("count"),
-                    "missing field `count`",
+                    "missing: this key is required (how many times the template expands)",
                 ))
             }
         };
@@ -84,6 +105,14 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
             let Some(entries) = entries.as_table() else {
                 return Err(ScenarioError::new(file, key(sec), "must be a table"));
             };
+            expanded = expanded.saturating_add(count.saturating_mul(entries.len() as u64));
+            if expanded > MAX_EXPANDED {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    format!("the templates would expand to more than {MAX_EXPANDED} nodes, links and flows"),
+                ));
+            }
             let target = t
                 .entry(sec.to_string())
                 .or_insert_with(|| toml::Value::Table(toml::Table::new()));
@@ -128,29 +157,59 @@ fn linear(s: &str, i: u64) -> Option<String> {
     if !s.split_whitespace().any(|w| w == "i") {
         return None;
     }
-    let mut total = 0.0;
+    // Exact decimal arithmetic: the sum is the text the unit parser then
+    // reads, so it must not pick up binary rounding ("0.1 ms + 0.1 ms * i").
+    let mut terms: Vec<(i128, i32)> = Vec::new();
     let mut unit: Option<String> = None;
     for term in s.split('+') {
         let parts: Vec<&str> = term.split('*').map(str::trim).collect();
         let (q, mult) = match parts.as_slice() {
-            [q] => (*q, 1.0),
-            [q, "i"] | ["i", q] => (*q, i as f64),
+            [q] => (*q, 1),
+            [q, "i"] | ["i", q] => (*q, i),
             _ => return None,
         };
         let mut w = q.split_whitespace();
-        let x: f64 = w.next()?.parse().ok()?;
+        let d = crate::units::Decimal::parse(w.next()?)?.ok()?;
         let u = w.collect::<Vec<_>>().join(" ");
         if unit.as_ref().is_some_and(|prev| *prev != u) {
             return None;
         }
         unit = Some(u);
-        total += x * mult;
+        let v = i128::try_from(d.digits).ok()?.checked_mul(mult as i128)?;
+        terms.push((if d.negative { -v } else { v }, d.exp));
     }
     let unit = unit?;
-    Some(if unit.is_empty() {
-        format!("{total}")
+    let exp = terms.iter().map(|t| t.1).min()?;
+    let mut total: i128 = 0;
+    for (v, e) in terms {
+        let scale = 10i128.checked_pow(u32::try_from(e - exp).ok()?)?;
+        total = total.checked_add(v.checked_mul(scale)?)?;
+    }
+    let number = if exp >= 0 {
+        match 10i128
+            .checked_pow(exp as u32)
+            .and_then(|m| total.checked_mul(m))
+        {
+            Some(v) => v.to_string(),
+            None => format!("{total}e{exp}"),
+        }
     } else {
-        format!("{total} {unit}")
+        let digits = total.unsigned_abs().to_string();
+        let k = (-exp) as usize;
+        let padded = format!("{digits:0>width$}", width = k + 1);
+        let (a, b) = padded.split_at(padded.len() - k);
+        let b = b.trim_end_matches('0');
+        let sign = if total < 0 { "-" } else { "" };
+        if b.is_empty() {
+            format!("{sign}{a}")
+        } else {
+            format!("{sign}{a}.{b}")
+        }
+    };
+    Some(if unit.is_empty() {
+        number
+    } else {
+        format!("{number} {unit}")
     })
 }
 
@@ -164,6 +223,9 @@ mod tests {
         assert_eq!(linear("i * 2.5 Mbps", 2).as_deref(), Some("5 Mbps"));
         assert_eq!(linear("40 ms + 10 s * i", 1), None);
         assert_eq!(linear("40 ms", 1), None);
+        // exact: no binary rounding for the unit parser to refuse
+        assert_eq!(linear("0.1 ms + 0.1 ms * i", 2).as_deref(), Some("0.3 ms"));
+        assert_eq!(linear("1.5 Mbps * i", 4).as_deref(), Some("6 Mbps"));
     }
 
     #[test]

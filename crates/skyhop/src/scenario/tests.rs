@@ -395,3 +395,245 @@ fn a_resolved_scenario_with_application_tables_round_trips_through_json() {
     let back = load_json_str(&json, "<json>", &[]).unwrap();
     assert_eq!(serde_json::to_string(&back).unwrap(), json);
 }
+
+/// Errors inside tagged tables name the entry at fault, whatever the
+/// message (serde's, or a unit parser's that does not say its key).
+#[test]
+fn errors_inside_tagged_tables_name_the_full_key() {
+    let ge = |rest: &str| {
+        format!(
+            "links.ab.channel={{model=\"gilbert-elliott\", t_good=\"1 s\", t_bad=\"1 s\", {rest}}}"
+        )
+    };
+    for (set, key, words) in [
+        (
+            ge("per_bad=\"x\""),
+            "links.ab.channel.per_bad",
+            "expected a number",
+        ),
+        (
+            "links.ab.channel={model=\"gilbert-elliott\", t_good=\"1 s\", t_bad=\"-1 s\"}".into(),
+            "links.ab.channel.t_bad",
+            "must not be negative",
+        ),
+        (
+            "links.ab.channel={model=\"gilbert-elliott\", t_good=3, t_bad=\"1 s\"}".into(),
+            "links.ab.channel.t_good",
+            "has no unit",
+        ),
+        (
+            ge("initial=\"grey\""),
+            "links.ab.channel.initial",
+            "\"grey\" is not one of",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", arq=3}".into(),
+            "links.ab.link_layer.arq",
+            "expected true or false, got 3",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", arto=\"-1 s\"}".into(),
+            "links.ab.link_layer.arto",
+            "must not be negative",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", nmax=\"x\"}".into(),
+            "links.ab.link_layer.nmax",
+            "expected a whole number, got \"x\"",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", bogus=1}".into(),
+            "links.ab.link_layer.bogus",
+            "unknown field",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", fer_good=\"1%\"}".into(),
+            "links.ab.link_layer.fer_good",
+            "1 % is 0.01",
+        ),
+    ] {
+        let e = err_of(&[&set]);
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(e.message.contains(words), "{set}: {e}");
+    }
+}
+
+/// No message speaks Rust: type names become what the scenario writes,
+/// with an example.
+#[test]
+fn messages_say_what_is_expected_in_the_scenario_words() {
+    for (set, key, words) in [
+        (
+            "links.ab.per=\"1%\"",
+            "links.ab.per",
+            "expected a number, e.g. 0.01, got \"1%\" (a fraction: 1 % is 0.01)",
+        ),
+        (
+            "links.ab.per=\"0.5\"",
+            "links.ab.per",
+            "write it without quotes: 0.5",
+        ),
+        (
+            "flows.ftp.proxies=\"B\"",
+            "flows.ftp.proxies",
+            "expected a list in brackets, got \"B\", e.g. [\"B\"]",
+        ),
+        (
+            "links.ab.queue=-1",
+            "links.ab.queue",
+            "-1 is out of range: expected a whole number from 0 to 4294967295",
+        ),
+        (
+            "links.ab.queue=1.5",
+            "links.ab.queue",
+            "expected a whole number from 0 to 4294967295, got 1.5",
+        ),
+        (
+            "run.seed=\"x\"",
+            "run.seed",
+            "expected a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            "links.ab.channel=3",
+            "links.ab.channel",
+            "models: \"per\", \"ber\"",
+        ),
+        (
+            "links.ab.link_layer=\"dvbs\"",
+            "links.ab.link_layer",
+            "e.g. { model = \"fifo\" }",
+        ),
+        (
+            "flows.ftp.tcp=3",
+            "flows.ftp.tcp",
+            "expected a string in quotes, got 3",
+        ),
+    ] {
+        let e = err_of(&[set]);
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(e.message.contains(words), "{set}: {e}");
+        for rust in [
+            "i64", "u32", "u64", "f64", "sequence", "enum", "struct", "`",
+        ] {
+            assert!(!e.message.contains(rust), "{set}: {e}");
+        }
+    }
+}
+
+#[test]
+fn a_misspelt_key_or_choice_gets_a_suggestion() {
+    for (set, words) in [
+        ("links.ab.qeue=5", "did you mean \"queue\"?"),
+        ("flows.ftp.tpc=\"sack\"", "did you mean \"tcp\"?"),
+        ("links.ab.errors_apply_to=\"dat\"", "did you mean \"data\"?"),
+        ("flows.ftp.tcp=\"newrno\"", "did you mean \"newreno\"?"),
+        (
+            "links.ab.channel={model=\"gilbert-elliot\"}",
+            "did you mean \"gilbert-elliott\"?",
+        ),
+        ("links.ab.delay=\"10 mss\"", "did you mean \"ms\"?"),
+        ("flows.ftp.app=\"wbe\"", "did you mean \"web\"?"),
+        ("flows.ftp.to=\"c\"", "did you mean \"C\"?"),
+        ("links.Ab.rate=\"1 Mbps\"", "did you mean \"ab\"?"),
+    ] {
+        let e = err_of(&[set]);
+        assert!(e.message.ends_with(words), "{set}: {e}");
+    }
+    // Nothing close: no guess.
+    let e = err_of(&["links.ab.colour=\"red\""]);
+    assert!(!e.message.contains("did you mean"), "{e}");
+}
+
+/// `--set` changes existing values: it never invents (or removes) a node,
+/// link, flow, template or a template's entry, not even by replacing the
+/// whole table, and says what exists.
+#[test]
+fn set_never_invents_an_entry() {
+    for (set, key, words) in [
+        (
+            "nodes={X={}, A={}, B={}}",
+            "nodes",
+            "cannot replace the whole nodes table",
+        ),
+        ("flows={f={from=\"A\", to=\"B\"}}", "flows", "(flows: ftp)"),
+        ("links={}", "links", "(links: ab, bc)"),
+        (
+            "templates={}",
+            "templates",
+            "cannot replace the whole templates table",
+        ),
+        (
+            "templates.t.count=3",
+            "templates.t.count",
+            "no existing template \"t\" (templates: none)",
+        ),
+        (
+            "nodes.X={}",
+            "nodes.X",
+            "no existing node \"X\" (nodes: A, B, C)",
+        ),
+        (
+            "flows.f2.from=\"A\"",
+            "flows.f2.from",
+            "never invents a flow",
+        ),
+    ] {
+        let e = err_of(&[set]);
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(e.message.contains(words), "{set}: {e}");
+    }
+    // Through a template: its entries exist, or the set is refused.
+    let text = format!("{BASE}\n[templates.t]\ncount = 2\n[templates.t.nodes.\"S{{i}}\"]\n");
+    let load_t = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        load_str(&text, "t.toml", &sets)
+    };
+    load_t(&["templates.t.count=3"]).unwrap();
+    load_t(&[
+        "templates.t.nodes.S{i}.lat=1",
+        "templates.t.nodes.S{i}.lon=2",
+    ])
+    .unwrap();
+    for (set, words) in [
+        (
+            "templates.t.nodes.X={}",
+            "no existing node \"X\" (templates.t.nodes: S{i})",
+        ),
+        (
+            "templates.t.flows.f={from=\"A\"}",
+            "(templates.t.flows: none)",
+        ),
+        (
+            "templates.t.nodes={X={}}",
+            "cannot replace the whole templates.t.nodes table",
+        ),
+    ] {
+        let e = load_t(&[set]).unwrap_err();
+        assert!(e.message.contains(words), "{set}: {e}");
+    }
+    // Values of existing entries may be replaced or added, at any depth.
+    load(&[
+        "nodes.A={}",
+        "links.ab.forward={queue=5}",
+        "tcp.aero_allocation.n=2",
+    ])
+    .unwrap();
+}
+
+/// A proxy key its policy does not read is refused, naming the policy.
+#[test]
+fn proxy_keys_of_another_policy_are_refused() {
+    for (sets, key, words) in [
+        (&["nodes.B.proxy.recv_buffer=\"1 MB\""][..], "nodes.B.proxy.recv_buffer", "policy \"half-free\" (the default) uses cache or cache_packets"),
+        (&["nodes.B.proxy={policy=\"third\", send_buffer=\"1 MB\"}"][..], "nodes.B.proxy.send_buffer", "policy \"third\""),
+        (
+            &["nodes.B.proxy={policy=\"buffers\", recv_buffer=\"1 MB\", send_buffer=\"1 MB\", cache_packets=10}"][..],
+            "nodes.B.proxy.cache_packets",
+            "policy \"buffers\" sizes the proxy with recv_buffer and send_buffer",
+        ),
+    ] {
+        let e = err_of(sets);
+        assert_eq!(e.key, key, "{sets:?}: {e}");
+        assert!(e.message.contains(words), "{sets:?}: {e}");
+    }
+}

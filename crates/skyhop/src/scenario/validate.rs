@@ -238,6 +238,43 @@ impl V<'_> {
                 return Err(self.err(k(f), "a proxy cache must hold at least one packet"));
             }
         }
+        // Keys the policy does not read are refused, not silently ignored.
+        let policy = p.policy.unwrap_or(ProxyPolicyName::HalfFree);
+        let word = match policy {
+            ProxyPolicyName::HalfFree => "\"half-free\"",
+            ProxyPolicyName::Third => "\"third\"",
+            ProxyPolicyName::Buffers => "\"buffers\"",
+        };
+        let default = if p.policy.is_none() {
+            " (the default)"
+        } else {
+            ""
+        };
+        if policy == ProxyPolicyName::Buffers {
+            for (f, given) in [
+                ("cache", p.cache.is_some()),
+                ("cache_packets", p.cache_packets.is_some()),
+            ] {
+                if given {
+                    return Err(self.err(
+                        k(f),
+                        format!("policy {word} sizes the proxy with recv_buffer and send_buffer and does not use {f}: remove it, or choose policy \"half-free\" or \"third\""),
+                    ));
+                }
+            }
+        } else {
+            for (f, given) in [
+                ("recv_buffer", p.recv_buffer.is_some()),
+                ("send_buffer", p.send_buffer.is_some()),
+            ] {
+                if given {
+                    return Err(self.err(
+                        k(f),
+                        format!("policy {word}{default} uses cache or cache_packets, not {f} (a key of policy \"buffers\"): remove it, or set policy = \"buffers\""),
+                    ));
+                }
+            }
+        }
         if p.policy == Some(ProxyPolicyName::Buffers) {
             if p.send_buffer.is_none() {
                 return Err(self.err(

@@ -134,7 +134,12 @@ fn fractions_of_the_base_unit_are_refused_not_rounded() {
     refused(
         &["links.ab.delay=\"0.4 ns\""],
         "links.ab.delay",
-        "whole number of ns",
+        "below 1 ns, the engine's resolution",
+    );
+    refused(
+        &["links.ab.delay=\"1.0000004 ns\""],
+        "links.ab.delay",
+        "whole number of ns (it is 1.0000004 ns",
     );
     refused(
         &["links.ab.rate=\"1.7 bps\""],

@@ -42,7 +42,9 @@ mod section;
 pub use model::{Http, WebSampler, WebSpec};
 pub use section::{HttpVersion, WebSection};
 
-use super::{AppIo, AppReport, AppSpecOps, Application, Cell, StreamDir, Table};
+use super::{
+    AppBounds, AppIo, AppReport, AppSpecOps, Application, Cell, RunShape, StreamDir, Table,
+};
 use crate::engine::time::{Dur, Time};
 
 impl AppSpecOps for WebSpec {
@@ -68,6 +70,48 @@ impl AppSpecOps for WebSpec {
     }
     fn opens_stream_at_start(&self) -> bool {
         false
+    }
+    /// An object is a request and its reply: at least one round trip, one
+    /// at a time per connection (HTTP/1.0: `parallel` connections at once,
+    /// each new one opened per object and kept). A page is at least one
+    /// round trip and one think time (at least `think_k`), and holds the
+    /// main object and its inline objects: at most the Gamma count's mean
+    /// plus 30 standard deviations (its exponential tail makes more a
+    /// chance below 10^-50 per page).
+    fn bounds(&self, run: &RunShape) -> AppBounds {
+        let (at_once, per_object) = match self.http {
+            Http::V10 { parallel } => (parallel as u64, true),
+            Http::V11 => (1, false),
+        };
+        let by_time = run.rounds().saturating_mul(at_once);
+        let thinks = run.duration_s / self.think_k_s.max(1e-9);
+        let pages = [
+            Some(run.rounds()),
+            self.pages,
+            (thinks < 1e18).then(|| thinks as u64 + 1),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(u64::MAX);
+        let per_page = match self.object_size {
+            Some(_) => 1,
+            None => {
+                let q = self.inline_mean + 30.0 * self.inline_sd;
+                if q.is_finite() && q < 1e15 {
+                    q.max(0.0).round() as u64 + 1
+                } else {
+                    u64::MAX / 4
+                }
+            }
+        };
+        let objects = by_time.min(pages.saturating_mul(per_page));
+        AppBounds {
+            records: objects.saturating_add(pages),
+            connections: if per_object { objects } else { 1 },
+            small_packets: objects.saturating_mul(2),
+            datagrams: None,
+        }
     }
 }
 

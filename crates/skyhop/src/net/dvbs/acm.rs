@@ -115,32 +115,33 @@ impl ModeRates {
 /// channel state, ready to leave the receiver `delay + cqe` after the
 /// change (the frames that see the change reach the receiver one forward
 /// propagation delay after they were sent; the estimate then takes the CQE
-/// time). The report carries the new state.
+/// time). The report carries the new state. The reports read the switches
+/// of the channel in order through a cursor of their own over the same
+/// trajectory (so neither cursor keeps the switches between them).
 pub struct CqeReports {
     /// Index of the next switch of the chain to report.
-    next: usize,
+    next: u64,
     /// Forward propagation delay plus the CQE time.
     lag: Dur,
+    chain: GilbertElliott,
 }
 
 impl CqeReports {
-    pub fn new(forward_delay: Dur, cqe: Dur) -> CqeReports {
+    /// Reports of the changes of `chain` (a cursor of its own: a clone).
+    pub fn new(forward_delay: Dur, cqe: Dur, chain: &GilbertElliott) -> CqeReports {
         CqeReports {
             next: 0,
             lag: Dur(forward_delay.0 + cqe.0),
+            chain: chain.clone(),
         }
     }
 
     /// The next report: when it leaves the receiver and the state it
     /// reports (true = BAD). Does not consume it.
-    pub fn peek(&self, chain: &mut GilbertElliott) -> (Time, bool) {
-        while chain.switches().len() <= self.next {
-            let last = chain.switches().last().copied().unwrap_or(Time::ZERO);
-            chain.state_at(last);
-        }
-        let s = chain.switches()[self.next];
+    pub fn peek(&mut self) -> (Time, bool) {
+        let s = self.chain.switch(self.next);
         // After switch k (from 0) the state is the initial one flipped k+1 times.
-        let bad = chain.initial_bad() ^ self.next.is_multiple_of(2);
+        let bad = self.chain.initial_bad() ^ self.next.is_multiple_of(2);
         (s + self.lag, bad)
     }
 
@@ -181,12 +182,17 @@ mod tests {
     #[test]
     fn reports_follow_each_switch_by_the_delay_plus_the_cqe_time() {
         let mut chain = GilbertElliott::new(6.0, 2.0, Some(false), RngStream::derive(4, "ge"));
-        let mut rep = CqeReports::new(Dur::from_millis(250), Dur::from_millis(50));
+        let mut rep = CqeReports::new(Dur::from_millis(250), Dur::from_millis(50), &chain);
+        let mut by_index = chain.clone();
         for k in 0..6 {
-            let (t, bad) = rep.peek(&mut chain);
-            let s = chain.switches()[k];
+            let (t, bad) = rep.peek();
+            let s = by_index.switch(k);
             assert_eq!(t, s + Dur::from_millis(300));
-            assert_eq!(bad, k % 2 == 0, "GOOD first, so the first switch is to BAD");
+            assert_eq!(
+                bad,
+                k.is_multiple_of(2),
+                "GOOD first, so the first switch is to BAD"
+            );
             assert_eq!(chain.state_at(s), bad);
             rep.advance();
         }

@@ -188,13 +188,9 @@ impl DvbsLink {
         ret_queue: u32,
         ret_channels: Vec<Channel>,
     ) -> DvbsLink {
-        let mut chain = GilbertElliott::new(
-            params.t_good_s,
-            params.t_bad_s,
-            params.initial,
-            RngStream::derive(seed, &format!("dvbs:{name}:chain")),
-        );
+        let mut chain = params.fade_chain(seed, name);
         let mode = params.policy.initial_mode(chain.state_at(Time::ZERO));
+        let reports = CqeReports::new(fwd_delay, params.cqe, &chain);
         let sender = ArqSender::new(params.buffer_frames, params.nmax, params.asto);
         let receiver = ArqReceiver::new(params.arto);
         DvbsLink {
@@ -205,7 +201,7 @@ impl DvbsLink {
             frame_rng: RngStream::derive(seed, &format!("dvbs:{name}:frames")),
             ret_rng: RngStream::derive(seed, &format!("dvbs:{name}:return")),
             mode,
-            reports: CqeReports::new(fwd_delay, params.cqe),
+            reports,
             started: false,
             segs: VecDeque::new(),
             next_new: 0,
@@ -263,7 +259,7 @@ impl DvbsLink {
     /// Send every channel report due by `now`, and ask to be woken for the next.
     fn report_due(&mut self, now: Time, io: &mut LinkIo) {
         loop {
-            let (at, bad) = self.reports.peek(&mut self.chain);
+            let (at, bad) = self.reports.peek();
             if at > now {
                 {
                     let seq = io.next_seq();

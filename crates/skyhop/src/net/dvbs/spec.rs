@@ -196,6 +196,31 @@ fn check_p(key: &str, p: Option<f64>) -> Result<(), (String, String)> {
     }
 }
 
+impl DvbsParams {
+    /// The fade process of the forward channel of link `name` in a run with
+    /// `seed` (true = BAD): the chain the link judges its frames by, so a
+    /// plot of it is what that run sees.
+    pub fn fade_chain(
+        &self,
+        seed: u64,
+        name: &str,
+    ) -> crate::channel::gilbert_elliott::GilbertElliott {
+        crate::channel::gilbert_elliott::GilbertElliott::new(
+            self.t_good_s,
+            self.t_bad_s,
+            self.initial,
+            crate::engine::rng::RngStream::derive(seed, &format!("dvbs:{name}:chain")),
+        )
+    }
+
+    /// Probability a frame is lost in channel state `bad`, in the mode the
+    /// ACM policy settles in for that state.
+    pub fn frame_loss(&self, bad: bool) -> f64 {
+        self.errors
+            .loss_probability(self.policy.initial_mode(bad), bad)
+    }
+}
+
 impl DvbsSpec {
     pub fn params(&self) -> Result<DvbsParams, (String, String)> {
         let policy = self.acm.map_or(AcmPolicy::Acm, AcmSetting::policy);

@@ -32,8 +32,9 @@ impl Ctx<'_> {
             self.err(
                 key,
                 format!(
-                    "node {n:?} does not exist (nodes: {})",
-                    self.nodes.join(", ")
+                    "node {n:?} does not exist (nodes: {}){}",
+                    self.nodes.join(", "),
+                    crate::suggest::hint(n, self.nodes.iter().map(String::as_str))
                 ),
             )
         })
@@ -183,10 +184,16 @@ fn cuts(cx: &Ctx, name: &str, f: &FlowSection, path: &[u32]) -> Result<Vec<usize
     let mut cut = vec![0usize];
     for (i, p) in f.proxies.iter().enumerate() {
         let pk = format!("flows.{name}.proxies[{i}]");
-        let id = *cx
-            .index
-            .get(p.as_str())
-            .ok_or_else(|| cx.err(pk.clone(), format!("node {p:?} does not exist")))?;
+        let id = *cx.index.get(p.as_str()).ok_or_else(|| {
+            cx.err(
+                pk.clone(),
+                format!(
+                    "node {p:?} does not exist (nodes: {}){}",
+                    cx.nodes.join(", "),
+                    crate::suggest::hint(p, cx.nodes.iter().map(String::as_str))
+                ),
+            )
+        })?;
         let pos = path.iter().position(|&n| n == id).ok_or_else(|| {
             cx.err(
                 pk.clone(),
@@ -253,8 +260,9 @@ fn legs(
             cx.err(
                 vkey,
                 format!(
-                    "unknown TCP variant {vname:?} (known: {})",
-                    Variant::names().join(", ")
+                    "unknown TCP variant {vname:?} (known: {}){}",
+                    Variant::names().join(", "),
+                    crate::suggest::hint(vname, Variant::names().iter().map(|n| &n[..]))
                 ),
             )
         })?;

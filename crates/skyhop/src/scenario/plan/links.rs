@@ -56,7 +56,11 @@ pub(super) fn resolve(
             ends[i] = *index.get(n.as_str()).ok_or_else(|| {
                 err(
                     key("between"),
-                    format!("node {n:?} does not exist (nodes: {})", nodes.join(", ")),
+                    format!(
+                        "node {n:?} does not exist (nodes: {}){}",
+                        nodes.join(", "),
+                        crate::suggest::hint(n, nodes.iter().map(|x| &x[..]))
+                    ),
                 )
             })?;
         }

@@ -143,7 +143,11 @@ impl Plan {
         };
         let mut rtt = Dur::ZERO;
         for &(rate, delay) in &hops {
-            rtt = rtt + delay + Dur::transmission(packet, rate) + delay + Dur::transmission(ack, rate);
+            rtt = rtt
+                + delay
+                + Dur::transmission(packet, rate)
+                + delay
+                + Dur::transmission(ack, rate);
         }
         let bottleneck = hops.iter().map(|h| h.0).min().unwrap_or(1);
         LegNumbers {

@@ -1,0 +1,389 @@
+"""The terminal's tables: a run's summary, a sweep's, the benchmark, a
+scenario's description and a live run's report (rich, imported when one is
+printed). Names from the scenario are shown through :func:`shown`, so a
+name holding terminal control sequences cannot rewrite the screen.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ._output import one_line, shown
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+__all__ = [
+    "cell",
+    "extra_metrics",
+    "lateness_text",
+    "print_bench_table",
+    "print_description",
+    "print_live_report",
+    "print_run_table",
+    "print_sweep_table",
+]
+
+
+def cell(text: Any) -> str:
+    """A name or value for a rich table: control characters escaped
+    (:func:`shown`) and rich's ``[markup]`` taken literally."""
+    from rich.markup import escape
+
+    return escape(one_line(str(text)))
+
+
+def _fmt(stats: dict[str, Any], scale: float = 1.0, digits: int = 3) -> str:
+    mean = stats.get("mean")
+    if mean is None:
+        return "—"
+    text = f"{mean / scale:.{digits}f}"
+    if stats.get("ci95") is not None:
+        text += f" ± {stats['ci95'] / scale:.{digits}f}"
+    return text
+
+
+#: the run table's columns for every flow: (metric, header, scale, digits)
+BASE_METRICS = [
+    ("completion_time_s", "completion time (s)", 1.0, 3),
+    ("goodput_bps", "goodput (Mb/s)", 1e6, 4),
+    ("retransmissions", "retransmissions", 1.0, 1),
+    ("timeouts", "timeouts", 1.0, 2),
+]
+
+_COUNT_SUFFIX = "_completed"
+_RESPONSE_SUFFIX = "_response_mean_s"
+
+
+def extra_metrics(metric_names: list[str]) -> list[tuple[str, str, str | None]]:
+    """Columns beyond :data:`BASE_METRICS`, decided by the metric names an
+    application reports (none for plain transfers): ``<what>_completed``
+    counts (header ``<what>``) and ``<what>_response_mean_s`` response times
+    (header ``<what> response (s)``, with ``<what>_response_p95_s`` beside
+    the mean when reported). ``(metric, header, p95 metric or None)``, in the
+    order the metrics first appear."""
+    names = list(dict.fromkeys(metric_names))
+    out: list[tuple[str, str, str | None]] = []
+    for m in names:
+        if m.endswith(_COUNT_SUFFIX) and len(m) > len(_COUNT_SUFFIX):
+            out.append((m, m[: -len(_COUNT_SUFFIX)], None))
+    for m in names:
+        if m.endswith(_RESPONSE_SUFFIX) and len(m) > len(_RESPONSE_SUFFIX):
+            what = m[: -len(_RESPONSE_SUFFIX)]
+            p95 = f"{what}_response_p95_s"
+            out.append((m, f"{what} response (s)", p95 if p95 in names else None))
+    return out
+
+
+def _present(summaries: list[dict[str, Any]]) -> list[str]:
+    """Metric names with a value in some flow's summary, in first-seen order."""
+    return [
+        m
+        for m in dict.fromkeys(m for per in summaries for m in per)
+        if any(per.get(m, {}).get("mean") is not None for per in summaries)
+    ]
+
+
+def print_run_table(
+    file: str,
+    seeds: list[int],
+    summary: dict[str, Any],
+    jain: list[float | None] | None = None,
+) -> None:
+    """Print the human-readable summary of ``skyhop run``: per flow, and
+    the counts and response times an application reports (see
+    :func:`extra_metrics`); under the table, Jain's fairness index of the
+    flows' goodputs (``jain``: one per run)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    n = len(seeds)
+    seed_text = f"seed {seeds[0]}" if n == 1 else f"seeds {seeds[0]}..{seeds[-1]}"
+    table = Table(
+        title=f"{cell(file)}: {n} run{'s' if n != 1 else ''} ({seed_text})",
+        caption="mean ± half-width of the 95 % Student-t interval" if n > 1 else None,
+    )
+    table.add_column("flow", style="bold")
+    for _, header, _, _ in BASE_METRICS:
+        table.add_column(header, justify="right")
+    extra = extra_metrics(_present(list(summary.values())))
+    for _, header, _ in extra:
+        table.add_column(header, justify="right")
+    empty = {"mean": None}
+    for flow, m in summary.items():
+        ct = m.get("completion_time_s", empty)
+        ct_text = _fmt(ct)
+        if ct.get("mean") is not None and ct.get("n", n) < n:
+            ct_text += f" ({ct['n']}/{n} finished)"
+        elif ct.get("mean") is None and "completion_time_s" in m:
+            ct_text = "— (bulk or unfinished)"
+        cells = [cell(flow), ct_text]
+        cells += [_fmt(m.get(k, empty), scale, d) for k, _, scale, d in BASE_METRICS[1:]]
+        for metric, _, p95 in extra:
+            if p95 is None:
+                cells.append(_fmt(m.get(metric, empty), 1, 1))
+            else:
+                cells.append(_fmt(m.get(metric, empty)) + f" (p95 {_fmt(m.get(p95, empty))})")
+        table.add_row(*cells)
+    # a pipe or file gets the whole table, not one squeezed to 80 columns
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(table)
+    values = [j for j in (jain or []) if j is not None]
+    if len(summary) > 1 and values:
+        from .stats import summarize_values
+
+        st = summarize_values(values)
+        console.print(f"Jain's fairness index of the flows' goodputs: {_fmt(st, 1, 4)}")
+
+
+def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:
+    """Print a sweep's summary (summary.json): one row per point and flow,
+    mean ± 95 % CI half-width (n) of the main metrics (those of
+    :data:`BASE_METRICS` and the response times an application reports)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    paths = list(summary_doc[0]["set"]) if summary_doc else []
+    table = Table(
+        title=cell(title), caption="mean ± half-width of the 95 % Student-t interval (n runs)"
+    )
+    table.add_column("point", justify="right")
+    for p in paths:
+        table.add_column(cell(p), justify="right")
+    table.add_column("flow", style="bold")
+    present = _present([per for e in summary_doc for per in e["summary"].values()])
+    columns = [m for m in BASE_METRICS if m[0] in present]
+    columns += [
+        (metric, header, 1.0, 3)
+        for metric, header, _ in extra_metrics(present)
+        if metric.endswith(_RESPONSE_SUFFIX)
+    ]
+    for _, header, _, _ in columns:
+        table.add_column(header, justify="right")
+    for e in summary_doc:
+        for flow, per in e["summary"].items():
+            cells = []
+            for metric, _, scale, digits in columns:
+                st = per.get(metric, {"mean": None})
+                text = _fmt(st, scale, digits)
+                if st.get("mean") is not None:
+                    text += f" ({st.get('n')})"
+                cells.append(text)
+            table.add_row(str(e["point"]), *(cell(e["set"][p]) for p in paths), cell(flow), *cells)
+    # a pipe or file gets the whole table, not one squeezed to 80 columns
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
+
+
+def _si(x: float | None) -> str:
+    if x is None:
+        return "—"
+    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= factor:
+            return f"{x / factor:.2f} {prefix}"
+    return f"{x:.2f} "
+
+
+def print_bench_table(report: dict[str, Any]) -> None:
+    """Print the human-readable report of ``skyhop bench``."""
+    from pathlib import Path
+
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="skyhop bench (one thread)")
+    for col in ("scenario", "runs", "wall (s)", "events/s", "packet-hops/s", "sim s / wall s"):
+        table.add_column(col, justify="left" if col == "scenario" else "right")
+    for r in report["results"]:
+        table.add_row(
+            cell(Path(r["scenario"]).stem),
+            str(r["runs"]),
+            f"{r['wall_s']:.3f}",
+            _si(r["events_per_s"]),
+            _si(r["packet_hops_per_s"]),
+            f"{r['sim_s_per_wall_s']:.1f}" if r["sim_s_per_wall_s"] else "—",
+        )
+    Console().print(table)
+
+
+def _rate(bps: float) -> str:
+    for factor, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+        if bps >= factor:
+            return f"{bps / factor:g} {unit}"
+    return f"{bps:g} bit/s"
+
+
+def _bytes(n: float) -> str:
+    return f"{n / 1e6:.2f} MB" if n >= 1e6 else f"{n / 1e3:.1f} kB"
+
+
+def _place(p: dict[str, Any]) -> str:
+    alt = p["altitude_m"]
+    alt_s = f"{alt / 1e3:.3f} km" if abs(alt) >= 1000 else f"{alt:.0f} m"
+    return f"({p['lat_deg']:.4f}, {p['lon_deg']:.4f}, {alt_s})"
+
+
+def print_description(file: str, d: dict[str, Any]) -> None:
+    """Print ``skyhop describe``: links, flows and legs, warnings (plain text)."""
+    out = [f"{file}: {len(d['nodes'])} nodes, run {d['duration_s']:g} s"]
+    out.append("nodes: " + ", ".join(f"{n['node']} ({n['address']})" for n in d["nodes"]))
+    placed = [n for n in d["nodes"] if n.get("position")]
+    if placed:
+        out.append("positions (lat, lon, altitude; at the start, and at the end for moving nodes):")
+        for n in placed:
+            line = f"  {n['node']}: {_place(n['position'])}"
+            if n.get("position_end"):
+                line += f" -> {_place(n['position_end'])}"
+            out.append(line)
+    m = d.get("motion")
+    if m:
+        grounds = ", ".join(m["ground_nodes"]) or "none"
+        elev = m["min_elevation_deg"]
+        out.append(
+            f"moving network: {m['satellites']} satellites, {m['inter_satellite_links']} "
+            f"inter-satellite links, ground nodes {grounds}"
+            + (f" (min elevation {elev:g} deg)" if elev is not None else "")
+            + f"; routes: {m['routing']}; packets to a link that is down: {m['when_down']}"
+        )
+    out.append("links (per direction):")
+    for ln in d["links"]:
+        if ln.get("distance_m") is not None and ln["delay_source"] != "slant range":
+            src = f"{ln['delay_source']}, distance {ln['distance_m'] / 1e3:.3f} km"
+            if ln.get("elevation_deg") is not None:
+                src += f", elevation {ln['elevation_deg']:.2f} deg"
+            if ln.get("delay_range_s"):
+                lo, hi = ln["delay_range_s"]
+                src += f", delay over the run {lo * 1e3:.3f} .. {hi * 1e3:.3f} ms"
+            if ln.get("up_fraction") is not None:
+                src += f", up {ln['up_fraction'] * 100:.0f} % of the run"
+        elif ln["delay_source"] == "slant range":
+            src = (
+                f"slant range {ln['slant_range_m'] / 1e3:.3f} km, elevation "
+                f"{ln['elevation_deg']:.2f} deg, azimuth {ln['azimuth_deg']:.2f} deg"
+            )
+        else:
+            src = ln["delay_source"]
+        frac = ln["queue_bdp_fraction"]
+        queue = f"queue {ln['queue_packets']} packets"
+        if frac is not None:
+            queue += f" ({frac:.2f} x BDP {_bytes(ln['bdp_bytes'])})"
+        chans = ", ".join(
+            " ".join(f"{k}={v}" for k, v in c.items()) if isinstance(c, dict) else str(c)
+            for c in ln["channels"]
+        )
+        layer = ln.get("link_layer")
+        if isinstance(layer, dict):
+            rest = " ".join(f"{k}={v}" for k, v in layer.items() if k != "model")
+            text = f"{layer.get('model')} link layer ({rest})"
+            chans = f"{chans}, {text}" if chans else text
+        out.append(
+            f"  {ln['link']} {ln['dir']} {ln['from']} -> {ln['to']}: {_rate(ln['rate_bps'])}, "
+            f"delay {ln['delay_s'] * 1e3:.6f} ms ({src}), {queue}, "
+            f"errors: {chans or 'none'}"
+        )
+    out.append("flows:")
+    for f in d["flows"]:
+        size = f.get("app") or ("bulk" if f["size_bytes"] is None else _bytes(f["size_bytes"]))
+        if f.get("app", "").startswith("file"):
+            size = _bytes(f["size_bytes"])
+        out.append(
+            f"  {f['flow']}: {' - '.join(f['path'])}, {size}, start {f['start_s']:g} s, "
+            f"{len(f['legs'])} leg{'s' if len(f['legs']) != 1 else ''}"
+        )
+        for i, leg in enumerate(f["legs"]):
+            route = leg.get("route_at_start")
+            head = f"    leg {i} {leg['from']} -> {leg['to']} ({leg['tcp']}): "
+            limit = f"window limit {leg['window_limit']} {_bytes(leg['window_limit_bytes'])}"
+            if route is not None and not route:
+                out.append(f"{head}no route at the start of the run (moving network); {limit}")
+                continue
+            out.append(
+                f"{head}bottleneck "
+                f"{_rate(leg['bottleneck_bps'])}, RTT {leg['rtt_s'] * 1e3:.3f} ms, BDP "
+                f"{_bytes(leg['bdp_bytes'])} ({leg['bdp_packets']:.1f} packets)"
+                + (" at the start of the run" if route else "")
+                + f"; {limit}"
+            )
+            if route:
+                out.append(
+                    f"      route at the start ({len(route) - 1} hops, changes during the run): "
+                    + " - ".join(route)
+                )
+    out.append("warnings:" if d["warnings"] else "warnings: none")
+    out.extend(f"  {w}" for w in d["warnings"])
+    print(shown("\n".join(out)))
+
+
+def _ms(s: float | None) -> str:
+    if s is None:
+        return "—"
+    return f"{s * 1e3:.3f} ms" if s >= 1e-3 else f"{s * 1e6:.0f} µs"
+
+
+def lateness_text(report: dict[str, Any]) -> str:
+    """The one-line time-fidelity summary of a live run (stderr)."""
+    lat = report["lateness"]
+    rt = report["realtime"]
+    how = []
+    if rt.get("fifo_priority") is not None:
+        how.append(f"SCHED_FIFO {rt['fifo_priority']}")
+    if rt.get("cpu") is not None:
+        how.append(f"CPU {rt['cpu']}")
+    rt_text = ", ".join(how) if how else "no real-time scheduling"
+    return (
+        f"live: {lat['packets']} packets released to the hosts, lateness p50 {_ms(lat['p50_s'])}"
+        f", p99 {_ms(lat['p99_s'])}, max {_ms(lat['max_s'])} ({rt_text}); "
+        f"stopped: {report['stop_reason']} at {report['duration_s']:.3f} s"
+    )
+
+
+def print_live_report(file: str, result: dict[str, Any], report: dict[str, Any] | None) -> None:
+    """The human-readable summary of ``skyhop live`` (and ``replay``, without
+    ``report``): per link direction what it carried, the commands' ends, the
+    simulated flows."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    links = Table(title=f"{cell(file)}: links")
+    for col in ("link", "dir", "from", "to", "packets", "bytes", "delivered", "drops", "util"):
+        links.add_column(col, justify="left" if col in ("link", "dir", "from", "to") else "right")
+    for lk in result.get("links", []):
+        drops = lk["queue_drops"] + lk["channel_drops"] + lk["link_drops"]
+        links.add_row(
+            cell(lk["link"]),
+            lk["dir"],
+            cell(lk["from"]),
+            cell(lk["to"]),
+            str(lk["packets"]),
+            _bytes(lk["bytes"]),
+            str(lk["delivered"]),
+            str(drops),
+            f"{lk['utilisation']:.3f}",
+        )
+    console.print(links)
+    if report is not None and report["commands"]:
+        cmds = Table(title="commands")
+        for col in ("node", "command", "status", "ended at"):
+            cmds.add_column(col)
+        for c in report["commands"]:
+            status = (
+                "stopped at the end"
+                if c["stopped_at_end"]
+                else f"exit {c['exit_code']}"
+                if c["exit_code"] is not None
+                else f"signal {c['signal']}"
+            )
+            ended = f"{c['ended_at_s']:.3f} s" if c.get("ended_at_s") is not None else "—"
+            cmds.add_row(
+                cell(c["node"]),
+                cell(c["command"]),
+                status + (" (daemon)" if c["background"] else ""),
+                ended,
+            )
+        console.print(cmds)
+    flows = result.get("flows", {})
+    if flows:
+        from .stats import summarize
+
+        print_run_table(f"{file}: simulated flows", [result.get("seed", 0)], summarize([result]))

@@ -1,0 +1,439 @@
+"""The commands of ``skyhop`` but live and replay: each reads its parsed
+arguments, calls the libraries and writes through :mod:`skyhop._output`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import _output as output
+from .. import _terminal as terminal
+from ..errors import UsageError
+from .common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK
+
+# `typing` for type checkers only, `pathlib` in the commands that use it:
+# `skyhop run` imports neither
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+
+def _check_backend_args(args: argparse.Namespace) -> None:
+    if args.address is not None and args.backend != "ray":
+        raise UsageError("--address needs --backend ray")
+
+
+# ---------------------------------------------------------------------------
+# skyhop run
+
+
+def run_document(
+    scenario: dict[str, Any],
+    runs: list[dict[str, Any]],
+    trace: bool,
+    network: dict[str, Any] | None = None,
+) -> dict:
+    """The ``--json`` document: scenario, network, runs (seed order), summary."""
+    from ..stats import flow_metrics, summarize
+    from ..tables import flow_tables
+
+    out_runs = []
+    for r in runs:
+        entry: dict[str, Any] = {
+            "seed": r["seed"],
+            "flows": {
+                # the metrics, then every table of the flow (legs, and what
+                # its application reports)
+                name: {**flow_metrics(f), "legs": f.get("legs", []), **flow_tables(f)}
+                for name, f in r["flows"].items()
+            },
+        }
+        for key in (
+            "proxies",
+            "links",
+            "network_events",
+            "network",
+            "engine",
+            "warnings",
+            "jain_fairness",
+            "pcap_files",
+        ):
+            if key in r:
+                entry[key] = r[key]
+        if trace:
+            entry["traces"] = r.get("traces", {})
+        out_runs.append(entry)
+    doc: dict[str, Any] = {"scenario": scenario, "runs": out_runs, "summary": summarize(runs)}
+    if network is not None:
+        doc["network"] = network
+    return doc
+
+
+def _link_names(text: str | None, scn: Any, key: str) -> list[str] | None:
+    """``ab,cd:forward`` checked against the scenario's links."""
+    from ..errors import ScenarioError
+
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    known = list(scn.resolved.get("links", {}))
+    for n in names:
+        link = n.rpartition(":")[0] if n.endswith((":forward", ":reverse")) else n
+        if link not in known:
+            raise ScenarioError(
+                "<options>", key, f"unknown link {n!r} (links: {', '.join(known) or 'none'})"
+            )
+    if not names:
+        raise ScenarioError("<options>", key, "give at least one link name")
+    return names
+
+
+def _window(text: str | None) -> list[float] | None:
+    """``10s,20s`` as seconds ``[10.0, 20.0]`` (each end read by the engine's parser)."""
+    from ..errors import ScenarioError
+    from ..units import duration_s
+
+    if text is None:
+        return None
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise ScenarioError(
+            "<options>",
+            "--packet-log-window",
+            f"expected FROM,TO with time units, e.g. 10s,20s; got {text!r}",
+        )
+    out = [duration_s(p, "--packet-log-window") for p in parts]
+    if out[0] > out[1]:
+        raise ScenarioError("<options>", "--packet-log-window", f"{text!r} ends before it starts")
+    return out
+
+
+def _scenario_sets(args: argparse.Namespace) -> list[str]:
+    """``--set`` overrides, then ``--duration`` as ``run.duration``."""
+    if getattr(args, "duration", None) is None:
+        return args.sets
+    import json
+
+    from ..units import duration_s
+
+    duration_s(args.duration, "--duration")  # a bad one named as the option
+    return [*args.sets, f"run.duration={json.dumps(args.duration)}"]
+
+
+def _check_out_file(out: str | None, key: str = "--out") -> None:
+    if not out:
+        return
+    from pathlib import Path
+
+    if Path(out).suffix.lower() not in (".parquet", ".csv"):
+        from ..errors import ScenarioError
+
+        raise ScenarioError(out, key, "unsupported file type (use .parquet or .csv)")
+    output.check_writable_file(out, key)
+
+
+def cmd_describe(args: argparse.Namespace) -> int:
+    from ..api import describe
+
+    desc = describe(args.scenario, set=args.sets)
+    if args.json:
+        sys.stdout.write(output.dump_json(desc) + "\n")
+    else:
+        terminal.print_description(args.scenario, desc)
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from ..api import Results, check_memory, check_seeds, load_scenario, run_seeds
+
+    _check_out_file(args.out)
+    _check_out_file(args.trace_out, "--trace-out")
+    _check_out_file(args.packet_log, "--packet-log")
+    trace = args.trace or bool(args.trace_out)
+    sets = _scenario_sets(args)
+    scn = load_scenario(args.scenario, set=sets)
+    base, n = check_seeds(
+        scn.default_seed if args.seed is None else args.seed,
+        scn.default_runs if args.runs is None else args.runs,
+    )
+    seeds = list(range(base, base + n))
+    observe: dict[str, Any] | None = None
+    if args.packet_log or args.pcap:
+        observe = {}
+    elif args.packet_log_links or args.packet_log_window:
+        raise UsageError("--packet-log-links and --packet-log-window need --packet-log FILE")
+    elif args.pcap_links or args.pcap_per_seed:
+        raise UsageError("--pcap-links and --pcap-per-seed need --pcap DIR")
+    if args.packet_log:
+        observe["log"] = True
+        observe["log_links"] = _link_names(args.packet_log_links, scn, "--packet-log-links")
+        observe["log_window"] = _window(args.packet_log_window)
+    if args.pcap:
+        if n > 1 and not args.pcap_per_seed:
+            raise UsageError(
+                f"--pcap with {n} runs needs --pcap-per-seed (one file per link direction "
+                "and seed), or --runs 1"
+            )
+        observe["pcap_links"] = _link_names(args.pcap_links, scn, "--pcap-links")
+        output.check_writable_dir(args.pcap, "--pcap")
+        observe["pcap_dir"] = args.pcap
+        observe["pcap_per_seed"] = bool(args.pcap_per_seed)
+
+    check_memory(scn, n, jobs=args.jobs, trace=trace, observe=observe)
+    bar = None if args.json else output.progress_bar(n)
+    if bar is None:
+        runs = run_seeds(scn, seeds, trace=trace, jobs=args.jobs, observe=observe)
+    else:
+        with bar:
+            task = bar.add_task("runs", total=n)
+            runs = run_seeds(
+                scn,
+                seeds,
+                trace=trace,
+                jobs=args.jobs,
+                on_done=lambda _s: bar.advance(task),
+                observe=observe,
+            )
+    results = Results(scn.resolved, runs)
+    for w in results.warnings:
+        output.warning_line(w)
+    if args.out:
+        output.write_table(results.to_pandas(), args.out)
+    if args.trace_out:
+        output.write_table(results.trace_frame(), args.trace_out)
+    if args.packet_log:
+        output.write_table(results.packet_log_frame(), args.packet_log)
+    for r in runs:
+        r.pop("packet_log", None)
+    if args.json:
+        from ..api import describe
+
+        network = describe(args.scenario, set=sets)
+        doc = run_document(scn.resolved, runs, trace, network)
+        sys.stdout.write(output.dump_json(doc) + "\n")
+    else:
+        terminal.print_run_table(
+            scn.file,
+            seeds,
+            results.summary(),
+            jain=[r.get("jain_fairness") for r in results.runs],
+        )
+        if args.out:
+            print(f"wrote {args.out}")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------
+# skyhop sweep
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..errors import ScenarioError
+    from ..sweep import SweepInterrupted, run_sweep
+
+    if not args.grid:
+        raise ScenarioError(args.scenario, "--grid", "give at least one --grid PATH=V1,V2,...")
+    _check_backend_args(args)
+    progress = output.RunProgress("sweep")
+    try:
+        info = run_sweep(
+            args.scenario,
+            args.grid,
+            out=args.out,
+            runs=args.runs,
+            seed=args.seed,
+            set=_scenario_sets(args),
+            resume=args.resume,
+            jobs=args.jobs,
+            on_progress=progress.update,
+            on_warning=progress.warning,
+            trace=args.trace,
+            backend=args.backend,
+            address=args.address,
+        )
+    except SweepInterrupted as e:
+        progress.close()
+        output.info_line(
+            f"interrupted: {e.done} of {e.total} runs saved in {args.out}; continue with --resume"
+        )
+        return EXIT_INTERRUPTED
+    except ScenarioError as e:
+        if (e.file, e.key) == ("<options>", "grid"):  # the option, as the command line names it
+            raise ScenarioError("<options>", "--grid", e.message) from None
+        raise
+    finally:
+        progress.close()
+    if args.json:
+        sys.stdout.write((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
+    else:
+        import json
+
+        summary_doc = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
+        terminal.print_sweep_table(f"sweep of {Path(args.scenario).name}", summary_doc)
+        print(
+            f"sweep: {info['total']} runs ({info['skipped']} already done, "
+            f"{info['done']} run now); "
+            f"results in {Path(args.out) / 'results.parquet'}, "
+            f"summary in {Path(args.out) / 'summary.parquet'} and summary.json"
+            + (f", traces in {info['traces']}" if "traces" in info else "")
+        )
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------
+# skyhop experiment, skyhop bench
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..errors import ScenarioError
+    from ..experiments import EXPERIMENTS, run_experiment
+    from ..sweep import SweepInterrupted
+
+    name = args.name.upper()
+    if name not in EXPERIMENTS:
+        raise ScenarioError(
+            "<experiment>",
+            "name",
+            f"unknown experiment {args.name!r} (known: {', '.join(EXPERIMENTS)})",
+        )
+    _check_backend_args(args)
+    out = args.out or str(Path("out") / name)
+    output.check_writable_dir(out)
+    progress = output.RunProgress(name)
+    try:
+        doc = run_experiment(
+            name,
+            out,
+            runs=args.runs,
+            seed=args.seed,
+            jobs=args.jobs,
+            on_progress=progress.update,
+            on_warning=progress.warning,
+            backend=args.backend,
+            address=args.address,
+        )
+    except SweepInterrupted as e:
+        progress.close()
+        output.info_line(
+            f"interrupted: the sub-sweep under way has {e.done} of {e.total} runs saved in "
+            f"{e.out}; run the same command again to continue"
+        )
+        return EXIT_INTERRUPTED
+    finally:
+        progress.close()
+    if args.json:
+        sys.stdout.write(output.dump_json(doc) + "\n")
+    else:
+        print(f"{name}: results, summary.json and figures in {out}")
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..errors import ScenarioError
+    from ..report import build_report
+
+    out = args.out or str(Path(args.folder) / "report.html")
+    if Path(out).suffix.lower() not in (".html", ".htm"):
+        raise ScenarioError(out, "--out", "the report is an HTML file: name it FILE.html")
+    kind, page = build_report(args.folder)  # checks the folder before anything is written
+    output.check_writable_file(out)
+    output.write_text_atomic(Path(out), page)
+    print(f"{kind} report written to {out}")
+    return EXIT_OK
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..figures import FORMATS, cdf_figure, sweep_figure
+
+    suffix = Path(args.out).suffix.lower().lstrip(".")
+    if suffix in FORMATS:
+        output.check_writable_file(args.out)
+    else:
+        output.check_writable_dir(Path(args.out).parent or ".")
+    if args.metric is not None:
+        if args.table is not None:
+            raise UsageError("--table goes with --cdf, not --metric")
+        files = sweep_figure(args.source, args.metric, args.out, x=args.x, flow=args.flow)
+    else:
+        if args.x is not None:
+            raise UsageError("--x goes with --metric, not --cdf")
+        tables = None
+        if args.table is not None:
+            tables = [t.strip() for t in args.table.split(",") if t.strip()]
+        files = cdf_figure(args.source, args.cdf, args.out, tables=tables, flow=args.flow)
+    print("wrote " + ", ".join(str(f) for f in files))
+    return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from ..schema import keys_markdown, scenario_schema
+
+    if args.markdown:
+        sys.stdout.write(keys_markdown(scenario_schema()))
+    else:
+        import json
+
+        sys.stdout.write(json.dumps(scenario_schema(), indent=2, ensure_ascii=True) + "\n")
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from ..api import load_scenario
+    from ..errors import SkyhopError
+
+    bad = 0
+    for f in args.files:
+        try:
+            load_scenario(f, set=args.sets)
+        except SkyhopError as e:
+            bad += 1
+            output.error_line(str(e))
+        except OSError as e:
+            bad += 1
+            output.error_line(f"{f}: {e.strerror or e}")
+        else:
+            print(f"{f}: ok")
+    return EXIT_ERROR if bad else EXIT_OK
+
+
+def cmd_channel_plot(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..api import load_scenario
+    from ..channel_plot import plot_channel, sample_channel
+    from ..errors import ScenarioError
+    from ..figures import FORMATS
+    from ..units import duration_s
+
+    if Path(args.out).suffix.lower().lstrip(".") not in FORMATS:
+        raise ScenarioError(
+            args.out, "--out", f"unsupported image type (use {', '.join('.' + f for f in FORMATS)})"
+        )
+    output.check_writable_file(args.out)
+    duration = None if args.duration is None else duration_s(args.duration, "--duration")
+    scn = load_scenario(args.scenario, set=args.sets)
+    samples = sample_channel(
+        scn, args.link, direction=args.direction, seed=args.seed, duration_s=duration
+    )
+    plot_channel(samples, args.out, title=f"links.{args.link}.{args.direction}")
+    print(f"channel of links.{args.link}.{args.direction} drawn in {args.out}")
+    return EXIT_OK
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from ..bench import DEFAULT_BENCHES, bench
+
+    report = bench(args.scenarios or DEFAULT_BENCHES, args.repeat)
+    if args.json:
+        sys.stdout.write(output.dump_json(report) + "\n")
+    else:
+        terminal.print_bench_table(report)
+    return EXIT_OK
