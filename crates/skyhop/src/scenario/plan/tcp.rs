@@ -73,6 +73,15 @@ pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> Tc
         delayed_ack_timeout: pick!(delayed_ack_timeout).map_or(d.delayed_ack_timeout, |x| x.0),
         max_unacked: None,
         handshake: pick!(handshake).unwrap_or(d.handshake),
+        cwnd_validation: d.cwnd_validation,
+        timestamps: d.timestamps,
+        frto: d.frto,
+        hystart: d.hystart,
+        byte_counting: d.byte_counting,
+        pacing: d.pacing,
+        delayed_ack_segments: d.delayed_ack_segments,
+        rcv_autotune: d.rcv_autotune,
+        send_buffer: d.send_buffer,
         westwood: WestwoodParams {
             tau: pick!(westwood_tau).map_or(d.westwood.tau, |x| x.0),
             input: match pick!(westwood_filter) {

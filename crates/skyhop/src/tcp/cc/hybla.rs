@@ -86,6 +86,9 @@ mod tests {
             srtt: srtt_ms.map(Dur::from_millis),
             min_rtt: None,
             flight_bytes: 0,
+            delivered_bytes: MSS,
+            cwnd_limited: true,
+            open: true,
         }
     }
 

@@ -122,6 +122,7 @@ fn tens_of_thousands_of_holes_are_reassembled_in_logarithmic_time() {
         len: mss,
         retx: false,
         probe: false,
+        ts: crate::engine::time::Time::ZERO,
     };
     // Segments 1, 3, 5, ... arrive; 0, 2, 4, ... are lost.
     for i in (1..2 * n).step_by(2) {
