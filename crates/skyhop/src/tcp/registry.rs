@@ -23,7 +23,7 @@ macro_rules! controllers {
             WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default(),
             // RFC 9438.
             Cubic(Cubic) = "cubic" => Cubic::new,
-            // Caini & Firrincieli 2004.
+            // Caini & Firrincieli 2004, as Linux's tcp_hybla.c.
             Hybla(Hybla) = "hybla" => |cfg| Hybla::new(cfg.hybla_rtt0),
             // Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control.
             Bbr(Bbr) = "bbr" => Bbr::new,
