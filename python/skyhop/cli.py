@@ -664,11 +664,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         doc = run_document(scn.resolved, runs, trace, network)
         sys.stdout.write(output.dump_json(doc) + "\n")
     else:
+        from .api import describe
+
+        network = describe(args.scenario, set=args.sets)
         output.print_run_table(
             scn.file,
             seeds,
             results.summary(),
             jain=[r.get("jain_fairness") for r in results.runs],
+            tcp=output.flows_tcp(network),
         )
         if args.out:
             print(f"wrote {args.out}")

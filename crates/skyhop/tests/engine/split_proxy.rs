@@ -35,7 +35,7 @@ size = "2 MB"
 "#;
 
 fn go(sets: &[&str], seed: u64) -> RunResult {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let sets = common::studies(sets);
     let scn = load_str(CHAIN, "chain.toml", &sets).expect("scenario loads");
     run(&scn, seed, &RunOptions::default()).expect("run succeeds")
 }

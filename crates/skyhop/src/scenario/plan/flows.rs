@@ -8,7 +8,7 @@ use super::{proxies, PlanFlow, PlanLeg};
 use crate::app::{AppSpec, FlowShape};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
-use crate::scenario::schema::{FlowSection, FlowSize, Scenario};
+use crate::scenario::schema::{FlowSection, FlowSize, Profile, Scenario};
 use crate::tcp::{CcKind, Variant};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -223,7 +223,16 @@ fn legs(
             ))
         }
         Some(l) => l.clone(),
-        None => vec![f.tcp.clone(); nlegs],
+        None => {
+            // The variant the flow names always runs; without one, the
+            // profile's default (CUBIC on a Linux host).
+            let profile = Profile::of(&f.options, &cx.scn.tcp);
+            let v = f
+                .tcp
+                .clone()
+                .unwrap_or_else(|| profile.default_variant().to_string());
+            vec![v; nlegs]
+        }
     };
     let mut legs = Vec::new();
     for (i, vname) in leg_names.iter().enumerate() {
@@ -274,6 +283,7 @@ fn legs(
         legs.push(PlanLeg {
             path: lp,
             make_sender: None,
+            profile: Profile::of(&f.options, &cx.scn.tcp),
             variant_name: vname.clone(),
             cfg,
             fwd,
