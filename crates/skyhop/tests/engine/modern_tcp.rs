@@ -257,3 +257,28 @@ fn bbr_under_the_linux_profile_keeps_more_than_half_of_a_lossy_geo_path() {
     );
     assert!(g > 5.0, "{g:.2} Mb/s");
 }
+
+#[test]
+fn hybla_fills_an_error_free_geo_path_under_the_default_profile() {
+    // validation/linux/geo10.toml: 10 Mb/s through one GEO, 125 ms per hop,
+    // 250-packet queues (0.6 BDP), 60 s bulk; the default profile gives
+    // SACK, RACK-TLP, IW 10. Hybla as Linux runs it (ρ from the minimum
+    // RTT, Reno growth outside the Open state, the clamps) reaches more
+    // than 80 % of the 10 Mb/s in 60 s: measured 9.11 Mb/s, no timeout.
+    let path = format!(
+        "{}/../../validation/linux/geo10.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("geo10.toml");
+    let scn = load_str(&text, "geo10.toml", &["flows.bulk.tcp=hybla".to_string()])
+        .expect("loads");
+    let r = skyhop::run(&scn, 1, &skyhop::RunOptions::default()).expect("runs");
+    let f = &r.flows["bulk"];
+    assert!(
+        f.goodput_bps > 0.8 * 10e6,
+        "{:.2} Mb/s, {} timeouts",
+        f.goodput_bps / 1e6,
+        f.timeouts
+    );
+    assert_eq!(f.timeouts, 0);
+}

@@ -78,12 +78,18 @@ fn flow(
     for (i, p) in f.proxies.iter().enumerate() {
         let sec = cx.scn.nodes[p].proxy.clone().unwrap_or_default();
         let mss = legs[i].cfg.mss as u64;
+        // Under the linux profile a proxy given no policy or size is a relay
+        // process on a Linux host: the incoming leg's receive buffer and the
+        // outgoing leg's send buffer.
+        let relay = (legs[i].profile == Profile::Linux)
+            .then(|| (legs[i].cfg.rcv_buffer, legs[i + 1].cfg.send_buffer));
         proxies.push(proxies::resolve(
             cx.file,
             p,
             cx.index[p.as_str()],
             &sec,
             mss,
+            relay,
         )?);
     }
     let size = f.size.unwrap_or(FlowSize::Unlimited);
