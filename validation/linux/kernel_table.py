@@ -4,6 +4,7 @@ simulation of the same rows under its default profile.
 
     python3 validation/linux/kernel_table.py kernel --runs 3 --duration 30
     python3 validation/linux/kernel_table.py skyhop --runs 20 --duration 30
+    python3 validation/linux/kernel_table.py ns3 --runs 5 --duration 30   # ns-3 in .venv-ns3
     python3 validation/linux/kernel_table.py markdown
 
 Needs root (network namespaces and TUN devices) for `kernel`. Every run
@@ -48,7 +49,9 @@ ROOT = HERE.parents[1]
 RESULTS = Path(os.environ.get("KERNEL_TABLE_RESULTS", HERE / "results"))
 TRANSFER = HERE / "transfer.py"
 RELAY = ROOT / "examples" / "live" / "relay.py"
-SKYHOP = shutil.which("skyhop") or str(Path(sys.executable).parent / "skyhop")
+# This environment's skyhop (the one beside this interpreter), else PATH's.
+_VENV_SKYHOP = Path(sys.executable).parent / "skyhop"
+SKYHOP = str(_VENV_SKYHOP) if _VENV_SKYHOP.exists() else shutil.which("skyhop") or "skyhop"
 
 FILE_BYTES = 20_000_000
 # One-way delay of the bulk rows' path (2 x 125 ms plus 2 serialisations).
@@ -102,10 +105,14 @@ def rows() -> list[dict]:
 
 
 def setup(cc: str, node: str, tmp: str) -> str:
+    # The namespace's default controller where it may be set (reno, bbr),
+    # and every socket's own through TRANSFER_CC (cubic is not in the
+    # allowed list a namespace may take its default from).
     return (
-        f"sysctl -qw net.ipv4.tcp_congestion_control={cc} && "
+        f"export TRANSFER_CC={cc}; sysctl -qw net.ipv4.tcp_congestion_control={cc}; "
         "ip route change 10.0.0.0/8 dev sky0 initcwnd 10 rto_min 200ms && "
-        f"sysctl -a 2>/dev/null | grep -E '^net\\.ipv4\\.tcp_|^net\\.core\\.(rmem|wmem|default_qdisc)' "
+        "sysctl -a 2>/dev/null "
+        "| grep -E '^net\\.ipv4\\.tcp_|^net\\.core\\.(rmem|wmem|default_qdisc)' "
         f"> {tmp}/sysctl_{node}.txt; ip route show > {tmp}/route_{node}.txt; "
     )
 
@@ -131,14 +138,21 @@ def kernel_run(r: dict, run: int, duration: float) -> dict:
     src, dst, cc = r["src"], r["dst"], r["cc"]
     if r["kind"] == "bulk":
         cmd += ["--duration", f"{duration + 20:g}s"]
-        cmd += ["--daemon", f"{src}:{setup(cc, src, tmp)}exec {py} {TRANSFER} client-bulk {dst}"]
+        cmd += [
+            "--daemon",
+            f"{src}:{setup(cc, src, tmp)}exec {py} {TRANSFER} client-bulk {dst} {tmp}/client.json",
+        ]
         cmd += [
             "--run",
-            f"{dst}:{setup(cc, dst, tmp)}exec {py} {TRANSFER} server-bulk {duration} {tmp}/out.json",
+            f"{dst}:{setup(cc, dst, tmp)}exec {py} {TRANSFER} "
+            f"server-bulk {duration} {tmp}/out.json",
         ]
     else:
         cmd += ["--duration", "300s"]
-        cmd += ["--run", f"{dst}:{setup(cc, dst, tmp)}exec {py} {TRANSFER} server-file {tmp}/server.json"]
+        cmd += [
+            "--run",
+            f"{dst}:{setup(cc, dst, tmp)}exec {py} {TRANSFER} server-file {tmp}/server.json",
+        ]
         if r["split"]:
             cmd += ["--daemon", f"T:{setup(cc, 'T', tmp)}exec {py} {RELAY} 8080 {dst} 5003"]
             cmd += [
@@ -163,8 +177,19 @@ def kernel_run(r: dict, run: int, duration: float) -> dict:
         "lateness": live.get("lateness"),
         "stop_reason": live.get("stop_reason"),
         "links": [
-            {k: l.get(k) for k in ("link", "dir", "packets", "delivered", "queue_drops", "channel_drops", "max_queue_packets")}
-            for l in (doc.get("runs") or [{}])[0].get("links", [])
+            {
+                k: lk.get(k)
+                for k in (
+                    "link",
+                    "dir",
+                    "packets",
+                    "delivered",
+                    "queue_drops",
+                    "channel_drops",
+                    "max_queue_packets",
+                )
+            }
+            for lk in (doc.get("runs") or [{}])[0].get("links", [])
         ],
     }
     try:
@@ -172,11 +197,15 @@ def kernel_run(r: dict, run: int, duration: float) -> dict:
             o = json.loads(Path(tmp, "out.json").read_text())
             rec["goodput_bps"] = o["bytes"] * 8 / o["seconds"]
             rec["bytes"] = o["bytes"]
+            rec["cc_sender"] = json.loads(Path(tmp, "client.json").read_text())["cc"]
+            rec["cc_receiver"] = o["cc"]
         else:
             c = json.loads(Path(tmp, "client.json").read_text())
             s = json.loads(Path(tmp, "server.json").read_text())
             rec["bytes"] = s["bytes"]
             rec["completion_s"] = s["t_eof"] - c["t_connect"]
+            rec["cc_sender"] = c["cc"]
+            rec["cc_receiver"] = s["cc"]
     except (OSError, KeyError, ValueError) as e:
         rec["error"] = f"{e}; stderr: {p.stderr[-2000:]}"
     settings = RESULTS / "settings" / r["row"].replace(" ", "_").replace("%", "pc")
@@ -196,7 +225,12 @@ def skyhop_run(r: dict, run: int, duration: float) -> dict:
         cmd += ["--set", s]
     cmd += ["--set", f'flows.{r["flow"]}.tcp="{r["cc"]}"']
     if r["kind"] == "bulk":
-        cmd += ["--set", "tcp.handshake=false", "--set", f'run.duration="{duration + ONE_WAY_S:g} s"']
+        cmd += [
+            "--set",
+            "tcp.handshake=false",
+            "--set",
+            f'run.duration="{duration + ONE_WAY_S:g} s"',
+        ]
     else:
         cmd += ["--set", "tcp.handshake=true"]
         if r["split"]:
@@ -217,6 +251,61 @@ def skyhop_run(r: dict, run: int, duration: float) -> dict:
     else:
         rec["completion_s"] = f["completion_time_s"]
     return rec
+
+
+NS3_PYTHON = ROOT / ".venv-ns3" / "bin" / "python"
+# ns-3 always opens with a handshake: the first data arrives 1.5 round trips
+# after the start (0.75 s), so it runs DURATION plus that and counts all.
+NS3_LEAD_S = 0.75
+
+
+def ns3_row(r: dict, n: int, duration: float) -> list[dict]:
+    cmd = [
+        str(NS3_PYTHON),
+        str(ROOT / "validation" / "ns3" / "ns3_run.py"),
+        str(HERE / r["scenario"]),
+    ]
+    cmd += [
+        "--tcp",
+        r["cc"],
+        "--runs",
+        str(n),
+        "--set",
+        f"run.duration={duration + NS3_LEAD_S:g} s",
+    ]
+    for x in r["sets"]:
+        cmd += ["--set", x]
+    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    doc = json.loads(p.stdout)
+    return [
+        {
+            "row": r["row"],
+            "run": i + 1,
+            "cc": r["cc"],
+            "goodput_bps": x["bytes_delivered"] * 8 / duration,
+            "timeouts": x["timeouts"],
+            "fast_recoveries": x["fast_recoveries"],
+            "duration_s": duration,
+            "config": doc["config"] if i == 0 else None,
+        }
+        for i, x in enumerate(doc["runs"])
+    ]
+
+
+def measure_ns3(n: int, duration: float, jobs: int) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / "ns3_runs.jsonl"
+    have = {row for row, _ in done(path)}
+    todo = [r for r in rows() if r["kind"] == "bulk" and r["row"] not in have]
+    with ThreadPoolExecutor(jobs) as ex:
+        for recs in ex.map(lambda r: ns3_row(r, n, duration), todo):
+            with path.open("a") as f:
+                for rec in recs:
+                    f.write(json.dumps(rec) + "\n")
+            vals = [f"{x['goodput_bps'] / 1e6:.2f}" for x in recs]
+            print(f"ns3 {recs[0]['row']}: {' '.join(vals)}", flush=True)
 
 
 def measure(which: str, n: int, duration: float) -> None:
@@ -257,9 +346,10 @@ def load(which: str) -> dict[str, list[dict]]:
 
 
 def markdown() -> None:
-    k, s = load("kernel"), load("skyhop")
+    k, s, n3 = load("kernel"), load("skyhop"), load("ns3")
     lines = [
-        "| row | metric | Linux kernel | n | skyhop (default) | n | skyhop − kernel |",
+        "| row | metric | Linux kernel | skyhop (default) | skyhop − kernel "
+        "| ns-3 | ns-3 − kernel |",
         "|---|---|---|---|---|---|---|",
     ]
     table = []
@@ -269,18 +359,40 @@ def markdown() -> None:
         unit = "Mb/s" if r["kind"] == "bulk" else "s"
         kv = [d[key] / scale for d in k.get(r["row"], []) if d.get(key) is not None]
         sv = [d[key] / scale for d in s.get(r["row"], []) if d.get(key) is not None]
+        nv = [d[key] / scale for d in n3.get(r["row"], []) if d.get(key) is not None]
         if not kv and not sv:
             continue
-        km, kc = ci(kv) if kv else (float("nan"), float("nan"))
-        sm, sc = ci(sv) if sv else (float("nan"), float("nan"))
+        nan = (float("nan"), float("nan"))
+        km, kc = ci(kv) if kv else nan
+        sm, sc = ci(sv) if sv else nan
+        nm, nc = ci(nv) if nv else nan
+
+        def cell(m: float, c: float, xs: list, unit: str = unit) -> str:
+            return f"{m:.2f} ± {c:.2f} {unit} (n = {len(xs)})" if xs else "—"
+
         dev = (sm - km) / km * 100 if kv and sv else float("nan")
+        ndev = (nm - km) / km * 100 if kv and nv else float("nan")
         lines.append(
             f"| {r['row']} | {'goodput' if r['kind'] == 'bulk' else '20 MB time'} | "
-            f"{km:.2f} ± {kc:.2f} {unit} | {len(kv)} | {sm:.2f} ± {sc:.2f} {unit} | {len(sv)} | {dev:+.1f} % |"
+            f"{cell(km, kc, kv)} | {cell(sm, sc, sv)} | {dev:+.1f} % | "
+            f"{cell(nm, nc, nv)} | " + (f"{ndev:+.1f} % |" if nv else "— |")
         )
         table.append(
-            {"row": r["row"], "unit": unit, "kernel_mean": km, "kernel_ci95": kc, "kernel_n": len(kv),
-             "skyhop_mean": sm, "skyhop_ci95": sc, "skyhop_n": len(sv), "deviation_pct": dev}
+            {
+                "row": r["row"],
+                "unit": unit,
+                "kernel_mean": km,
+                "kernel_ci95": kc,
+                "kernel_n": len(kv),
+                "skyhop_mean": sm,
+                "skyhop_ci95": sc,
+                "skyhop_n": len(sv),
+                "skyhop_vs_kernel_pct": dev,
+                "ns3_mean": nm,
+                "ns3_ci95": nc,
+                "ns3_n": len(nv),
+                "ns3_vs_kernel_pct": ndev,
+            }
         )
     print("\n".join(lines))
     with (RESULTS / "table.csv").open("w", newline="") as f:
@@ -290,8 +402,11 @@ def markdown() -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["kernel", "skyhop", "markdown"])
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("what", choices=["kernel", "skyhop", "ns3", "markdown"])
+    ap.add_argument("--jobs", type=int, default=2, help="ns3: worker processes")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--duration", type=float, default=30.0, help="seconds per bulk run")
     ap.add_argument("--only", help="run only rows whose name contains this")
@@ -302,6 +417,8 @@ def main() -> None:
         rows = lambda: [r for r in all_rows() if a.only in r["row"]]  # noqa: E731
     if a.what == "markdown":
         markdown()
+    elif a.what == "ns3":
+        measure_ns3(a.runs, a.duration, a.jobs)
     else:
         measure(a.what, a.runs, a.duration)
 
