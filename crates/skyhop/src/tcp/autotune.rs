@@ -5,7 +5,8 @@
 //!
 //! The advertised window starts at ten segments (`tcp_select_initial_window`,
 //! TCP_DEFAULT_INIT_RCVWND) and grows by two segments per segment received
-//! in order (`rcv_ssthresh`), up to a clamp. The clamp starts at half of
+//! (`rcv_ssthresh`; in order, or out of order on a SACK connection), up to
+//! a clamp. The clamp starts at half of
 //! the initial buffer (`tcp_rmem[1]` = 131 072 B, a window-to-buffer ratio
 //! of one half) and follows the data the application took in the last
 //! receiver round trip: window = 2 × copied + 16 segments, plus twice
@@ -75,12 +76,25 @@ impl Autotune {
         self.rtt
     }
 
+    /// tcp_grow_window: two segments (or twice the segment) per segment,
+    /// up to the clamp.
+    fn grow(&mut self, len: u64) {
+        let incr = (2 * self.mss).max(2 * len);
+        self.ssthresh = (self.ssthresh + incr).min(self.clamp).max(self.ssthresh);
+    }
+
+    /// `len` bytes arrived out of order (above a hole). Linux grows the
+    /// window for them too when the connection uses SACK
+    /// (`tcp_data_queue_ofo`), so that a window with holes keeps opening
+    /// while the holes are repaired.
+    pub fn on_out_of_order(&mut self, len: u64) {
+        self.grow(len);
+    }
+
     /// `len` bytes arrived in order and `rcv_nxt` is now as given (the
     /// application takes them at once).
     pub fn on_data(&mut self, now: Time, len: u64, rcv_nxt: u64) {
-        // tcp_grow_window: two segments (or twice the segment) per segment.
-        let incr = (2 * self.mss).max(2 * len);
-        self.ssthresh = (self.ssthresh + incr).min(self.clamp).max(self.ssthresh);
+        self.grow(len);
         // tcp_rcv_rtt_measure: the time to receive one window.
         match self.rtt_time {
             Some(t0) if rcv_nxt >= self.rtt_seq => {

@@ -373,6 +373,11 @@ impl TcpReceiver {
             // Out of order: hold it, ACK at once (duplicate ACK with SACK).
             self.stats.out_of_order_segments += 1;
             self.ooo.insert(s, e);
+            if self.sack_blocks > 0 {
+                if let Some(a) = self.autotune.as_deref_mut() {
+                    a.on_out_of_order(seg.len as u64);
+                }
+            }
             self.note_sack(s);
             self.track_occupancy();
             acks.push(self.make_ack(false));

@@ -270,8 +270,7 @@ fn hybla_fills_an_error_free_geo_path_under_the_default_profile() {
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(&path).expect("geo10.toml");
-    let scn = load_str(&text, "geo10.toml", &["flows.bulk.tcp=hybla".to_string()])
-        .expect("loads");
+    let scn = load_str(&text, "geo10.toml", &["flows.bulk.tcp=hybla".to_string()]).expect("loads");
     let r = skyhop::run(&scn, 1, &skyhop::RunOptions::default()).expect("runs");
     let f = &r.flows["bulk"];
     assert!(
