@@ -15,7 +15,11 @@ from conftest import REPO, assert_one_line_error
 
 GEO = REPO / "scenarios" / "geo_single.toml"
 E2 = REPO / "scenarios" / "e2_geo_onboard.toml"
+# The studies' defaults (IW 1, no delayed ACKs), whose slow start on this
+# path keeps packets in the 10-20 s window the packet-log test reads.
 LOSSY = [
+    "--set",
+    "tcp.profile=studies",
     "--set",
     "links.down.per=0.01",
     "--set",
@@ -42,6 +46,8 @@ def test_describe_shows_slant_range_delays_and_warns_for_a_small_split_cache(cli
     proc = cli(
         "describe",
         GEO,
+        "--set",
+        "tcp.profile=studies",
         "--set",
         'links.up.rate="10 Mb/s"',
         "--set",

@@ -85,16 +85,43 @@ def _present(summaries: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def leg_tcp(leg: dict[str, Any]) -> str:
+    """What TCP a leg of ``describe``'s document runs: its variant, the
+    profile whose defaults it has, its controller and recovery, e.g.
+    ``cubic, profile linux: cubic + prr, SACK, RACK, timestamps``."""
+    if "profile" not in leg:
+        return str(leg["tcp"])
+    extras = [
+        name
+        for key, name in (("sack", "SACK"), ("rack", "RACK"), ("timestamps", "timestamps"))
+        if leg.get(key)
+    ]
+    text = f"{leg['tcp']}, profile {leg['profile']}: {leg['controller']} + {leg['recovery']}"
+    return ", ".join([text, *extras])
+
+
+def flows_tcp(network: dict[str, Any] | None) -> dict[str, str]:
+    """Per flow of ``describe``'s document, its legs' :func:`leg_tcp`
+    (one per distinct leg, joined by `` | ``)."""
+    out: dict[str, str] = {}
+    for f in (network or {}).get("flows", []):
+        texts = list(dict.fromkeys(leg_tcp(leg) for leg in f["legs"]))
+        out[f["flow"]] = " | ".join(texts)
+    return out
+
+
 def print_run_table(
     file: str,
     seeds: list[int],
     summary: dict[str, Any],
     jain: list[float | None] | None = None,
+    tcp: dict[str, str] | None = None,
 ) -> None:
     """Print the human-readable summary of ``skyhop run``: per flow, and
     the counts and response times an application reports (see
     :func:`extra_metrics`); under the table, Jain's fairness index of the
-    flows' goodputs (``jain``: one per run)."""
+    flows' goodputs (``jain``: one per run) and what TCP each flow ran
+    (``tcp``: flow → :func:`flows_tcp`'s text)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -135,6 +162,9 @@ def print_run_table(
 
         st = summarize_values(values)
         console.print(f"Jain's fairness index of the flows' goodputs: {_fmt(st, 1, 4)}")
+    for flow, text in (tcp or {}).items():
+        if flow in summary:
+            console.print(f"{shown(flow)}: TCP {text}", highlight=False, markup=False)
 
 
 def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:
@@ -292,7 +322,7 @@ def print_description(file: str, d: dict[str, Any]) -> None:
         )
         for i, leg in enumerate(f["legs"]):
             route = leg.get("route_at_start")
-            head = f"    leg {i} {leg['from']} -> {leg['to']} ({leg['tcp']}): "
+            head = f"    leg {i} {leg['from']} -> {leg['to']} ({leg_tcp(leg)}): "
             limit = f"window limit {leg['window_limit']} {_bytes(leg['window_limit_bytes'])}"
             if route is not None and not route:
                 out.append(f"{head}no route at the start of the run (moving network); {limit}")

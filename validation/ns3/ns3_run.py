@@ -65,6 +65,15 @@ VARIANTS = {
     "cubic": ("ns3::TcpCubic", True, "ns3::TcpPrrRecovery"),
     "bbr": ("ns3::TcpBbr", True, "ns3::TcpClassicRecovery"),
 }
+# Under skyhop's linux profile every controller runs with SACK; Reno AIMD
+# and CUBIC with PRR (Linux's tcp_cwnd_reduction), BBR with RFC 6675 (it
+# sets cwnd itself).
+LINUX_VARIANTS = {
+    "reno": ("ns3::TcpLinuxReno", True, "ns3::TcpPrrRecovery"),
+    "newreno": ("ns3::TcpLinuxReno", True, "ns3::TcpPrrRecovery"),
+    "cubic": ("ns3::TcpCubic", True, "ns3::TcpPrrRecovery"),
+    "bbr": ("ns3::TcpBbr", True, "ns3::TcpClassicRecovery"),
+}
 RECOVERIES = {
     "newreno": (False, "ns3::TcpClassicRecovery"),
     "sack": (True, "ns3::TcpClassicRecovery"),
@@ -102,12 +111,17 @@ def resolve(doc: dict, tcp_variant: str | None) -> dict:
         raise SystemExit("ns3_run.py has no split proxies")
     tcp = dict(doc.get("tcp", {}))
     tcp.update(flow.get("options", {}))
-    if tcp.get("profile", "studies") != "studies":
-        raise SystemExit("only the default tcp.profile is matched here")
-    variant = tcp_variant or flow.get("tcp", "newreno")
-    if variant not in VARIANTS:
-        raise SystemExit(f"variant {variant!r}: ns-3 match exists for {sorted(VARIANTS)}")
-    cc, sack, recovery = VARIANTS[variant]
+    # skyhop's default profile is "linux"; a scenario names "studies" for the
+    # studies' era. Each is matched by its own ns-3 configuration.
+    profile = tcp.get("profile", "linux")
+    if profile not in ("linux", "studies"):
+        raise SystemExit(f"tcp.profile {profile!r}: not matched here")
+    linux = profile == "linux"
+    variant = tcp_variant or flow.get("tcp", "cubic" if linux else "newreno")
+    table = LINUX_VARIANTS if linux else VARIANTS
+    if variant not in table:
+        raise SystemExit(f"variant {variant!r}: ns-3 match exists for {sorted(table)}")
+    cc, sack, recovery = table[variant]
     if "recovery" in tcp:
         sack, recovery = RECOVERIES[tcp["recovery"]]
     # the path: walk the links from `from` to `to` (a chain)
@@ -153,7 +167,29 @@ def resolve(doc: dict, tcp_variant: str | None) -> dict:
     hops.reverse()
     size = flow.get("size", "unlimited")
     run = doc.get("run", {})
+    # The linux profile's defaults (skyhop's TcpConfig::linux): timestamps
+    # (1448-byte segments in 1500-byte packets), IW 10, min RTO 200 ms,
+    # delayed ACKs every second segment or after 40 ms, Limited Transmit,
+    # a 4 MB send buffer, HyStart for CUBIC.
+    dflt = {
+        "mss": "1460 B",
+        "initial_window": 10 if linux else 1,
+        "rto_min": "200 ms" if linux else "1 s",
+        "delayed_ack": linux,
+        "delayed_ack_timeout": "40 ms" if linux else "200 ms",
+        "limited_transmit": linux,
+        "timestamps": linux,
+    }
+    for k, v in dflt.items():
+        tcp.setdefault(k, v)
+    mss = int(quantity(tcp["mss"], SIZE_UNITS, "tcp.mss"))
+    if tcp["timestamps"]:
+        mss -= 12
     return {
+        "profile": profile,
+        "timestamps": bool(tcp["timestamps"]),
+        "hystart": linux,
+        "send_buffer": 4_194_304 if linux else 256_000_000,
         "flow": fname,
         "variant": variant,
         "cc": cc,
@@ -162,15 +198,15 @@ def resolve(doc: dict, tcp_variant: str | None) -> dict:
         "hops": hops,
         "size": 0 if size == "unlimited" else int(quantity(size, SIZE_UNITS, "size")),
         "duration_s": quantity(run.get("duration", "230 s"), TIME_UNITS, "run.duration"),
-        "mss": int(quantity(tcp.get("mss", "1460 B"), SIZE_UNITS, "tcp.mss")),
-        "initial_window": int(tcp.get("initial_window", 1)),
-        "rto_min_s": quantity(tcp.get("rto_min", "1 s"), TIME_UNITS, "tcp.rto_min"),
+        "mss": mss,
+        "initial_window": int(tcp["initial_window"]),
+        "rto_min_s": quantity(tcp["rto_min"], TIME_UNITS, "tcp.rto_min"),
         "rto_initial_s": quantity(tcp.get("rto_initial", "1 s"), TIME_UNITS, "tcp.rto_initial"),
-        "delayed_ack": bool(tcp.get("delayed_ack", False)),
+        "delayed_ack": bool(tcp["delayed_ack"]),
         "delayed_ack_timeout_s": quantity(
-            tcp.get("delayed_ack_timeout", "200 ms"), TIME_UNITS, "tcp.delayed_ack_timeout"
+            tcp["delayed_ack_timeout"], TIME_UNITS, "tcp.delayed_ack_timeout"
         ),
-        "limited_transmit": bool(tcp.get("limited_transmit", False)),
+        "limited_transmit": bool(tcp["limited_transmit"]),
         "rcv_buffer": int(quantity(tcp.get("rcv_buffer", "4 MB"), SIZE_UNITS, "tcp.rcv_buffer")),
         "dupthresh": int(tcp.get("dupthresh", 3)),
     }
@@ -259,7 +295,9 @@ def run_ns3(cfg: dict, runs: int, seed: int, trace_cwnd: bool) -> list[dict]:
     c.SetDefault(
         "ns3::TcpSocket::DelAckTimeout", ns.TimeValue(ns.Seconds(cfg["delayed_ack_timeout_s"]))
     )
-    c.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(256_000_000))
+    c.SetDefault(
+        "ns3::TcpSocket::SndBufSize", ns.UintegerValue(cfg.get("send_buffer", 256_000_000))
+    )
     c.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(cfg["rcv_buffer"]))
     c.SetDefault("ns3::TcpSocket::ConnTimeout", ns.TimeValue(ns.Seconds(cfg["rto_initial_s"])))
     c.SetDefault("ns3::TcpSocket::DataRetries", ns.UintegerValue(1000))
@@ -267,13 +305,13 @@ def run_ns3(cfg: dict, runs: int, seed: int, trace_cwnd: bool) -> list[dict]:
     rto0 = ns.TimeValue(ns.Seconds(cfg["rto_initial_s"]))
     c.SetDefault("ns3::RttEstimator::InitialEstimation", rto0)
     c.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(cfg["sack"]))
-    c.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
+    c.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(cfg.get("timestamps", False)))
     c.SetDefault("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(True))
     c.SetDefault("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(cfg["rto_min_s"])))
     c.SetDefault("ns3::TcpSocketBase::ClockGranularity", ns.TimeValue(ns.MilliSeconds(1)))
     c.SetDefault("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(cfg["limited_transmit"]))
     c.SetDefault("ns3::TcpSocketBase::ReTxThreshold", ns.UintegerValue(cfg["dupthresh"]))
-    c.SetDefault("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
+    c.SetDefault("ns3::TcpCubic::HyStart", ns.BooleanValue(cfg.get("hystart", False)))
     c.SetDefault("ns3::TcpSocketState::EnablePacing", ns.BooleanValue(cfg["cc"] == "ns3::TcpBbr"))
 
     out = []

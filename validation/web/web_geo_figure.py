@@ -26,8 +26,11 @@ SCN = ROOT / "scenarios" / "web_geo.toml"
 OUT = ROOT / "docs" / "figures" / "web_geo_response_cdf.png"
 
 CASES = [
-    ("HTTP/1.0 ×4", {"flows.web.web.http": "1.0"}),
-    ("HTTP/1.1", {"flows.web.web.http": "1.1", "tcp.idle_restart": True}),
+    ("HTTP/1.0 ×4", {"flows.web.web.http": "1.0", "tcp.profile": "studies"}),
+    (
+        "HTTP/1.1",
+        {"flows.web.web.http": "1.1", "tcp.idle_restart": True, "tcp.profile": "studies"},
+    ),
     ("HTTP/1.0 ×4, linux", {"flows.web.web.http": "1.0", "tcp.profile": "linux"}),
     ("HTTP/1.1, linux", {"flows.web.web.http": "1.1", "tcp.profile": "linux"}),
 ]

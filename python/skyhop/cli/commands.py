@@ -205,10 +205,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         output.write_table(results.packet_log_frame(), args.packet_log)
     for r in runs:
         r.pop("packet_log", None)
-    if args.json:
-        from ..api import describe
+    # The resolved network of the scenario already read (a pipe is read once).
+    import json
 
-        network = describe(args.scenario, set=sets)
+    from .. import _core
+
+    network = json.loads(_core.describe(scn.json, scn.file))
+    if args.json:
         doc = run_document(scn.resolved, runs, trace, network)
         sys.stdout.write(output.dump_json(doc) + "\n")
     else:
@@ -217,6 +220,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             seeds,
             results.summary(),
             jain=[r.get("jain_fairness") for r in results.runs],
+            tcp=terminal.flows_tcp(network),
         )
         if args.out:
             print(f"wrote {args.out}")

@@ -448,6 +448,7 @@ mod tests {
             len: 1460,
             retx: false,
             probe: false,
+            ts: crate::engine::time::Time::ZERO,
         });
         let orig = encode(&conn(), &d, 1500, 7, &mut b);
         assert_eq!(orig, 1500);
@@ -470,6 +471,7 @@ mod tests {
             wnd: 40_000,
             sack: SackBlocks::from_slice(&[(2920, 4380), (5840, 7300)]),
             window_update: false,
+            tsecr: None,
         });
         let orig = encode(&conn(), &a, 40 + 2 + 16, 0, &mut b);
         assert_eq!(b.len(), 20 + 20 + 4 + 16);

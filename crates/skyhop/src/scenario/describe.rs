@@ -125,6 +125,15 @@ pub struct LegDesc {
     pub to: String,
     pub path: Vec<String>,
     pub tcp: String,
+    /// The profile whose defaults the leg runs with (`linux`, `studies`).
+    pub profile: String,
+    /// The congestion controller and the loss recovery that run.
+    pub controller: String,
+    pub recovery: String,
+    /// SACK, RACK-TLP and RFC 7323 timestamps on the connection.
+    pub sack: bool,
+    pub rack: bool,
+    pub timestamps: bool,
     /// The slowest link direction of the leg's data path.
     pub bottleneck_bps: u64,
     /// Propagation there and back plus the transmission of one full segment
@@ -224,6 +233,12 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                     .map(|&i| plan.nodes[i as usize].clone())
                     .collect(),
                 tcp: leg.variant_name.clone(),
+                profile: leg.profile.name().to_string(),
+                controller: leg.cfg.variant.cc.name().to_string(),
+                recovery: leg.cfg.variant.recovery.name().to_string(),
+                sack: leg.cfg.variant.sack,
+                rack: leg.cfg.rack,
+                timestamps: leg.cfg.timestamps,
                 bottleneck_bps: n.bottleneck,
                 rtt_s: n.rtt.as_secs_f64(),
                 bdp_bytes: n.bdp,

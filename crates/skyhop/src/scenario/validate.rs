@@ -30,6 +30,8 @@ pub const HEADER_RANGE: (u64, u64) = (20, 1000);
 pub const MAX_INITIAL_WINDOW: u32 = 1_000_000;
 /// Largest duplicate-ACK threshold.
 pub const MAX_DUPTHRESH: u32 = 1000;
+/// `tcp.delayed_ack_segments`: 1 ..= this.
+pub const MAX_DELAYED_ACK_SEGMENTS: u32 = 1000;
 /// Largest number of runs in one scenario.
 pub const MAX_RUNS: u32 = 1_000_000;
 /// Smallest RTO bound (rto_initial, rto_max): 1 µs.
@@ -166,6 +168,17 @@ impl V<'_> {
             Dur::ZERO,
             MAX_DURATION,
         )?;
+        if let Some(n) = o.delayed_ack_segments {
+            if n == 0 || n > MAX_DELAYED_ACK_SEGMENTS {
+                return Err(self.err(
+                    k("delayed_ack_segments"),
+                    format!(
+                        "{n} is out of range: must be between 1 and {MAX_DELAYED_ACK_SEGMENTS} segments"
+                    ),
+                ));
+            }
+        }
+        self.size(&k("send_buffer"), o.send_buffer, 1, MAX_BUFFER)?;
         self.dur(&k("westwood_tau"), o.westwood_tau, Dur(1), MAX_DURATION)?;
         self.positive(&k("hybla_rtt0"), o.hybla_rtt0)?;
         if let Some(a) = &o.aero_allocation {
@@ -495,8 +508,12 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
 
     // ---- TCP ----
     v.tcp("tcp", &scn.tcp)?;
-    let d = TcpConfig::default();
     for (name, f) in &scn.flows {
+        // The defaults of the flow's profile.
+        let d = match Profile::of(&f.options, &scn.tcp) {
+            Profile::Linux => TcpConfig::linux(),
+            Profile::Studies => TcpConfig::default(),
+        };
         let k = |f: &str| format!("flows.{name}.{f}");
         v.dur(&k("start"), Some(f.start), Dur::ZERO, MAX_DURATION)?;
         if let Some(dur) = scn.run.duration {
@@ -546,6 +563,17 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
                     desc(&kmax, "rto_max")
                 ),
             ));
+        }
+        // With timestamps the option takes 12 bytes of every segment.
+        let ts = o.timestamps.or(g.timestamps).unwrap_or(d.timestamps);
+        let (kmss, mss) = pick(o.mss, ok("mss"), g.mss, "tcp.mss");
+        if let (true, Some(k), Some(m)) = (ts, kmss, mss) {
+            if m.0 <= 12 {
+                return Err(v.err(
+                    k,
+                    format!("{m} leaves no payload beside the 12-byte timestamp option (tcp.timestamps)"),
+                ));
+            }
         }
         v.flow(name, f)?;
     }

@@ -85,6 +85,46 @@ pub struct TcpConfig {
     pub rack: bool,
     /// Hybla's reference round-trip time RTT0 (Caini & Firrincieli 2004: 25 ms).
     pub hybla_rtt0: Dur,
+    /// Grow cwnd only while the window is in use (Linux's
+    /// `tcp_is_cwnd_limited`), and take a reduction's ssthresh from cwnd
+    /// (Linux's `ssthresh` hook) rather than from FlightSize. Default off;
+    /// on in the Linux profile.
+    pub cwnd_validation: bool,
+    /// RFC 7323 timestamps: every segment carries its send time, the
+    /// receiver echoes it, and every ACK of new data gives an RTT sample
+    /// (retransmitted data too, so the back-off of a timeout ends with the
+    /// first ACK of a retransmission). Default off; on in the Linux profile.
+    pub timestamps: bool,
+    /// Spurious-timeout detection and undo: F-RTO (RFC 5682, the SACK
+    /// variant, as Linux's `tcp_frto = 2`) and, with timestamps, the Eifel
+    /// test (RFC 3522: the ACK echoes a transmission older than the
+    /// timeout's retransmission). Needs RACK. Default off; on in the Linux profile.
+    pub frto: bool,
+    /// HyStart++ (RFC 9406) in CUBIC's slow start. Needs per-ACK RTT
+    /// samples (timestamps). Default off; on in the Linux profile.
+    pub hystart: bool,
+    /// Byte counting (RFC 3465): slow start grows cwnd by the bytes each
+    /// ACK newly delivers, congestion avoidance by one SMSS per cwnd of
+    /// delivered bytes (Linux's `tcp_slow_start`, `tcp_cong_avoid_ai`),
+    /// instead of one SMSS (or SMSS²/cwnd) per ACK. Default off; on in the
+    /// Linux profile.
+    pub byte_counting: bool,
+    /// Pace window-based controllers as Linux sets `sk_pacing_rate`:
+    /// 200 % of cwnd/SRTT in slow start (below half of ssthresh), 120 %
+    /// otherwise (`tcp_pacing_ss_ratio`, `tcp_pacing_ca_ratio`). A
+    /// controller with its own rate (BBR) keeps it. Default off.
+    pub pacing: bool,
+    /// The receiver ACKs at least every this many full-sized segments with
+    /// delayed ACKs (RFC 5681 (4.2): 2; OPNET's "Maximum ACK Segments").
+    pub delayed_ack_segments: u32,
+    /// Linux's receive-buffer autotuning (`tcp_rcv_space_adjust`,
+    /// `tcp_grow_window`): the advertised window starts at
+    /// `RCV_INITIAL_WINDOW` and grows with what arrives, up to `rcv_buffer`.
+    /// Default off (the buffer is advertised whole); on in the Linux profile.
+    pub rcv_autotune: bool,
+    /// Send buffer: at most this many bytes sent and not acknowledged
+    /// (Linux: `tcp_wmem[2]`). Default unlimited.
+    pub send_buffer: u64,
     /// AeroTCP's window allocation (used only by the `aerotcp` controller).
     pub aero: AeroAllocation,
 }
@@ -161,6 +201,15 @@ impl Default for TcpConfig {
             rack: false,
             hybla_rtt0: Dur::from_millis(25),
             aero: AeroAllocation::default(),
+            cwnd_validation: false,
+            timestamps: false,
+            frto: false,
+            hystart: false,
+            byte_counting: false,
+            pacing: false,
+            delayed_ack_segments: 2,
+            rcv_autotune: false,
+            send_buffer: u64::MAX,
         }
     }
 }
@@ -178,6 +227,18 @@ impl TcpConfig {
     pub fn linux() -> TcpConfig {
         TcpConfig {
             variant: Variant::parse("cubic").unwrap(),
+            // RFC 7323 timestamps (net.ipv4.tcp_timestamps = 1): 12 bytes
+            // of option in every segment, out of the 1460 of a 1500-byte MTU.
+            mss: 1448,
+            header_bytes: 52,
+            timestamps: true,
+            cwnd_validation: true,
+            frto: true,
+            hystart: true,
+            byte_counting: true,
+            rcv_autotune: true,
+            // net.ipv4.tcp_wmem[2].
+            send_buffer: 4_194_304,
             initial_window: 10,
             rto_min: Dur::from_millis(200),
             rto_max: Dur::from_secs(120),

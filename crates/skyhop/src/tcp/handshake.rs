@@ -9,6 +9,7 @@
 //! the initial window to one segment. The ACK of the SYN-ACK rides on the
 //! first data segment (no packet of its own).
 
+use super::cc::CongestionOps;
 use super::rtt::RttEstimator;
 use super::seg::{AckSeg, DataSeg};
 use super::send_core::SendCore;
@@ -56,7 +57,7 @@ impl Handshake {
     }
 
     fn send_syn(core: &mut SendCore, now: Time, retx: bool, out: &mut Vec<DataSeg>) {
-        out.push(DataSeg::syn(retx));
+        out.push(DataSeg::syn(retx, now));
         // RFC 6298: the SYN is timed like data (initial RTO, backed off).
         core.restart_rto(now);
     }
@@ -72,12 +73,21 @@ impl Handshake {
             // so the RTO once data flows is 3 s if it was lower, unbacked.
             let cfg = &core.cfg;
             let init = cfg.rto_initial.max(Dur::from_secs(3));
-            core.rtt = RttEstimator::new(init, cfg.rto_min, cfg.rto_max, cfg.clock_granularity);
+            let floor = if cfg.rttvar_floor {
+                cfg.rto_min
+            } else {
+                Dur::ZERO
+            };
+            core.rtt = RttEstimator::new(init, cfg.rto_min, cfg.rto_max, cfg.clock_granularity)
+                .with_var_floor(floor);
             // RFC 5681 (3.1): after a lost SYN or SYN-ACK the initial window is one segment.
             core.st.cwnd = core.st.cwnd.min(core.st.mss);
         } else if let Some(t0) = self.syn_sent_at {
             core.rtt.sample(now - t0);
         }
+        // The controller's initial window (Linux calls its `init` here).
+        let srtt = core.rtt.srtt();
+        core.cc.on_established(&mut core.st, srtt);
     }
 
     /// The retransmission timer fired before the connection was

@@ -1,4 +1,5 @@
 //! TCP endpoints as sans-IO state machines.
+pub mod autotune;
 pub mod cc;
 pub mod config;
 mod handshake;

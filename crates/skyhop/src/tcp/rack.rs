@@ -35,10 +35,6 @@ use std::collections::{BTreeSet, VecDeque};
 
 const NIL: u64 = u64::MAX;
 
-/// RFC 8985 section 7.2: TLP.max_ack_delay, the peer's worst-case delayed
-/// ACK timer (WCDelAckT), added to the PTO when one segment is in flight.
-pub const TLP_MAX_ACK_DELAY: Dur = Dur::from_millis(200);
-
 /// Section 5.2: per-segment variables, plus the sender's bookkeeping.
 #[derive(Clone, Copy, Debug)]
 struct Seg {
@@ -81,6 +77,8 @@ pub enum LossTimer {
 pub struct RackStats {
     /// Segments marked lost by RACK (or by a timeout).
     pub marked_lost: u64,
+    /// Their bytes.
+    pub marked_lost_bytes: u64,
     /// Of them, retransmissions found lost again.
     pub lost_retransmissions: u64,
     /// RACK reordering timer expirations.
@@ -130,6 +128,9 @@ pub struct Rack {
     pub(super) timer: Option<(Time, LossTimer)>,
     /// SACKed ranges new on the ACK being processed.
     newly: Vec<(u64, u64)>,
+    /// The lowest end of a never-retransmitted segment the last ACK
+    /// delivered (F-RTO's "original data acknowledged").
+    orig_delivered_end: Option<u64>,
     pub stats: RackStats,
 }
 
@@ -162,6 +163,7 @@ impl Rack {
             tlp_is_retrans: false,
             timer: None,
             newly: Vec::new(),
+            orig_delivered_end: None,
             stats: RackStats::default(),
         }
     }
@@ -201,6 +203,12 @@ impl Rack {
         let i = self.find(seq)?;
         Some((seq, self.segs[i].end))
     }
+    /// The lowest end of a segment never retransmitted that the last ACK
+    /// delivered (cumulatively or by SACK), if any.
+    pub fn orig_delivered_end(&self) -> Option<u64> {
+        self.orig_delivered_end
+    }
+
     /// The highest-sequence segment sent: `[seq, end)`.
     pub fn last_seg(&self) -> Option<(u64, u64)> {
         self.segs.back().map(|r| (r.seq, r.end))
@@ -349,6 +357,7 @@ impl Rack {
         est_min_rtt: Option<Dur>,
     ) -> u64 {
         let before = self.stats.marked_lost;
+        self.orig_delivered_end = None;
         // Step 1: update RACK.min_RTT from the RTT measurements.
         if let Some(m) = est_min_rtt {
             self.min_rtt = Some(self.min_rtt.map_or(m, |x| x.min(m)));
@@ -410,6 +419,9 @@ impl Rack {
                 self.xmit_ts = Some(r.xmit_ts);
                 self.end_seq = r.end;
             }
+        }
+        if !r.retransmitted {
+            self.orig_delivered_end = Some(self.orig_delivered_end.map_or(r.end, |e| e.min(r.end)));
         }
         // Step 3.
         if r.end > self.fack {
@@ -499,6 +511,42 @@ impl Rack {
         r.retx_out = false;
         self.pending.insert(r.seq);
         self.stats.marked_lost += 1;
+        self.stats.marked_lost_bytes += r.len();
+    }
+
+    /// A timeout turned out spurious: no segment is lost any more (Linux's
+    /// `tcp_undo_cwnd_reduction` with `unmark_loss`); every unSACKed segment
+    /// is in flight again, in transmission order.
+    pub fn unmark_lost(&mut self) {
+        for i in 0..self.segs.len() {
+            let r = self.segs[i];
+            if r.lost && !r.sacked {
+                self.lost_bytes -= r.len();
+                if !r.retx_out {
+                    self.pending.remove(&r.seq);
+                }
+                self.segs[i].lost = false;
+            }
+        }
+        // Relink the flight in (xmit_ts, end) order.
+        let mut ids: Vec<u64> = (0..self.segs.len())
+            .filter(|&i| !self.segs[i].sacked)
+            .map(|i| self.base + i as u64)
+            .collect();
+        ids.sort_by_key(|&id| {
+            let r = self.segs[self.idx(id)];
+            (r.xmit_ts, r.end)
+        });
+        for r in self.segs.iter_mut() {
+            r.linked = false;
+            r.prev = NIL;
+            r.next = NIL;
+        }
+        self.head = NIL;
+        self.tail = NIL;
+        for id in ids {
+            self.link_tail(id);
+        }
     }
 
     /// Section 6.3: the reordering timer expired. Returns the number of
@@ -531,57 +579,6 @@ impl Rack {
         self.timer = None;
     }
 
-    /// Section 7.2, TLP_calc_PTO: 2 SRTT (plus TLP.max_ack_delay when one
-    /// segment is in flight), 1 s without an RTT sample; never later than
-    /// the retransmission timer.
-    pub fn pto_deadline(
-        now: Time,
-        srtt: Option<Dur>,
-        one_segment: bool,
-        rto_at: Option<Time>,
-    ) -> Time {
-        let pto = match srtt {
-            Some(s) => {
-                let p = Dur(2 * s.0);
-                if one_segment {
-                    p + TLP_MAX_ACK_DELAY
-                } else {
-                    p
-                }
-            }
-            None => Dur::from_secs(1),
-        };
-        let at = now + pto;
-        match rto_at {
-            Some(r) if r < at => r,
-            _ => at,
-        }
-    }
-
-    /// Section 7.4, TLP_process_ack: whether this ACK shows that the probe
-    /// repaired a loss (then the sender reduces its window, section 7.4.2).
-    /// Without DSACK a retransmitted probe whose ACK moves past TLP.end_seq
-    /// is always counted as a repair.
-    pub fn tlp_on_ack(&mut self, ack: u64, is_dupack: bool, has_sack: bool) -> bool {
-        let Some(end) = self.tlp_end_seq else {
-            return false;
-        };
-        if ack < end {
-            return false;
-        }
-        if !self.tlp_is_retrans {
-            // A probe of new data was delivered.
-            self.tlp_end_seq = None;
-            return false;
-        }
-        if ack > end || (is_dupack && !has_sack) {
-            self.tlp_end_seq = None;
-            self.stats.probe_repairs += 1;
-            return true;
-        }
-        false
-    }
-
     /// Check the bookkeeping against a recount (tests).
     #[cfg(test)]
     pub(crate) fn check(&self) {
@@ -612,87 +609,6 @@ impl Rack {
             assert!(r.xmit_ts >= t);
             t = r.xmit_ts;
             id = r.next;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::engine::rng::RngStream;
-    use crate::engine::time::{Dur, Time};
-    use crate::tcp::{new_receiver, new_sender, AckSeg, DataSeg, TcpConfig, Variant};
-    use std::collections::BTreeMap;
-
-    /// A sender and receiver over a 50 ms each-way path that drops data
-    /// (and reorders nothing): RACK's byte counts always agree with a
-    /// recount, and every byte arrives.
-    #[test]
-    fn bookkeeping_holds_over_random_losses() {
-        for (seed, variant, per) in [(1, "sack", 0.05), (2, "cubic", 0.02), (3, "bbr", 0.1)] {
-            let cfg = TcpConfig {
-                variant: Variant::parse(variant).unwrap(),
-                rack: true,
-                initial_window: 10,
-                rto_min: Dur::from_millis(200),
-                ..TcpConfig::default()
-            };
-            let mut rng = RngStream::derive(seed, "rack-bookkeeping");
-            let mut snd = new_sender(cfg.clone());
-            let mut rcv = new_receiver(&cfg);
-            let total = 3_000_000;
-            // Events by (time, sequence): data to the receiver or ACKs back.
-            let mut q: BTreeMap<(Time, u64), Result<DataSeg, AckSeg>> = BTreeMap::new();
-            let mut n = 0u64;
-            let hop = Dur::from_millis(50);
-            let mut out = Vec::new();
-            let mut acks = Vec::new();
-            let mut now = Time::ZERO;
-            snd.add_app_data(now, total, &mut out);
-            for _ in 0..2_000_000 {
-                for (k, d) in out.drain(..).enumerate() {
-                    // Serialisation at 10 Mb/s keeps the data in order.
-                    if rng.uniform() >= per {
-                        n += 1;
-                        q.insert((now + hop + Dur(k as u64 * 1_200_000), n), Ok(d));
-                    }
-                }
-                for a in acks.drain(..) {
-                    n += 1;
-                    q.insert((now + hop, n), Err(a));
-                }
-                if snd.all_acked() {
-                    break;
-                }
-                let next_q = q.keys().next().map(|k| k.0);
-                let cand = [next_q, snd.poll_at(), rcv.poll_at()];
-                now = cand
-                    .iter()
-                    .flatten()
-                    .copied()
-                    .min()
-                    .expect("something pending");
-                if next_q == Some(now) {
-                    let (_, ev) = q.pop_first().unwrap();
-                    match ev {
-                        Ok(d) => {
-                            rcv.on_segment(now, &d, &mut acks);
-                        }
-                        Err(a) => {
-                            snd.on_ack(now, &a, &mut out);
-                            snd.rack().unwrap().check();
-                        }
-                    }
-                } else if snd.poll_at() == Some(now) {
-                    snd.on_timer(now, &mut out);
-                    snd.rack().unwrap().check();
-                } else {
-                    rcv.on_timer(now, &mut acks);
-                }
-            }
-            assert!(snd.all_acked(), "{variant}: {}", snd.snd_una());
-            assert_eq!(rcv.rcv_nxt(), total);
-            let st = snd.rack().unwrap().stats.clone();
-            assert!(st.marked_lost > 0, "{variant}: {st:?}");
         }
     }
 }

@@ -58,6 +58,13 @@ pub struct RateSample {
     pub inflight: u64,
     /// Bytes sent and not yet delivered (SACKed or cumulatively acknowledged).
     pub undelivered: u64,
+    /// Bytes newly marked lost on this ACK (RACK; Linux's `rs->losses`).
+    pub losses: u64,
+    /// The ACK may have been delayed by the receiver: it delivered one
+    /// segment shorter than the MSS and nothing was SACKed (Linux's
+    /// `FLAG_ACK_MAYBE_DELAYED`); its RTT does not refresh an expired
+    /// minimum.
+    pub is_ack_delayed: bool,
 }
 
 #[derive(Clone, Debug, Default)]

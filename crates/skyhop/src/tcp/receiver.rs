@@ -24,6 +24,7 @@
 //! the right edge the sender sees is the one it would see without the rule,
 //! and it never moves left while the ACK is held.
 
+use super::autotune::Autotune;
 use super::config::TcpConfig;
 use super::rangeset::RangeSet;
 use super::seg::{AckSeg, DataSeg, SackBlocks};
@@ -36,13 +37,19 @@ pub fn new_receiver(cfg: &TcpConfig) -> TcpReceiver {
     } else {
         0
     };
-    TcpReceiver::new(
+    let mut r = TcpReceiver::new(
         cfg.rcv_buffer,
         cfg.mss,
         sack,
         cfg.delayed_ack,
         cfg.delayed_ack_timeout,
-    )
+    );
+    r.timestamps = cfg.timestamps;
+    r.delack_segments = cfg.delayed_ack_segments.max(1);
+    if cfg.rcv_autotune {
+        r.set_autotune(true);
+    }
+    r
 }
 
 /// How the advertised window is derived from the buffer (Luglio et al., IEEE JSAC 2004).
@@ -98,6 +105,14 @@ pub struct TcpReceiver {
     last_ack: u64,
     /// An ACK is owed for bytes up to `rcv_nxt` that the limit held back.
     ack_deferred: bool,
+    /// RFC 7323 timestamps: ACKs echo `ts_recent`.
+    timestamps: bool,
+    /// RFC 7323 TS.Recent: the TSval to echo.
+    ts_recent: Option<Time>,
+    /// With delayed ACKs, ACK at least every this many full-sized segments.
+    delack_segments: u32,
+    /// Linux's receive-buffer autotuning (an end host's receiver only).
+    autotune: Option<Box<Autotune>>,
     pub stats: ReceiverStats,
 }
 
@@ -137,14 +152,38 @@ impl TcpReceiver {
             ack_limit: None,
             last_ack: 0,
             ack_deferred: false,
+            timestamps: false,
+            ts_recent: None,
+            delack_segments: 2,
+            autotune: None,
             stats: ReceiverStats::default(),
         }
+    }
+
+    /// Linux's receive-buffer autotuning (`tcp/autotune.rs`): the window
+    /// starts small and grows with what arrives, up to the buffer. Only an
+    /// end host's receiver uses it (a proxy's window follows its policy).
+    pub fn set_autotune(&mut self, on: bool) {
+        self.autotune = on.then(|| Box::new(Autotune::new(self.mss as u32, self.buffer)));
+        self.last_adv = self.advertised_window();
+    }
+
+    /// Echo timestamps (RFC 7323) in the ACKs.
+    pub fn set_timestamps(&mut self, on: bool) {
+        self.timestamps = on;
+    }
+
+    /// With delayed ACKs, ACK at least every `n` full-sized segments
+    /// (RFC 5681 (4.2): 2; OPNET's "Maximum ACK Segments").
+    pub fn set_delayed_ack_segments(&mut self, n: u32) {
+        self.delack_segments = n.max(1);
     }
 
     /// Make this receiver the incoming side of a proxy: bytes stay in the
     /// buffer until `release`d, and the window follows `policy`.
     pub fn set_proxy_mode(&mut self, policy: WindowPolicy) {
         self.auto_release = false;
+        self.autotune = None;
         self.policy = policy;
         self.last_adv = self.advertised_window();
     }
@@ -216,7 +255,10 @@ impl TcpReceiver {
     pub fn advertised_window(&self) -> u64 {
         let free_in_order = self.buffer.saturating_sub(self.held);
         match self.policy {
-            WindowPolicy::Free => free_in_order,
+            WindowPolicy::Free => match self.autotune.as_deref() {
+                Some(a) => free_in_order.min(a.window()),
+                None => free_in_order,
+            },
             WindowPolicy::HalfFree => self.buffer.saturating_sub(self.occupancy()) / 2,
             WindowPolicy::Third => {
                 let third = self.buffer / 3;
@@ -249,6 +291,11 @@ impl TcpReceiver {
             wnd: wnd + held_back,
             sack,
             window_update,
+            tsecr: if self.timestamps {
+                self.ts_recent
+            } else {
+                None
+            },
         }
     }
 
@@ -285,10 +332,21 @@ impl TcpReceiver {
             let wnd = self.advertised_window();
             self.last_adv = wnd;
             self.stats.acks_sent += 1;
-            acks.push(AckSeg::syn_ack(wnd));
+            let tsecr = self.timestamps.then_some(seg.ts);
+            acks.push(AckSeg::syn_ack(wnd, tsecr));
             return Arrival::default();
         }
         self.stats.segments_received += 1;
+        // RFC 7323 section 4.3 (2): TS.Recent takes SEG.TSval when
+        // SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent: the segment
+        // at the left edge of the window. With delayed ACKs the ACK echoes
+        // the earliest of the segments it acknowledges; an out-of-order
+        // segment does not move it; a retransmission that fills the hole
+        // at the left edge does.
+        if self.timestamps && seg.seq <= self.last_ack && self.ts_recent.is_none_or(|t| seg.ts >= t)
+        {
+            self.ts_recent = Some(seg.ts);
+        }
         let (s, e) = (seg.seq, seg.end());
         let mut arrival = Arrival::default();
         let edge = self.rcv_nxt + self.buffer.saturating_sub(self.held);
@@ -315,6 +373,11 @@ impl TcpReceiver {
             // Out of order: hold it, ACK at once (duplicate ACK with SACK).
             self.stats.out_of_order_segments += 1;
             self.ooo.insert(s, e);
+            if self.sack_blocks > 0 {
+                if let Some(a) = self.autotune.as_deref_mut() {
+                    a.on_out_of_order(seg.len as u64);
+                }
+            }
             self.note_sack(s);
             self.track_occupancy();
             acks.push(self.make_ack(false));
@@ -332,6 +395,9 @@ impl TcpReceiver {
         if !self.auto_release {
             self.held += end - start;
         }
+        if let Some(a) = self.autotune.as_deref_mut() {
+            a.on_data(now, seg.len as u64, end);
+        }
         arrival.delivered = Some((start, end));
         self.note_sack(s);
         self.track_occupancy();
@@ -339,10 +405,10 @@ impl TcpReceiver {
             // Immediate ACK; also when filling a hole (RFC 5681 section 4.2).
             self.ack_or_defer(acks);
         } else {
-            // RFC 5681 (4.2): ACK at least every second full-sized segment, and
-            // within the delayed-ACK timeout.
+            // RFC 5681 (4.2): ACK at least every second full-sized segment
+            // (`delack_segments`), and within the delayed-ACK timeout.
             self.unacked_segments += 1;
-            if self.unacked_segments >= 2 {
+            if self.unacked_segments >= self.delack_segments {
                 self.ack_or_defer(acks);
             } else if self.delack_at.is_none() {
                 self.delack_at = Some(now + self.delack_timeout);

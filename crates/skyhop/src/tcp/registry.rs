@@ -18,12 +18,12 @@
 macro_rules! controllers {
     ($then:ident ! $($args:tt)*) => {
         $then! { $($args)*
-            Reno(RenoCc) = "reno" => |_| RenoCc,
+            Reno(RenoCc) = "reno" => RenoCc::new,
             Westwood(Westwood) = "westwood" => |cfg| Westwood::new(cfg.westwood),
             WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default(),
             // RFC 9438.
-            Cubic(Cubic) = "cubic" => |_| Cubic::default(),
-            // Caini & Firrincieli 2004.
+            Cubic(Cubic) = "cubic" => Cubic::new,
+            // Caini & Firrincieli 2004, as Linux's tcp_hybla.c.
             Hybla(Hybla) = "hybla" => |cfg| Hybla::new(cfg.hybla_rtt0),
             // Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control.
             Bbr(Bbr) = "bbr" => Bbr::new,

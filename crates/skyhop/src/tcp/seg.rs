@@ -1,6 +1,8 @@
 //! What TCP state machines exchange: data segments and acknowledgements.
 //! Metadata only; no payload bytes.
 
+use crate::engine::time::Time;
+
 /// At most this many SACK blocks fit in one ACK (RFC 2018 with timestamps off: 4;
 /// the studies use 3).
 pub const MAX_SACK_BLOCKS: usize = 4;
@@ -19,6 +21,9 @@ pub struct DataSeg {
     pub retx: bool,
     /// A zero-window probe.
     pub probe: bool,
+    /// RFC 7323 TSval: the sender's clock when it sent the segment (the
+    /// simulation time; echoed only when the connection uses timestamps).
+    pub ts: Time,
 }
 
 impl DataSeg {
@@ -27,14 +32,15 @@ impl DataSeg {
         self.seq + self.len as u64
     }
 
-    /// The handshake's SYN (`retx`: a retransmission of it).
+    /// The handshake's SYN (`retx`: a retransmission of it), sent at `ts`.
     #[inline]
-    pub fn syn(retx: bool) -> DataSeg {
+    pub fn syn(retx: bool, ts: Time) -> DataSeg {
         DataSeg {
             seq: 0,
             len: 0,
             retx,
             probe: false,
+            ts,
         }
     }
 
@@ -91,18 +97,22 @@ pub struct AckSeg {
     /// it too (`AckSeg::syn_ack`): like a window update, it carries the
     /// receiver's window and is never a duplicate ACK.
     pub window_update: bool,
+    /// RFC 7323 TSecr: the TSval the receiver echoes (`None` without
+    /// timestamps).
+    pub tsecr: Option<Time>,
 }
 
 impl AckSeg {
     /// The handshake's SYN-ACK: acknowledges the SYN (ack 0: the SYN takes no
     /// sequence space) and advertises the window `wnd`; header only.
     #[inline]
-    pub fn syn_ack(wnd: u64) -> AckSeg {
+    pub fn syn_ack(wnd: u64, tsecr: Option<Time>) -> AckSeg {
         AckSeg {
             ack: 0,
             wnd,
             sack: SackBlocks::default(),
             window_update: true,
+            tsecr,
         }
     }
 }

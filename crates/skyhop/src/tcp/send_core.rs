@@ -58,6 +58,25 @@ pub struct SendCore {
     pub(super) last_send: Option<Time>,
     /// Loss episodes entered (`enter_loss`).
     pub(super) losses: u64,
+    /// How much of cwnd the sender uses (Linux's `tcp_cwnd_validate`).
+    pub(super) cwnd_use: CwndUse,
+}
+
+/// Linux's record of how much of its window a sender uses
+/// (`tcp_cwnd_validate`, `tcp_is_cwnd_limited`): whether cwnd held the
+/// sender back at some point of the current window of data, and the most
+/// bytes it had outstanding then. A controller grows cwnd only while it is
+/// in use, so that a window the sender never fills (limited by the receive
+/// window or the application) does not grow without bound (RFC 7661's
+/// concern, as Linux resolves it).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CwndUse {
+    /// cwnd was full at some transmission of the current window.
+    limited: bool,
+    /// Bytes outstanding (SND.MAX − SND.UNA) at the last update.
+    max_out: u64,
+    /// The window ends when SND.UNA reaches this (SND.MAX at the last update).
+    usage_seq: u64,
 }
 
 impl SendCore {
@@ -106,6 +125,7 @@ impl SendCore {
             sb: RangeSet::new(),
             pace_at: None,
             losses: 0,
+            cwnd_use: CwndUse::default(),
         }
     }
 
@@ -189,20 +209,19 @@ impl SendCore {
     /// Usable window: min(cwnd, rwnd, cap on unacknowledged bytes).
     #[inline]
     pub fn window(&self) -> u64 {
-        let w = self.st.cwnd.min(self.rwnd);
-        match self.cfg.max_unacked {
-            Some(cap) => w.min(cap),
-            None => w,
-        }
+        self.st.cwnd.min(self.send_window())
     }
 
     /// The receive window with a split proxy's cap on unacknowledged bytes
-    /// (`max_unacked`), which binds like it.
+    /// (`max_unacked`) and the send buffer (`send_buffer`: Linux's
+    /// `tcp_wmem[2]` holds the data sent and not yet acknowledged), which
+    /// bind like it.
     #[inline]
     pub fn send_window(&self) -> u64 {
+        let w = self.rwnd.min(self.cfg.send_buffer);
         match self.cfg.max_unacked {
-            Some(cap) => self.rwnd.min(cap),
-            None => self.rwnd,
+            Some(cap) => w.min(cap),
+            None => w,
         }
     }
 
@@ -212,12 +231,64 @@ impl SendCore {
         (self.app_end - seq).min(self.cfg.mss as u64) as u32
     }
 
+    /// The pacing rate in wire bits per second: the controller's own (BBR),
+    /// else, with `TcpConfig::pacing`, Linux's `tcp_update_pacing_rate` for
+    /// a window-based controller: max(cwnd, FlightSize) / SRTT × 200 % while
+    /// cwnd is below half of ssthresh (`tcp_pacing_ss_ratio`), × 120 %
+    /// after (`tcp_pacing_ca_ratio`); none before the first RTT sample.
+    #[inline]
+    pub fn pacing_rate_bps(&self) -> Option<f64> {
+        if let Some(r) = self.cc.pacing_rate_bps(&self.st) {
+            return Some(r);
+        }
+        if !self.cfg.pacing {
+            return None;
+        }
+        let srtt = self.rtt.srtt()?.as_secs_f64().max(1e-6);
+        let ratio = if self.st.cwnd < self.st.ssthresh / 2 {
+            2.0
+        } else {
+            1.2
+        };
+        let bytes = self.st.cwnd.max(self.snd_max - self.snd_una) as f64;
+        let wire = (self.cfg.mss + self.cfg.header_bytes) as f64 / self.cfg.mss as f64;
+        Some(ratio * bytes * 8.0 * wire / srtt)
+    }
+
     // ---- what the sender does on an ACK -----------------------------------
+
+    /// Linux's `tcp_cwnd_validate` after a transmission attempt: `in_flight`
+    /// is what the network holds as the recovery counts it; cwnd is full
+    /// when not another whole segment fits. Called when something was sent
+    /// or cwnd is full.
+    pub(super) fn note_cwnd_use(&mut self, in_flight: u64) {
+        let full = in_flight + self.st.mss > self.st.cwnd;
+        let out = self.snd_max - self.snd_una;
+        let u = &mut self.cwnd_use;
+        if self.snd_una >= u.usage_seq || full || (!u.limited && out > u.max_out) {
+            u.limited = full;
+            u.max_out = out;
+            u.usage_seq = self.snd_max;
+        }
+    }
+
+    /// Linux's `tcp_is_cwnd_limited`: cwnd was full during the current
+    /// window, or, in slow start, cwnd is below twice the most that was
+    /// outstanding (so that slow start may double what was sent). Always
+    /// true unless the connection validates its window
+    /// (`TcpConfig::cwnd_validation`).
+    pub fn cwnd_in_use(&self) -> bool {
+        if !self.cfg.cwnd_validation || self.cwnd_use.limited {
+            return true;
+        }
+        self.st.cwnd < self.st.ssthresh && self.st.cwnd < 2 * self.cwnd_use.max_out
+    }
 
     /// RFC 6675 Update(): the SACK blocks of an ACK of `a` enter the
     /// scoreboard, clipped to [a, HighData), and what `a` covers leaves it.
-    /// Returns the bytes newly SACKed.
-    pub(super) fn update_scoreboard(&mut self, a: u64, blocks: &SackBlocks) -> u64 {
+    /// Returns the bytes newly SACKed and the bytes the ACK newly delivered
+    /// (acknowledged cumulatively and not SACKed before, or newly SACKed).
+    pub(super) fn update_scoreboard(&mut self, a: u64, blocks: &SackBlocks) -> (u64, u64) {
         let mut sacked = 0;
         if self.cfg.variant.sack {
             for &(s, e) in blocks.as_slice() {
@@ -231,15 +302,33 @@ impl SendCore {
                 }
             }
         }
+        let mut delivered = sacked + a.saturating_sub(self.snd_una);
         if a > self.snd_una {
-            self.sb.remove_below(a);
+            delivered -= self.sb.remove_below(a);
         }
-        sacked
+        (sacked, delivered)
     }
 
-    /// The RTT sample an ACK of `a` gives from the timed segment (Karn: none
-    /// once a retransmission stopped the timing).
-    pub(super) fn take_rtt_sample(&mut self, now: Time, a: u64) -> Option<Dur> {
+    /// The RTT sample an ACK of `a` gives. With timestamps (RFC 7323
+    /// section 4.1), every ACK that acknowledges new data gives one, from
+    /// the TSval it echoes, retransmitted data included (RFC 7323 section
+    /// 4.2: timestamps remove the retransmission ambiguity Karn's rule
+    /// avoids). Without, the timed segment gives one per round trip (Karn:
+    /// none once a retransmission stopped the timing).
+    pub(super) fn take_rtt_sample(
+        &mut self,
+        now: Time,
+        a: u64,
+        tsecr: Option<Time>,
+    ) -> Option<Dur> {
+        if self.cfg.timestamps {
+            let t = tsecr.filter(|_| a > self.snd_una)?;
+            let r = now - t;
+            // A valid sample: RFC 6298's estimator, which also ends any
+            // back-off (as Linux's tcp_ack_update_rtt).
+            self.rtt.sample(r);
+            return Some(r);
+        }
         let (end, t0) = self.timed?;
         if a < end {
             return None;
@@ -273,12 +362,24 @@ impl SendCore {
         self.snd_nxt = self.snd_una;
     }
 
+    /// What a reduction starts from: FlightSize (RFC 5681 (4)), or cwnd
+    /// when the window is validated (Linux's `ssthresh` hooks reduce cwnd;
+    /// a validated cwnd is what the sender uses).
+    pub fn reduction_basis(&self, flight: u64) -> u64 {
+        if self.cfg.cwnd_validation {
+            self.st.cwnd
+        } else {
+            flight
+        }
+    }
+
     /// Loss detected: count the recovery, let the controller set ssthresh and
     /// the base cwnd, remember the recovery point, and stop timing (Karn, as
     /// BSD and ns-2: a retransmission ends the current RTT measurement).
     pub fn enter_loss(&mut self, now: Time, s: &AckSample) {
         self.losses += 1;
-        self.cc.on_loss(&mut self.st, now, s.flight_bytes);
+        let basis = self.reduction_basis(s.flight_bytes);
+        self.cc.on_loss(&mut self.st, now, basis);
         self.recover = Some(self.snd_max);
         self.timed = None;
     }
@@ -334,12 +435,21 @@ impl SendCore {
         let retx = seq < self.snd_max;
         if let Some(r) = self.rs.as_deref_mut() {
             r.on_send(now, seq, len, retx, self.snd_max - self.snd_una);
+            if probe {
+                // A zero-window probe measures the receiver's window, not
+                // the path: the samples until it is delivered are
+                // application-limited (one byte per probe interval would
+                // otherwise age the bandwidth filter down to nothing).
+                r.set_app_limited();
+            }
         }
         if let Some(r) = self.rack.as_deref_mut() {
             // RFC 8985 section 6.1: Segment.xmit_ts = Now.
             r.on_send(now, seq, len);
         }
-        if let Some(rate) = self.cc.pacing_rate_bps(&self.st) {
+        // A window probe is not paced and does not delay what follows
+        // (Linux sends it outside tcp_write_xmit).
+        if let Some(rate) = self.pacing_rate_bps().filter(|_| !probe) {
             // The next departure is one wire-size transmission time later.
             let bits = (len as u64 + self.cfg.header_bytes as u64) * 8;
             let gap = Dur::from_secs_f64(bits as f64 / rate.max(1.0));
@@ -351,6 +461,7 @@ impl SendCore {
             len,
             retx,
             probe,
+            ts: now,
         });
         if retx {
             // Karn's rule: no RTT sample from anything retransmitted.

@@ -14,12 +14,15 @@
 use super::cc::{AckSample, Cc, CcState, CongestionOps};
 use super::config::TcpConfig;
 use super::handshake::Handshake;
-use super::rack::{LossTimer, Rack};
+use super::rack::Rack;
 use super::recovery::{NextRule, Rec, RecoveryOps, SackRecovery};
 use super::seg::{AckSeg, DataSeg};
 use super::send_core::SendCore;
 use super::tlp;
 use crate::engine::time::{Dur, Time};
+
+mod timers;
+mod undo;
 
 /// A sender with the controller and recovery its variant names.
 pub fn new_sender(cfg: TcpConfig) -> TcpSender {
@@ -52,6 +55,8 @@ pub struct TcpSender {
     /// Window probes sent since the window last opened (the timer backs off).
     pub(super) persist_backoff: u32,
     pub(super) hs: Handshake,
+    /// A timeout's loss episode, for undoing it if it was spurious.
+    pub(super) undo: undo::Undo,
     pub stats: SenderStats,
 }
 
@@ -66,6 +71,7 @@ impl TcpSender {
             rec,
             persist_at: None,
             persist_backoff: 0,
+            undo: undo::Undo::default(),
             stats: SenderStats::default(),
         }
     }
@@ -277,16 +283,19 @@ impl TcpSender {
             0
         };
         let acked = a - self.core.snd_una;
-        let sacked_bytes = self.core.update_scoreboard(a, &ack.sack);
+        let (sacked_bytes, delivered_bytes) = self.core.update_scoreboard(a, &ack.sack);
         // RFC 8985 section 6.2: RACK's view of this ACK (steps 1-5).
         let mut rack_lost = 0;
+        let mut lost_bytes = 0;
         let max_before = self.core.snd_max;
         let in_recovery = self.rec.in_recovery();
         let c = &mut self.core;
         if let Some(r) = c.rack.as_deref_mut() {
+            let before = r.stats.marked_lost_bytes;
             rack_lost = r.on_ack(now, a, &c.sb, in_recovery, c.rtt.srtt(), c.rtt.min_rtt());
+            lost_bytes = r.stats.marked_lost_bytes - before;
         }
-        let rtt_sample = c.take_rtt_sample(now, a);
+        let rtt_sample = c.take_rtt_sample(now, a, ack.tsecr);
         // RFC 5681 (2): a duplicate ACK acknowledges nothing new while data is
         // outstanding. A pure window update or a reply to a zero-window probe
         // is not one (as in BSD, which counts none while persisting).
@@ -301,14 +310,19 @@ impl TcpSender {
             srtt: c.rtt.srtt(),
             min_rtt: c.rtt.min_rtt(),
             flight_bytes: flight_before,
+            delivered_bytes,
+            cwnd_limited: c.cwnd_in_use(),
+            // Linux's Open state: no recovery, nothing SACKed outstanding.
+            open: !in_recovery && c.sb.is_empty(),
         };
         c.cc.observe_ack(&c.st, &sample);
         if let Some(r) = c.rack.as_deref_mut() {
             // RFC 8985 section 7.4: the ACK of a loss probe that repaired a
             // loss: the window is reduced as after a fast recovery (Linux's
             // CWR episode: the controller's reduction, no recovery phase).
-            if r.tlp_on_ack(a, is_dupack, !ack.sack.is_empty()) {
-                c.cc.on_loss(&mut c.st, now, flight_before);
+            if tlp::on_ack(r, a, is_dupack, !ack.sack.is_empty()) {
+                let basis = c.reduction_basis(flight_before);
+                c.cc.on_loss(&mut c.st, now, basis);
                 c.cc.on_exit_recovery(&mut c.st, now);
             }
         }
@@ -317,8 +331,16 @@ impl TcpSender {
             // for a controller that asked for one (BBR).
             let mut rs = r.on_ack(now, a, ack.sack.as_slice(), self.core.rtt.min_rtt());
             (rs.prior_inflight, rs.inflight) = (pipe_before, self.pipe_after(a));
+            rs.losses = lost_bytes;
+            rs.is_ack_delayed = rs.newly_delivered > 0
+                && rs.newly_delivered < self.core.st.mss
+                && ack.sack.is_empty();
             self.core.cc.on_rate_sample(&mut self.core.st, &sample, &rs);
         }
+
+        // A timeout's recovery: undo it if it was spurious, or F-RTO's
+        // new data (RFC 5682, RFC 3522; Linux's tcp_process_loss).
+        self.process_loss(ack, acked, is_dupack);
 
         if ack.wnd > 0 && self.persist_at.is_some() {
             // The window opened: leave persist mode.
@@ -352,6 +374,13 @@ impl TcpSender {
             self.rec.on_rack_loss(&mut self.core, now, &sample, out);
         }
         self.try_send(now, out);
+        if !self.rec.in_recovery() {
+            // Any timeout's episode is over.
+            self.undo.end();
+        }
+        if acked > 0 {
+            self.undo.last_rto_una = None;
+        }
         if self.core.rack.is_some() {
             self.arm_loss_probe(now, acked > 0 || self.core.snd_max > max_before);
         }
@@ -388,34 +417,6 @@ impl TcpSender {
         let seq = c.snd_nxt;
         c.emit(now, seq, len, false, out);
         c.snd_nxt = end;
-    }
-
-    fn take_timers(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        if let Some(t) = self.core.pace_at {
-            if now >= t {
-                self.core.pace_at = None;
-                let max_before = self.core.snd_max;
-                self.try_send(now, out);
-                if self.core.rack.is_some() && self.core.snd_max > max_before {
-                    self.arm_loss_probe(now, true);
-                }
-            }
-        }
-        if let Some(t) = self.persist_at {
-            if now >= t {
-                self.persist_fire(now, out);
-            }
-        }
-        if let Some((t, kind)) = self.core.rack.as_deref().and_then(Rack::timer) {
-            if now >= t {
-                self.loss_timer_fire(now, kind, out);
-            }
-        }
-        if let Some(t) = self.core.rto_at {
-            if now >= t {
-                self.rto_fire(now, out);
-            }
-        }
     }
 
     // ---- internals -------------------------------------------------------
@@ -456,7 +457,9 @@ impl TcpSender {
             return;
         }
         let before = out.len();
-        let handled = self.rec.in_recovery() && self.rec.transmit(&mut self.core, now, out);
+        let in_recovery = self.rec.in_recovery();
+        let frto_new = in_recovery && self.undo.send_new && self.frto_send_new(now, out);
+        let handled = frto_new || (in_recovery && self.rec.transmit(&mut self.core, now, out));
         let c = &mut self.core;
         if !handled {
             let limit = c.snd_una.saturating_add(c.window());
@@ -474,6 +477,20 @@ impl TcpSender {
                 c.snd_nxt += len as u64;
             }
         }
+        if c.cfg.cwnd_validation {
+            let in_flight = if in_recovery {
+                self.pipe()
+            } else {
+                let c = &self.core;
+                (c.snd_max - c.snd_una).saturating_sub(c.sb.bytes())
+            };
+            let sent = out.len() > before;
+            let c = &mut self.core;
+            if sent || in_flight + c.st.mss > c.st.cwnd {
+                c.note_cwnd_use(in_flight);
+            }
+        }
+        let c = &mut self.core;
         // Persist (RFC 1122 4.2.2.17, BSD tcp_output): nothing outstanding, data
         // waiting, nothing could be sent: probe the window when the timer fires.
         // "Nothing outstanding" is snd_nxt == snd_una: an unaccepted probe byte
@@ -486,151 +503,6 @@ impl TcpSender {
             && c.rto_at.is_none()
         {
             self.persist_at = Some(now + self.persist_interval());
-        }
-    }
-
-    fn persist_interval(&self) -> Dur {
-        let mult = 1u64 << self.persist_backoff.min(16);
-        Dur(self.core.rtt.rto().0.saturating_mul(mult)).min(self.core.cfg.rto_max)
-    }
-
-    fn persist_fire(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        self.persist_at = None;
-        if self.core.rwnd > 0 && self.core.snd_nxt == self.core.snd_una {
-            // The window is open again; just send.
-            self.persist_backoff = 0;
-            let before = out.len();
-            self.try_send(now, out);
-            if out.len() > before {
-                return;
-            }
-            // The window is open but smaller than the next segment, and the
-            // update that would widen it may have been lost: probe it, or the
-            // connection could stall for good (RFC 1122 4.2.2.17; BSD's
-            // persist timer forces output whatever the window).
-            self.persist_at = None;
-        }
-        if self.core.snd_una < self.core.app_end {
-            // Probe with one byte: the first unacknowledged one, or the next new one.
-            // snd_nxt stays at snd_una, as BSD tcp_output pulls it back while the
-            // window is zero: a probe byte the receiver drops goes out again as the
-            // first byte of the next segment when the window opens (RFC 9293
-            // 3.8.6.1). Advancing it would leave a one-byte hole in the stream.
-            let seq = self.core.snd_una;
-            self.core.emit(now, seq, 1, true, out);
-            self.persist_backoff += 1;
-            self.persist_at = Some(now + self.persist_interval());
-        }
-    }
-
-    /// The retransmission timer fired: RFC 6298 (5.4)-(5.6) with RFC 5681
-    /// (5)'s loss window, unless the recovery owns the timer.
-    ///
-    /// Without RACK, the SACK scoreboard is discarded (RFC 2018 section 8)
-    /// and the sender goes back N. With RACK, as Linux (`tcp_enter_loss`)
-    /// and ns-3 do, and RFC 6675 section 5.1 allows, the scoreboard is kept:
-    /// SACKed segments are not resent, the unSACKed ones are marked lost
-    /// (RACK judges the recently sent later) and retransmitted, first the
-    /// earliest (RFC 6298 (5.4)), then by RFC 6675 step (C) as the loss
-    /// window opens (RTO recovery, until RecoveryPoint = HighData now is
-    /// acknowledged); a timeout during a recovery keeps that recovery's
-    /// ssthresh (Linux reduces it once per window of data).
-    fn rto_fire(&mut self, now: Time, out: &mut Vec<DataSeg>) {
-        self.core.rto_at = None;
-        if !self.hs.established() {
-            // The SYN (or its SYN-ACK) was lost.
-            self.stats.timeouts += 1;
-            self.hs.on_rto(&mut self.core, now, out);
-            return;
-        }
-        if self.core.snd_una == self.core.snd_max {
-            return;
-        }
-        if self.rec.in_recovery() && self.rec.on_timer_in_recovery(&mut self.core, now, out) {
-            // A recovery-owned (fine-grained) timer, not a timeout.
-            return;
-        }
-        self.stats.timeouts += 1;
-        let in_recovery = self.rec.in_recovery();
-        let flight = self.flight();
-        let keep_sack = self.core.rack.is_some();
-        let c = &mut self.core;
-        let ssthresh = c.st.ssthresh;
-        // RFC 5681 (5) via the controller: ssthresh and cwnd = loss window.
-        c.cc.on_rto(&mut c.st, now, flight);
-        if keep_sack && in_recovery {
-            c.st.ssthresh = ssthresh;
-        }
-        // RFC 6298 (5.5): back off the timer.
-        c.rtt.back_off();
-        // Leave any recovery; remember the highest byte sent so duplicate ACKs
-        // caused by the resends do not start a fast retransmit (RFC 6582
-        // section 3.2 step 4; RFC 6675 section 5.1).
-        self.rec.on_rto(self.core.snd_una);
-        let c = &mut self.core;
-        c.dupacks = 0;
-        c.recover = Some(c.snd_max);
-        c.timed = None;
-        let mut first_lost = None;
-        if let Some(r) = c.rack.as_deref_mut() {
-            r.on_rto(now);
-            first_lost = r.first_lost();
-        }
-        if !keep_sack || !self.rec.on_rto_keep_sack(&mut self.core, now) {
-            // RFC 2018 section 8, or a recovery that cannot run from the
-            // scoreboard: discard it and go back N, as cwnd allows.
-            self.core.go_back_n();
-        }
-        // RFC 6298 (5.4)/(5.6): retransmit the earliest unacknowledged
-        // segment, restart the timer.
-        let c = &mut self.core;
-        let (seq, len) = match first_lost {
-            Some((s, e)) if c.snd_nxt == c.snd_max => (s, (e - s) as u32),
-            _ => (c.snd_una, c.seg_len_at(c.snd_una).max(1)),
-        };
-        c.emit(now, seq, len, false, out);
-        c.raise_snd_nxt(seq + len as u64);
-        c.restart_rto(now);
-        self.try_send(now, out);
-    }
-
-    /// RFC 8985 section 7.2: (re)arm the loss probe timer (`tlp.rs`).
-    fn arm_loss_probe(&mut self, now: Time, trigger: bool) {
-        let open = self.hs.established() && !self.rec.in_recovery();
-        tlp::arm(&mut self.core, now, trigger, open);
-    }
-
-    /// RACK-TLP's timer expired: the reordering timer (RFC 8985 section
-    /// 6.3) or the probe timeout (section 7.3).
-    fn loss_timer_fire(&mut self, now: Time, kind: LossTimer, out: &mut Vec<DataSeg>) {
-        match kind {
-            LossTimer::Reorder => {
-                let in_recovery = self.rec.in_recovery();
-                let srtt = self.core.rtt.srtt();
-                let lost = match self.core.rack.as_deref_mut() {
-                    Some(r) => r.on_reorder_timer(now, in_recovery, srtt),
-                    None => 0,
-                };
-                if lost > 0 && !in_recovery {
-                    let sample = AckSample {
-                        now,
-                        acked_bytes: 0,
-                        is_dupack: false,
-                        sacked_bytes: 0,
-                        rtt_sample: None,
-                        srtt,
-                        min_rtt: self.core.rtt.min_rtt(),
-                        flight_bytes: self.flight(),
-                    };
-                    self.rec.on_rack_loss(&mut self.core, now, &sample, out);
-                }
-                self.try_send(now, out);
-                self.arm_loss_probe(now, false);
-            }
-            LossTimer::Probe => {
-                let open = self.hs.established() && !self.rec.in_recovery();
-                tlp::send_probe(&mut self.core, now, open, out);
-            }
         }
     }
 

@@ -7,7 +7,57 @@
 use super::rack::{LossTimer, Rack};
 use super::seg::DataSeg;
 use super::send_core::SendCore;
-use crate::engine::time::Time;
+use crate::engine::time::{Dur, Time};
+
+/// RFC 8985 section 7.2: TLP.max_ack_delay, the peer's worst-case delayed
+/// ACK timer (WCDelAckT), added to the PTO when one segment is in flight.
+pub const TLP_MAX_ACK_DELAY: Dur = Dur::from_millis(200);
+
+/// Section 7.2, TLP_calc_PTO: 2 SRTT (plus TLP.max_ack_delay when one
+/// segment is in flight), 1 s without an RTT sample; never later than the
+/// retransmission timer.
+pub fn pto_deadline(now: Time, srtt: Option<Dur>, one_segment: bool, rto_at: Option<Time>) -> Time {
+    let pto = match srtt {
+        Some(s) => {
+            let p = Dur(2 * s.0);
+            if one_segment {
+                p + TLP_MAX_ACK_DELAY
+            } else {
+                p
+            }
+        }
+        None => Dur::from_secs(1),
+    };
+    let at = now + pto;
+    match rto_at {
+        Some(r) if r < at => r,
+        _ => at,
+    }
+}
+
+/// Section 7.4, TLP_process_ack: whether this ACK shows that the probe
+/// repaired a loss (then the sender reduces its window, section 7.4.2).
+/// Without DSACK a retransmitted probe whose ACK moves past TLP.end_seq is
+/// always counted as a repair.
+pub(super) fn on_ack(r: &mut Rack, ack: u64, is_dupack: bool, has_sack: bool) -> bool {
+    let Some(end) = r.tlp_end_seq else {
+        return false;
+    };
+    if ack < end {
+        return false;
+    }
+    if !r.tlp_is_retrans {
+        // A probe of new data was delivered.
+        r.tlp_end_seq = None;
+        return false;
+    }
+    if ack > end || (is_dupack && !has_sack) {
+        r.tlp_end_seq = None;
+        r.stats.probe_repairs += 1;
+        return true;
+    }
+    false
+}
 
 /// A probe is allowed: the connection is `open`, data is outstanding and
 /// nothing is SACKed (RACK.segs_sacked = 0).
@@ -32,7 +82,7 @@ pub(super) fn arm(c: &mut SendCore, now: Time, trigger: bool, open: bool) {
         _ if !allowed || r.tlp_end_seq.is_some() => r.timer = None,
         Some((_, LossTimer::Probe)) if !trigger => {}
         _ if trigger => {
-            let at = Rack::pto_deadline(now, srtt, one_segment, rto_at);
+            let at = pto_deadline(now, srtt, one_segment, rto_at);
             r.timer = Some((at, LossTimer::Probe));
         }
         _ => {}

@@ -3,6 +3,7 @@
 //! allocation, the split-path maximum min(SatBW, SndBuf/SatRTT,
 //! RecBuf/GndRTT), and one-line errors for impossible allocations.
 
+use crate::common;
 use skyhop::scenario::{load_path, load_str, Plan};
 use skyhop::sim::run_plan;
 use skyhop::{RunOptions, RunResult};
@@ -109,7 +110,7 @@ legs = ["sack", "aerotcp", "sack"]
 options = {{ rcv_buffer = "4 MB", initial_window = 400, initial_ssthresh = "4 MB" }}
 "#
     );
-    let scn = load_str(&text, "split.toml", &[]).unwrap();
+    let scn = load_str(&text, "split.toml", &common::studies(&[])).unwrap();
     let plan = Plan::build(&scn, "split.toml").unwrap();
     let r = run_plan(&plan, 1, &RunOptions::default()).unwrap();
     r.flows["f"].goodput_bps

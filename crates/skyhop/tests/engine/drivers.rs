@@ -4,6 +4,7 @@
 //! and carries packets injected at a node through the simulated links,
 //! whole, to where they leave.
 
+use crate::common;
 use skyhop::channel::PacketKind;
 use skyhop::engine::{Dur, Time};
 use skyhop::scenario::{load_str, Plan};
@@ -75,7 +76,7 @@ size = "400 kB"
 "#;
 
 fn plan(text: &str) -> Plan {
-    let scn = load_str(text, "chain.toml", &[]).unwrap();
+    let scn = load_str(text, "chain.toml", &common::studies(&[])).unwrap();
     Plan::build(&scn, "chain.toml").unwrap()
 }
 

@@ -40,7 +40,7 @@ fn after_its_slow_start_overshoot_newreno_keeps_an_error_free_geo_path_full() {
     let bytes = |secs: u64| {
         let d = format!("run.duration={secs} s");
         let r = run_ok(
-            &scenario("geo_single.toml", &["flows.ftp.size=unlimited", &d]),
+            &scenario_studies("geo_single.toml", &["flows.ftp.size=unlimited", &d]),
             1,
         );
         r.flows["ftp"].bytes_delivered
@@ -98,7 +98,7 @@ fn small_transfers_that_finish_in_slow_start_match_the_closed_form_time() {
     // 127 full segments (a full round 6 of 64).
     for size in [1u64, 1460, 1461, 10_000, 50_000, 100_000, 127 * 1460] {
         let s = format!("flows.ftp.size={size} B");
-        let r = run_ok(&scenario("geo_single.toml", &[&s]), 1);
+        let r = run_ok(&scenario_studies("geo_single.toml", &[&s]), 1);
         let f = &r.flows["ftp"];
         assert_eq!(f.bytes_delivered, size);
         assert_eq!((f.retransmissions, f.timeouts), (0, 0));

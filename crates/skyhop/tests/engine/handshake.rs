@@ -16,7 +16,7 @@ const HOP_40B_NS: u64 = 320_000 + 125_000_000;
 fn go(sets: &[&str]) -> RunResult {
     let mut all = vec![SIZE];
     all.extend_from_slice(sets);
-    run_ok(&scenario("geo_single.toml", &all), 1)
+    run_ok(&scenario_studies("geo_single.toml", &all), 1)
 }
 
 /// Completion time in integer nanoseconds (the engine's clock).
@@ -93,7 +93,7 @@ fn with_a_longer_outgoing_leg_the_proxy_handshakes_in_sequence() {
         "links.down.delay=\"250 ms\"",
         "tcp.handshake=true",
     ];
-    let scn = scenario("geo_single.toml", &sets);
+    let scn = scenario_studies("geo_single.toml", &sets);
     let r = run(
         &scn,
         1,
@@ -120,7 +120,7 @@ fn with_a_longer_outgoing_leg_the_proxy_handshakes_in_sequence() {
     // in both runs, so the whole leg-2 schedule, and the completion, shift
     // by 625.96 - 137 = 488.96 ms (more than leg 1's 250.64 ms: the legs'
     // handshakes are sequential, not overlapped).
-    let off = run_ok(&scenario("geo_single.toml", &sets[..3]), 1);
+    let off = run_ok(&scenario_studies("geo_single.toml", &sets[..3]), 1);
     assert_eq!(off.flows["ftp"].retransmissions, 0);
     assert_eq!(r.flows["ftp"].retransmissions, 0);
     assert_eq!(
@@ -147,7 +147,7 @@ fn lossy_links_with_proxies_and_the_handshake_deliver_every_byte() {
                     &tcp_set,
                     &aaf_set,
                 ];
-                let r = run_ok(&scenario("geo_single.toml", &sets), seed);
+                let r = run_ok(&scenario_studies("geo_single.toml", &sets), seed);
                 let f = &r.flows["ftp"];
                 assert_eq!(f.bytes_delivered, 100_000, "{tcp} aaf={aaf} seed {seed}");
                 assert!(f.completion_time_s.is_some());

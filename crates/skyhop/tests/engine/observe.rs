@@ -1,6 +1,7 @@
 //! Per-link statistics and the per-packet observer: the counters add up,
 //! agree with the log event by event, and observing changes nothing.
 
+use crate::common;
 use skyhop::engine::Time;
 use skyhop::export::link_dirs_by_name;
 use skyhop::net::{LossReason, Payload};
@@ -44,7 +45,7 @@ size = "2 MB"
 "#;
 
 fn logged(opts: PacketLogOptions) -> (Plan, RunResult) {
-    let scn = load_str(TWO_FLOWS, "two.toml", &[]).unwrap();
+    let scn = load_str(TWO_FLOWS, "two.toml", &common::studies(&[])).unwrap();
     let plan = Plan::build(&scn, "two.toml").unwrap();
     let res = run(
         &scn,
@@ -136,7 +137,7 @@ fn per_link_counters_add_up_and_match_the_packet_log() {
 
 #[test]
 fn observing_changes_no_result_and_filters_by_link_and_window() {
-    let scn = load_str(TWO_FLOWS, "two.toml", &[]).unwrap();
+    let scn = load_str(TWO_FLOWS, "two.toml", &common::studies(&[])).unwrap();
     let plain = run(&scn, 3, &RunOptions::default()).unwrap();
     let (plan, full) = logged(PacketLogOptions::default());
     let mut stripped = full.clone();

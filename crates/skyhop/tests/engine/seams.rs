@@ -3,6 +3,7 @@
 //! congestion controller, all defined in this file and plugged into a
 //! resolved plan without touching the engine.
 
+use crate::common;
 use skyhop::app::{AppIo, AppReport, AppSpec, Application, Cell, CustomApp, Table};
 use skyhop::channel::{ChannelModel, ChannelSpec, CustomChannel, Tx};
 use skyhop::engine::Time;
@@ -37,7 +38,7 @@ size = "500 kB"
 "#;
 
 fn plan(sets: &[&str]) -> Plan {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let sets = common::studies(sets);
     let scn = load_str(ONE_HOP, "one_hop.toml", &sets).expect("scenario loads");
     Plan::build(&scn, "one_hop.toml").expect("plan builds")
 }

@@ -56,13 +56,25 @@ fn a_zero_initial_rto_is_refused() {
 
 #[test]
 fn rto_bounds_are_checked_as_resolved() {
+    // The defaults of the default profile (linux): 200 ms and 120 s.
     refused(
-        &["tcp.rto_min=\"120 s\""],
+        &["tcp.rto_min=\"130 s\""],
+        "tcp.rto_min",
+        "default rto_max 120000 ms",
+    );
+    refused(
+        &["tcp.rto_max=\"150 ms\""],
+        "tcp.rto_max",
+        "default rto_min 200 ms",
+    );
+    // Under the studies' profile, RFC 6298's 1 s and 60 s.
+    refused(
+        &["tcp.profile=studies", "tcp.rto_min=\"120 s\""],
         "tcp.rto_min",
         "default rto_max 60000 ms",
     );
     refused(
-        &["tcp.rto_max=\"500 ms\""],
+        &["tcp.profile=studies", "tcp.rto_max=\"500 ms\""],
         "tcp.rto_max",
         "default rto_min 1000 ms",
     );

@@ -4,6 +4,7 @@
 //! connection, conservation through both AeroTCP gateways at a high BER,
 //! determinism, and one-line errors for impossible page models.
 
+use crate::common;
 use serde::Deserialize;
 use skyhop::app::Cell;
 use skyhop::scenario::{load_str, Plan};
@@ -29,14 +30,14 @@ app = "web"
 "#;
 
 fn run(text: &str, sets: &[&str], seed: u64) -> RunResult {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let sets = common::studies(sets);
     let scn = load_str(text, "web.toml", &sets).expect("scenario loads");
     let plan = Plan::build(&scn, "web.toml").expect("plan builds");
     run_plan(&plan, seed, &RunOptions::default()).expect("run succeeds")
 }
 
 fn plan_error(text: &str, sets: &[&str]) -> String {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let sets = common::studies(sets);
     match load_str(text, "web.toml", &sets) {
         Err(e) => e.to_string(),
         Ok(scn) => match Plan::build(&scn, "web.toml") {
@@ -323,7 +324,7 @@ fn impossible_page_models_are_one_line_errors_naming_the_key() {
     assert!(e.contains("flows.w.web.parallel"), "{e}");
     // `parallel` under HTTP/1.1 is ignored with a warning (a sweep over
     // `http` keeps one table); zero is still an error.
-    let sets = vec!["flows.w.web.parallel=2".to_string()];
+    let sets = common::studies(&["flows.w.web.parallel=2"]);
     let scn = load_str(ONE_LINK, "web.toml", &sets).unwrap();
     let plan = Plan::build(&scn, "web.toml").unwrap();
     assert!(plan
@@ -366,7 +367,7 @@ fn http_1_1_restarts_its_window_after_think_times_only_with_idle_restart() {
     }
     // The default warns that it keeps the window; the switch silences it.
     let warns = |sets: &[&str]| {
-        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let sets = common::studies(sets);
         let scn = load_str(ONE_LINK, "web.toml", &sets).unwrap();
         Plan::build(&scn, "web.toml").unwrap().warnings
     };

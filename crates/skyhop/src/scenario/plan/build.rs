@@ -70,6 +70,8 @@ impl Plan {
         plan.warnings.extend(more);
         let more = warnings::capacity(&plan);
         plan.warnings.extend(more);
+        let more = warnings::profiles(&plan);
+        plan.warnings.extend(more);
         Ok(plan)
     }
 }

@@ -8,7 +8,7 @@ use super::{proxies, PlanFlow, PlanLeg};
 use crate::app::{AppSpec, FlowShape};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
-use crate::scenario::schema::{FlowSection, FlowSize, Scenario};
+use crate::scenario::schema::{FlowSection, FlowSize, Profile, Scenario};
 use crate::tcp::{CcKind, Variant};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -83,12 +83,18 @@ fn flow(
     for (i, p) in f.proxies.iter().enumerate() {
         let sec = cx.scn.nodes[p].proxy.clone().unwrap_or_default();
         let mss = legs[i].cfg.mss as u64;
+        // Under the linux profile a proxy given no policy or size is a relay
+        // process on a Linux host: the incoming leg's receive buffer and the
+        // outgoing leg's send buffer.
+        let relay = (legs[i].profile == Profile::Linux)
+            .then(|| (legs[i].cfg.rcv_buffer, legs[i + 1].cfg.send_buffer));
         proxies.push(proxies::resolve(
             cx.file,
             p,
             cx.index[p.as_str()],
             &sec,
             mss,
+            relay,
         )?);
     }
     let size = f.size.unwrap_or(FlowSize::Unlimited);
@@ -247,7 +253,16 @@ fn legs(
             ))
         }
         Some(l) => l.clone(),
-        None => vec![f.tcp.clone(); nlegs],
+        None => {
+            // The variant the flow names always runs; without one, the
+            // profile's default (CUBIC on a Linux host).
+            let profile = Profile::of(&f.options, &cx.scn.tcp);
+            let v = f
+                .tcp
+                .clone()
+                .unwrap_or_else(|| profile.default_variant().to_string());
+            vec![v; nlegs]
+        }
     };
     let mut legs = Vec::new();
     for (i, vname) in leg_names.iter().enumerate() {
@@ -300,6 +315,7 @@ fn legs(
         legs.push(PlanLeg {
             path: lp,
             make_sender: None,
+            profile: Profile::of(&f.options, &cx.scn.tcp),
             variant_name: vname.clone(),
             cfg,
             fwd,

@@ -19,7 +19,7 @@ mod proxies;
 mod tcp;
 mod warnings;
 
-use super::schema::FlowSize;
+use super::schema::{FlowSize, Profile};
 use crate::app::AppSpec;
 use crate::engine::time::Dur;
 use crate::net::{LinkDirSpec, LinkLayerSpec};
@@ -44,6 +44,8 @@ pub struct PlanLeg {
     pub path: Vec<u32>,
     /// Build the leg's sender with this instead of the variant's registry entry.
     pub make_sender: Option<SenderFactory>,
+    /// The profile whose defaults the leg runs with.
+    pub profile: Profile,
     pub variant_name: String,
     pub cfg: TcpConfig,
     /// Link directions from the leg's sender to its receiver, and back.

@@ -9,15 +9,36 @@ use crate::scenario::schema::{ProxyPolicyName, ProxySection};
 
 const DEFAULT_CACHE_PACKETS: u64 = 200;
 
-/// The proxy at node `node` (index `id`), receiving a leg of segment size `mss`.
+/// The proxy at node `node` (index `id`), receiving a leg of segment size
+/// `mss`. `relay`: the (receive, send) buffers of a relay process on a
+/// Linux host, the default when the section gives no policy and no size
+/// (flows under the linux profile); otherwise the studies' default, a
+/// half-free cache of 200 segments.
 pub(super) fn resolve(
     file: &str,
     node: &str,
     id: u32,
     sec: &ProxySection,
     mss: u64,
+    relay: Option<(u64, u64)>,
 ) -> Result<PlanProxy, ScenarioError> {
     let pkey = |k: &str| format!("nodes.{node}.proxy.{k}");
+    let unset = sec.policy.is_none()
+        && sec.cache.is_none()
+        && sec.cache_packets.is_none()
+        && sec.recv_buffer.is_none()
+        && sec.send_buffer.is_none();
+    if let (true, Some((recv, send))) = (unset, relay) {
+        // A socket-style relay: the window is the free receive buffer, the
+        // outgoing leg holds at most its send buffer unacknowledged.
+        return Ok(PlanProxy {
+            node: id,
+            policy: ProxyPolicy::Buffers,
+            cache_bytes: recv.max(mss),
+            send_buffer: send.max(mss),
+            ack_after_forward: sec.ack_after_forward.unwrap_or(false),
+        });
+    }
     let name = sec.policy.unwrap_or(ProxyPolicyName::HalfFree);
     let policy = name.policy();
     // Given in bytes, in packets of the incoming leg, or by default.

@@ -1,5 +1,6 @@
 //! A leg's TCP configuration: each option from the flow's `options`, else
-//! `[tcp]`, else the default of the profile (`studies` or `linux`); and an
+//! `[tcp]`, else the default of the profile (`linux`, the default, or
+//! `studies`); and an
 //! `aerotcp` leg's window allocation, which needs the leg's path.
 //!
 //! The values are known to be in range (`validate.rs`); this only resolves.
@@ -12,10 +13,15 @@ use crate::tcp::cc::{FilterInput, WestwoodParams};
 use crate::tcp::config::{aero_segments, AeroAdaptive, AeroAllocation};
 use crate::tcp::{CcKind, RecKind, TcpConfig, Variant};
 
-/// Resolve a flow's TCP options: flow value, then `[tcp]`, then the default.
+/// Bytes of the RFC 7323 timestamp option in every segment (10, padded to 12).
+pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
+
+/// Resolve a flow's TCP options: flow value, then `[tcp]`, then the
+/// default of the flow's profile (`Profile::of`). `variant` is the one the
+/// flow names, or the profile's default (`Profile::default_variant`).
 pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
     let g = &scn.tcp;
-    let linux = o.profile.or(g.profile) == Some(Profile::Linux);
+    let linux = Profile::of(o, g) == Profile::Linux;
     let d = if linux {
         TcpConfig::linux()
     } else {
@@ -27,13 +33,11 @@ pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> Tc
         };
     }
     let mut variant = variant;
-    if linux {
-        // A Linux host: the default variant means the host's default
-        // controller, CUBIC; every window-based controller recovers with
-        // SACK + PRR, as Linux does (BBR keeps RFC 6675: it sets cwnd itself).
-        if Variant::parse("newreno") == Some(variant) {
-            variant = d.variant;
-        }
+    if linux && variant.cc != CcKind::AeroTcp {
+        // A Linux host recovers with SACK + PRR whatever the controller
+        // (BBR keeps RFC 6675: it sets cwnd itself; AeroTCP its own
+        // recovery). The controller is the one named: `reno`, `newreno`,
+        // `sack` and `tahoe` are Reno AIMD, as Linux's "reno".
         if variant.cc != CcKind::Bbr {
             variant.recovery = RecKind::Prr;
         }
@@ -49,6 +53,20 @@ pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> Tc
     let rack = pick!(rack).unwrap_or(d.rack)
         && variant.sack
         && matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
+    // `mss` and `header` are those of a segment without options; RFC 7323
+    // timestamps take 12 bytes of each (payload 12 B less, header 12 B more).
+    let timestamps = pick!(timestamps).unwrap_or(d.timestamps);
+    let base = TcpConfig::default();
+    let mss = pick!(mss).map_or(base.mss, |s| s.0 as u32);
+    let header = pick!(header).map_or(base.header_bytes, |s| s.0 as u32);
+    let (mss, header) = if timestamps {
+        (
+            mss - TIMESTAMP_OPTION_BYTES,
+            header + TIMESTAMP_OPTION_BYTES,
+        )
+    } else {
+        (mss, header)
+    };
     TcpConfig {
         variant,
         rack,
@@ -58,8 +76,18 @@ pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> Tc
         hybla_rtt0: pick!(hybla_rtt0).map_or(d.hybla_rtt0, |x| x.0),
         // Resolved per leg (it needs the leg's rate and round trip): aero_allocation.
         aero: d.aero.clone(),
-        mss: pick!(mss).map_or(d.mss, |s| s.0 as u32),
-        header_bytes: pick!(header).map_or(d.header_bytes, |s| s.0 as u32),
+        mss,
+        header_bytes: header,
+        timestamps,
+        // F-RTO undoes a timeout's recovery that RACK runs.
+        frto: pick!(frto).unwrap_or(d.frto) && rack,
+        hystart: pick!(hystart).unwrap_or(d.hystart),
+        byte_counting: pick!(byte_counting).unwrap_or(d.byte_counting),
+        cwnd_validation: pick!(cwnd_validation).unwrap_or(d.cwnd_validation),
+        pacing: pick!(pacing).unwrap_or(d.pacing),
+        delayed_ack_segments: pick!(delayed_ack_segments).unwrap_or(d.delayed_ack_segments),
+        rcv_autotune: pick!(rcv_autotune).unwrap_or(d.rcv_autotune),
+        send_buffer: pick!(send_buffer).map_or(d.send_buffer, |s| s.0),
         initial_window: pick!(initial_window).unwrap_or(d.initial_window),
         initial_ssthresh: pick!(initial_ssthresh).map_or(d.initial_ssthresh, |s| s.0),
         rto_initial: pick!(rto_initial).map_or(d.rto_initial, |x| x.0),

@@ -6,11 +6,48 @@
 //!   trap of satellite TCP): [`receive_windows`].
 //! - Proxy caches and bottleneck queues below the BDP of the legs they
 //!   serve: [`capacity`].
+//! - Today's controllers run with the studies' era defaults: [`profiles`].
 
 use super::Plan;
 use crate::engine::time::Dur;
 use crate::pep::ProxyPolicy;
+use crate::scenario::schema::Profile;
+use crate::tcp::CcKind;
 use std::collections::BTreeMap;
+
+/// Legs that run CUBIC, Hybla or BBR under the `studies` profile: defaults
+/// of the studies' era (IW 1, a 1 s minimum RTO, no RACK, the scoreboard
+/// dropped at a timeout, go-back-N, no timestamps) that no host running
+/// these controllers has, and under which they can collapse (a lost
+/// retransmission waits for the timeout, which goes back N). One warning
+/// per flow.
+pub(super) fn profiles(plan: &Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &plan.flows {
+        let mut names: Vec<&str> = f
+            .legs
+            .iter()
+            .filter(|l| {
+                l.profile == Profile::Studies
+                    && matches!(
+                        l.cfg.variant.cc,
+                        CcKind::Cubic | CcKind::Hybla | CcKind::Bbr
+                    )
+            })
+            .map(|l| l.cfg.variant.cc.name())
+            .collect();
+        names.dedup();
+        if !names.is_empty() {
+            out.push(format!(
+                "flows.{}: {} under tcp.profile \"studies\", the studies' era defaults (initial window 1, minimum RTO 1 s, no RACK, the SACK scoreboard dropped and go-back-N at a timeout, no timestamps), which no host running {} has; profile \"linux\" (the default) is what today's hosts do",
+                f.name,
+                names.join(", "),
+                if names.len() == 1 { "it" } else { "them" }
+            ));
+        }
+    }
+    out
+}
 
 /// Flows whose end host's receive buffer is below the bandwidth-delay
 /// product of the last leg's path (propagation only): one warning per

@@ -26,9 +26,10 @@ pub struct FlowSection {
     /// Node list from `from` to `to`; default: the shortest path (fewest hops).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<String>>,
-    /// TCP variant of every leg (default "newreno").
-    #[serde(default = "default_tcp")]
-    pub tcp: String,
+    /// TCP variant of every leg. Default: the profile's (CUBIC under
+    /// "linux", NewReno under "studies"); a variant named here always runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<String>,
     /// Bytes to transfer, or "unlimited" / absent for a bulk flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<FlowSize>,
@@ -53,10 +54,6 @@ pub struct FlowSection {
     /// The applications' tables (only the selected application's may be given).
     #[serde(flatten)]
     pub tables: AppTables,
-}
-
-fn default_tcp() -> String {
-    "newreno".to_string()
 }
 
 /// A flow's size: bytes, or unlimited (a bulk flow lasting run.duration).
@@ -200,7 +197,7 @@ impl<'de> Deserialize<'de> for FlowSection {
                     from: String::new(),
                     to: String::new(),
                     path: None,
-                    tcp: default_tcp(),
+                    tcp: None,
                     size: None,
                     start: Duration::default(),
                     proxies: Vec::new(),
@@ -214,7 +211,7 @@ impl<'de> Deserialize<'de> for FlowSection {
                         Key::From => from = Some(map.next_value()?),
                         Key::To => to = Some(map.next_value()?),
                         Key::Path => f.path = Some(map.next_value()?),
-                        Key::Tcp => f.tcp = map.next_value()?,
+                        Key::Tcp => f.tcp = Some(map.next_value()?),
                         Key::Size => f.size = Some(map.next_value()?),
                         Key::Start => f.start = map.next_value()?,
                         Key::Proxies => f.proxies = map.next_value()?,

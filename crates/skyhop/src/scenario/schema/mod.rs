@@ -119,13 +119,17 @@ pub struct NodeSection {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProxySection {
-    /// Cache size in packets (of the incoming leg's MSS). Default 200.
+    /// Cache size in packets (of the incoming leg's MSS). Default 200 (with
+    /// profile "studies", or when a policy is named).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_packets: Option<u64>,
     /// Cache size in bytes (instead of packets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<Size>,
-    /// Window policy: "half-free" (default), "third" or "buffers".
+    /// Window policy: "half-free", "third" or "buffers". Default: with no
+    /// policy and no size given, "buffers" with the flow's receive and send
+    /// buffers (a relay process on a Linux host); "half-free" with profile
+    /// "studies".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<ProxyPolicyName>,
     /// `buffers` policy: receive buffer of the incoming leg, bytes.

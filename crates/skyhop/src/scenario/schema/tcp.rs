@@ -11,13 +11,15 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpOptions {
-    /// Maximum segment size (payload bytes). Default 1460 B.
+    /// Maximum segment size (payload bytes, without TCP options). Default
+    /// 1460 B. With timestamps 12 bytes of each segment carry the option:
+    /// the payload is 12 B less and the header 12 B more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mss: Option<Size>,
     /// TCP/IP header bytes per packet. Default 40 B.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header: Option<Size>,
-    /// Initial window in segments. Default 1.
+    /// Initial window in segments. Default 10 (1 with profile "studies").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_window: Option<u32>,
     /// Initial ssthresh. Default: unlimited.
@@ -26,10 +28,12 @@ pub struct TcpOptions {
     /// Initial retransmission timeout (RFC 6298 2.1). Default 1 s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_initial: Option<Duration>,
-    /// Lower bound of the retransmission timeout (RFC 6298 2.4). Default 1 s.
+    /// Lower bound of the retransmission timeout (RFC 6298 2.4). Default
+    /// 200 ms (1 s with profile "studies").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_min: Option<Duration>,
-    /// Upper bound of the retransmission timeout (RFC 6298 2.5). Default 60 s.
+    /// Upper bound of the retransmission timeout (RFC 6298 2.5). Default
+    /// 120 s (60 s with profile "studies").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_max: Option<Duration>,
     /// Clock granularity G of RFC 6298. Default 1 ms.
@@ -44,10 +48,12 @@ pub struct TcpOptions {
     /// SACK blocks per ACK (RFC 2018 with timestamps). Default 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack_blocks: Option<u32>,
-    /// Delayed ACKs (RFC 5681 4.2). Default false: every segment is acknowledged.
+    /// Delayed ACKs (RFC 5681 4.2). Default true (false with profile
+    /// "studies": every segment is acknowledged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack: Option<bool>,
-    /// Delayed-ACK timer: an ACK every second segment or after this. Default 200 ms.
+    /// Delayed-ACK timer: an ACK every second segment or after this.
+    /// Default 40 ms (200 ms with profile "studies").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack_timeout: Option<Duration>,
     /// Westwood ABSE filter constant tau. Default 1 s.
@@ -61,8 +67,9 @@ pub struct TcpOptions {
     /// in the completion time. Default false (data at once, as in the studies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handshake: Option<bool>,
-    /// Defaults of a kind of host: "studies" (the default: the studies'
-    /// era) or "linux" (what a current Linux host does; docs/scenario.md).
+    /// Defaults of a kind of host: "linux" (the default: what a current
+    /// Linux host does) or "studies" (the era of the published studies);
+    /// docs/scenario.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<Profile>,
     /// Loss recovery, overriding the variant's: "tahoe", "reno", "newreno",
@@ -70,24 +77,66 @@ pub struct TcpOptions {
     /// "aero" (AeroTCP's fast error control).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<Recovery>,
-    /// RFC 3042 Limited Transmit. Default false (true with profile "linux").
+    /// RFC 3042 Limited Transmit. Default true (false with profile "studies").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
     /// RFC 5681 (4.1) restart after idle: cwnd back to at most the initial
-    /// window after more than one RTO without sending. Default false (true
-    /// with profile "linux").
+    /// window after more than one RTO without sending. Default true (false
+    /// with profile "studies").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_restart: Option<bool>,
     /// The RTO as Linux computes it: SRTT + max(4·RTTVAR, rto_min) (RFC
-    /// 6298: max(SRTT + 4·RTTVAR, rto_min)). Default false (true with
-    /// profile "linux").
+    /// 6298: max(SRTT + 4·RTTVAR, rto_min)). Default true (false with
+    /// profile "studies").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rttvar_floor: Option<bool>,
     /// RACK-TLP loss detection (RFC 8985), with the SACK scoreboard kept
     /// across a timeout; legs with recovery "sack" or "prr" only. Default
-    /// false (true with profile "linux").
+    /// true (false with profile "studies").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rack: Option<bool>,
+    /// RFC 7323 timestamps: every ACK of new data is an RTT sample
+    /// (retransmitted data too), 12 bytes of option per segment. Default
+    /// true (false with profile "studies").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<bool>,
+    /// Spurious-timeout detection and undo: F-RTO (RFC 5682) and, with
+    /// timestamps, the Eifel test (RFC 3522); with RACK only. Default true
+    /// (false with profile "studies").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frto: Option<bool>,
+    /// HyStart++ (RFC 9406) in CUBIC's initial slow start (needs
+    /// timestamps). Default true (false with profile "studies").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hystart: Option<bool>,
+    /// Byte counting (RFC 3465, as Linux): slow start grows by the bytes
+    /// each ACK delivers. Default true (false with profile "studies").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byte_counting: Option<bool>,
+    /// Grow cwnd only while the sender uses it, and reduce from cwnd
+    /// (Linux's tcp_is_cwnd_limited). Default true (false with profile
+    /// "studies").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd_validation: Option<bool>,
+    /// Pace window-based controllers at Linux's sk_pacing_rate (200 % of
+    /// cwnd/SRTT in slow start, 120 % after; what the fq qdisc enforces).
+    /// BBR always paces. Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
+    /// With delayed ACKs, an ACK at least every this many segments (OPNET's
+    /// "Maximum ACK Segments"). Default 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack_segments: Option<u32>,
+    /// Linux's receive-buffer autotuning: the window starts at ten segments
+    /// and grows with what arrives, up to `rcv_buffer`. Default true (false
+    /// with profile "studies": the whole buffer is advertised).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcv_autotune: Option<bool>,
+    /// Send buffer: at most this many bytes sent and not acknowledged
+    /// (Linux's tcp_wmem[2]). Default 4194304 B (unlimited with profile
+    /// "studies").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<Size>,
     /// Hybla's reference RTT0. Default 25 ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hybla_rtt0: Option<Duration>,
@@ -129,10 +178,33 @@ pub struct AeroAllocationSection {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
-    // The studies' era (the default).
+    // The studies' era (what E1-E6 ran).
     Studies,
-    // What a current Linux host does (docs/scenario.md).
+    // What a current Linux host does (the default; docs/scenario.md).
     Linux,
+}
+
+impl Profile {
+    /// The profile a flow runs under: its own, else `[tcp]`'s, else Linux.
+    pub fn of(flow: &TcpOptions, global: &TcpOptions) -> Profile {
+        flow.profile.or(global.profile).unwrap_or(Profile::Linux)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Studies => "studies",
+            Profile::Linux => "linux",
+        }
+    }
+
+    /// The variant a flow that names none runs: the host's default
+    /// controller (CUBIC on Linux), or NewReno in the studies.
+    pub fn default_variant(self) -> &'static str {
+        match self {
+            Profile::Studies => "newreno",
+            Profile::Linux => "cubic",
+        }
+    }
 }
 
 /// The input of Westwood's bandwidth filter (`tcp.westwood_filter`).

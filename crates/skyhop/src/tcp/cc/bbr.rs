@@ -20,12 +20,25 @@
 //! recovery (the recovery decides what to send, BBR how much, as Linux's
 //! `cong_control` hook bypasses PRR): ssthresh is not used.
 //!
-//! Simplifications, all documented in docs/scenario.md: inflight counts
-//! lost-but-unSACKed bytes (the draft's `packets_in_flight` excludes
-//! segments marked lost); the ProbeBW up-phase ends on time and inflight
-//! only (no loss count per ACK); no idle-restart handling (the studies'
-//! applications never idle mid-transfer); the ProbeBW starting phase is
-//! drawn from a deterministic generator seeded by the connection's state.
+//! As Linux's `tcp_bbr.c` runs it, where the draft leaves room: pacing 1 %
+//! below the estimate (`bbr_pacing_margin_percent`); RTprop refreshed by a
+//! strictly lower sample, or by any sample once it expired unless the ACK
+//! may have been delayed (`bbr_update_min_rtt`); on entering a recovery
+//! cwnd = inflight (segments marked lost excluded, with RACK) + the bytes
+//! the ACK delivered, and a new round starts; on every ACK the bytes it
+//! newly marked lost come off cwnd before BBR regrows it
+//! (`bbr_set_cwnd_to_recover_or_restore`); a timeout forgets the full
+//! bandwidth reached so far (`bbr_set_state`); the cwnd target is rounded
+//! up to an even number of segments and two more in the 5/4 phase
+//! (`bbr_quantization_budget`).
+//!
+//! Simplifications, all documented in docs/scenario.md: without RACK,
+//! inflight counts lost-but-unSACKed bytes; the ProbeBW up-phase ends on
+//! time and inflight only (no loss count per ACK); no long-term bandwidth
+//! (policer) mode and no ACK-aggregation allowance; no idle-restart
+//! handling; rate samples in ProbeRTT are not marked application-limited;
+//! the ProbeBW starting phase is drawn from a deterministic generator
+//! seeded by the connection's state.
 
 use super::{AckSample, CcState, CongestionOps};
 use crate::engine::time::{Dur, Time};
@@ -44,6 +57,10 @@ pub const RTPROP_FILTER_LEN: Dur = Dur::from_secs(10);
 pub const PROBE_RTT_DURATION: Dur = Dur::from_millis(200);
 /// 4.2.3.1: BBRMinPipeCwnd, segments.
 pub const MIN_PIPE_CWND_SEGMENTS: u64 = 4;
+/// Linux paces 1 % below the estimate (`bbr_pacing_margin_percent`), so
+/// that a pacing rate equal to the bottleneck's does not build a queue
+/// from the rounding of its own rate estimates.
+pub const PACING_MARGIN: f64 = 0.01;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BbrMode {
@@ -176,6 +193,22 @@ impl Bbr {
         (gain * bdp) as u64 + 3 * self.send_quantum()
     }
 
+    /// The cwnd target: BBRInflight(cwnd_gain) rounded up to an even number
+    /// of segments, two more in ProbeBW's 5/4 phase (Linux's
+    /// `bbr_quantization_budget`).
+    fn cwnd_target(&self) -> u64 {
+        let t = self.inflight(self.cwnd_gain);
+        if self.rtprop.is_none() {
+            return t;
+        }
+        let segs = t.div_ceil(self.mss);
+        let mut segs = (segs + 1) & !1;
+        if self.mode == BbrMode::ProbeBw && self.cycle_index == 0 {
+            segs += 2;
+        }
+        segs * self.mss
+    }
+
     /// 4.2.2 BBRSetSendQuantum: one segment below 1.2 Mb/s, two below
     /// 24 Mb/s, else 1 ms at the pacing rate up to 64 kB.
     fn send_quantum(&self) -> u64 {
@@ -202,7 +235,16 @@ impl Bbr {
             }
         }
         if rs.valid && (rs.delivery_rate >= self.btl_bw() || !rs.is_app_limited) {
-            // Windowed max over the last BtlBwFilterLen rounds.
+            // Windowed max over the last BtlBwFilterLen rounds. As Linux's
+            // minmax filter, it moves only when a sample enters: through
+            // application-limited stretches the estimate stays as it was.
+            while self
+                .bw_filter
+                .front()
+                .is_some_and(|f| f.0 + BTLBW_FILTER_LEN <= self.round_count)
+            {
+                self.bw_filter.pop_front();
+            }
             while self
                 .bw_filter
                 .back()
@@ -212,13 +254,6 @@ impl Bbr {
             }
             self.bw_filter
                 .push_back((self.round_count, rs.delivery_rate));
-        }
-        while self
-            .bw_filter
-            .front()
-            .is_some_and(|f| f.0 + BTLBW_FILTER_LEN <= self.round_count)
-        {
-            self.bw_filter.pop_front();
         }
     }
 
@@ -287,11 +322,13 @@ impl Bbr {
         self.advance_cycle_phase(now);
     }
 
-    /// 4.1.2.3 BBRUpdateRTprop.
-    fn update_rtprop(&mut self, now: Time, rtt: Option<Dur>) {
+    /// 4.1.2.3 BBRUpdateRTprop, as Linux's `bbr_update_min_rtt`: a sample
+    /// strictly below RTprop, or, once the filter expired, any sample of an
+    /// ACK that was not possibly delayed (the draft takes `<=` and any).
+    fn update_rtprop(&mut self, now: Time, rtt: Option<Dur>, ack_delayed: bool) {
         self.rtprop_expired = now > self.rtprop_stamp + RTPROP_FILTER_LEN;
         if let Some(r) = rtt {
-            if self.rtprop.is_none_or(|p| r <= p) || self.rtprop_expired {
+            if self.rtprop.is_none_or(|p| r < p) || (self.rtprop_expired && !ack_delayed) {
                 self.rtprop = Some(r);
                 self.rtprop_stamp = now;
             }
@@ -378,7 +415,7 @@ impl CongestionOps for Bbr {
         self.check_cycle_phase(now, rs.prior_inflight);
         self.check_full_pipe(rs);
         self.check_drain(now, inflight);
-        self.update_rtprop(now, rs.rtt);
+        self.update_rtprop(now, rs.rtt, rs.is_ack_delayed);
         let was_probe_rtt_waiting =
             self.mode == BbrMode::ProbeRtt && self.probe_rtt_done_stamp.is_none();
         self.check_probe_rtt(now, s, inflight);
@@ -402,18 +439,31 @@ impl CongestionOps for Bbr {
                 self.pacing_rate = rate;
             }
         }
-        // 4.2.3.6 BBRSetCwnd.
+        // 4.2.3.6 BBRSetCwnd, as Linux's bbr_set_cwnd: nothing changes on
+        // an ACK that delivered nothing but the caps.
         let delivered = rs.newly_delivered;
-        let target = self.inflight(self.cwnd_gain);
-        if self.packet_conservation {
-            // 4.2.3.4 BBRModulateCwndForRecovery.
-            s.cwnd = s.cwnd.max(inflight + delivered);
-        } else if self.filled_pipe {
-            s.cwnd = (s.cwnd + delivered).min(target);
-        } else if s.cwnd < target || rs.total_delivered < self.init_cwnd {
-            s.cwnd += delivered;
+        if delivered > 0 {
+            let mut cwnd = s.cwnd;
+            if rs.losses > 0 {
+                // bbr_set_cwnd_to_recover_or_restore: an ACK releases at
+                // most twice what it delivered: first the newly lost bytes
+                // come off, then cwnd grows by the delivered ones.
+                cwnd = cwnd.saturating_sub(rs.losses).max(self.mss);
+            }
+            if self.packet_conservation {
+                // 4.2.3.4 BBRModulateCwndForRecovery.
+                cwnd = cwnd.max(inflight + delivered);
+            } else {
+                let target = self.cwnd_target();
+                if self.filled_pipe {
+                    cwnd = (cwnd + delivered).min(target);
+                } else if cwnd < target || rs.total_delivered < self.init_cwnd {
+                    cwnd += delivered;
+                }
+                cwnd = cwnd.max(MIN_PIPE_CWND_SEGMENTS * self.mss);
+            }
+            s.cwnd = cwnd;
         }
-        s.cwnd = s.cwnd.max(MIN_PIPE_CWND_SEGMENTS * self.mss);
         if self.mode == BbrMode::ProbeRtt {
             // 4.2.3.5 BBRModulateCwndForProbeRTT.
             s.cwnd = s.cwnd.min(MIN_PIPE_CWND_SEGMENTS * self.mss);
@@ -427,13 +477,15 @@ impl CongestionOps for Bbr {
     /// Window growth is BBRSetCwnd's, done on every ACK above.
     fn on_ack(&mut self, _s: &mut CcState, _ack: &AckSample) {}
 
-    /// 4.2.3.4 BBROnEnterFastRecovery: save cwnd, cwnd = inflight +
-    /// max(delivered, 1 segment), packet conservation for a round.
+    /// 4.2.3.4 BBROnEnterFastRecovery, as Linux: save cwnd; cwnd =
+    /// inflight (after this ACK, segments marked lost excluded) + the bytes
+    /// it delivered; packet conservation for one round, which starts now.
     fn on_loss(&mut self, s: &mut CcState, _now: Time, _flight_bytes: u64) {
         self.save_cwnd(s);
         self.in_loss_recovery = true;
-        s.cwnd = self.last_inflight + self.last_delivered.max(self.mss);
+        s.cwnd = (self.last_inflight + self.last_delivered).max(self.mss);
         self.packet_conservation = true;
+        self.next_round_delivered = self.last_total_delivered;
     }
 
     /// 4.2.3.4: on a timeout, save cwnd and restart from one segment;
@@ -443,9 +495,23 @@ impl CongestionOps for Bbr {
     fn on_rto(&mut self, s: &mut CcState, _now: Time, _flight_bytes: u64) {
         self.save_cwnd(s);
         self.in_loss_recovery = true;
+        // Linux's bbr_set_state(TCP_CA_Loss): the full-bandwidth search
+        // starts over (it matters only before the pipe was filled).
+        self.full_bw = 0.0;
+        self.full_bw_count = 0;
         self.rto_recovered_at = Some(self.last_total_delivered + self.last_undelivered);
         s.cwnd = self.mss;
         self.packet_conservation = false;
+    }
+
+    /// A spurious timeout undone: Linux's `bbr_undo_cwnd` keeps cwnd and
+    /// restarts the full-bandwidth search; the recovery's end restores the
+    /// saved cwnd (`bbr_set_cwnd_to_recover_or_restore`).
+    fn on_undo(&mut self, s: &mut CcState, _prior_cwnd: u64, _prior_ssthresh: u64) {
+        self.full_bw = 0.0;
+        self.full_bw_count = 0;
+        self.rto_recovered_at = None;
+        self.on_exit_recovery(s, Time::ZERO);
     }
 
     /// 4.2.3.4 BBRRestoreCwnd on leaving recovery.
@@ -455,9 +521,10 @@ impl CongestionOps for Bbr {
         s.cwnd = s.cwnd.max(self.prior_cwnd);
     }
 
-    /// Pacing at pacing_rate (payload), expressed in wire bits per second.
+    /// Pacing at pacing_rate (payload) less Linux's 1 % margin, expressed
+    /// in wire bits per second.
     fn pacing_rate_bps(&self, _s: &CcState) -> Option<f64> {
-        Some(self.pacing_rate * 8.0 * self.wire_factor)
+        Some(self.pacing_rate * (1.0 - PACING_MARGIN) * 8.0 * self.wire_factor)
     }
 
     fn rate_estimate_bps(&self) -> Option<f64> {

@@ -4,9 +4,10 @@
 //! C = 0.4 (section 5.1-5.2). Windows are computed in segments (the RFC's
 //! unit) and applied to the byte window; fractions carry over between ACKs.
 //!
-//! Slow start is the standard one of RFC 5681 (RFC 9438 section 4.10;
-//! Linux's HyStart is not modelled).
+//! Slow start is the standard one of RFC 5681 (RFC 9438 section 4.10),
+//! with HyStart++ (RFC 9406, `hystart.rs`) when `tcp.hystart` is on.
 
+use super::hystart::HyStart;
 use super::{AckSample, CcState, CongestionOps};
 use crate::engine::time::Time;
 
@@ -27,6 +28,10 @@ pub struct Cubic {
     w_est: f64,
     /// Fraction of a byte of window growth not yet applied.
     frac: f64,
+    /// Growth by delivered bytes (RFC 3465), not per ACK.
+    byte_counting: bool,
+    /// HyStart++ (RFC 9406) over the initial slow start.
+    hystart: Option<HyStart>,
 }
 
 impl Default for Cubic {
@@ -37,11 +42,22 @@ impl Default for Cubic {
             epoch_start: None,
             w_est: 0.0,
             frac: 0.0,
+            byte_counting: false,
+            hystart: None,
         }
     }
 }
 
 impl Cubic {
+    /// CUBIC for a connection configured by `cfg` (byte counting).
+    pub fn new(cfg: &crate::tcp::config::TcpConfig) -> Cubic {
+        Cubic {
+            byte_counting: cfg.byte_counting,
+            hystart: cfg.hystart.then(|| HyStart::new(cfg.pacing)),
+            ..Cubic::default()
+        }
+    }
+
     /// RFC 9438 equation 1: W_cubic(t) = C (t - K)^3 + W_max (segments).
     pub fn w_cubic(&self, t: f64) -> f64 {
         C_CUBIC * (t - self.k).powi(3) + self.w_max
@@ -54,6 +70,10 @@ impl Cubic {
     }
     pub fn w_est(&self) -> f64 {
         self.w_est
+    }
+    /// HyStart++'s state, when it runs.
+    pub fn hystart(&self) -> Option<&HyStart> {
+        self.hystart.as_ref()
     }
 
     /// Grow the byte window by `inc` segments (fractions carried).
@@ -70,12 +90,30 @@ impl Cubic {
 
 impl CongestionOps for Cubic {
     fn on_ack(&mut self, s: &mut CcState, ack: &AckSample) {
-        if ack.acked_bytes == 0 {
+        if ack.acked_bytes == 0 || !ack.cwnd_limited {
             return;
         }
+        // Bytes the window grows by: what this ACK newly delivered (RFC
+        // 3465, Linux's acked_sacked), or what it acknowledged.
+        let acked = if self.byte_counting {
+            ack.delivered_bytes
+        } else {
+            ack.acked_bytes
+        };
         if s.cwnd < s.ssthresh {
-            // RFC 9438 section 4.10: standard slow start (RFC 5681 3.1).
-            s.cwnd += s.mss.min(ack.acked_bytes);
+            if let Some(h) = self.hystart.as_mut() {
+                if h.on_ack(s, ack, acked) {
+                    return;
+                }
+            }
+            // RFC 9438 section 4.10: standard slow start (RFC 5681 3.1);
+            // with byte counting (RFC 3465 (2.2)) the bytes delivered, up
+            // to ssthresh (Linux's tcp_slow_start).
+            if self.byte_counting {
+                s.cwnd = (s.cwnd + acked).min(s.ssthresh.max(s.cwnd));
+            } else {
+                s.cwnd += s.mss.min(acked);
+            }
             return;
         }
         let mss = s.mss as f64;
@@ -103,7 +141,7 @@ impl CongestionOps for Cubic {
         let t = now.since(epoch).as_secs_f64();
         let rtt = ack.srtt.map_or(0.0, |d| d.as_secs_f64());
         // Growth is per SMSS acknowledged (one ACK per segment: per ACK).
-        let segs_acked = ack.acked_bytes as f64 / mss;
+        let segs_acked = acked as f64 / mss;
         // Section 4.3: W_est += α_cubic * segments_acked / cwnd, with
         // α_cubic = 3 (1 - β) / (1 + β) (equation 5) until W_est reaches
         // W_max, then 1 (Reno's own increase).
@@ -133,6 +171,10 @@ impl CongestionOps for Cubic {
     /// convergence (section 4.7) W_max = cwnd (1 + β_cubic) / 2 when the
     /// window did not reach the previous W_max.
     fn on_loss(&mut self, s: &mut CcState, _now: Time, flight_bytes: u64) {
+        if let Some(h) = self.hystart.as_mut() {
+            // RFC 9406 section 4.2: a loss ends HyStart++ (initial slow start only).
+            h.stop();
+        }
         let cwnd_prior = s.cwnd as f64 / s.mss as f64;
         if cwnd_prior < self.w_max {
             self.w_max = cwnd_prior * (1.0 + BETA_CUBIC) / 2.0;
@@ -175,6 +217,9 @@ mod tests {
             srtt: Some(Dur::from_millis(500)),
             min_rtt: Some(Dur::from_millis(500)),
             flight_bytes: 0,
+            delivered_bytes: bytes,
+            cwnd_limited: true,
+            open: true,
         }
     }
 

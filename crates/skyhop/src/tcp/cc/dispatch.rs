@@ -7,7 +7,7 @@ use super::{
     AckSample, AeroTcp, Bbr, CcState, CongestionOps, Cubic, Hybla, RateSample, RenoCc, SendSample,
     Westwood, WestwoodPlus,
 };
-use crate::engine::time::Time;
+use crate::engine::time::{Dur, Time};
 use crate::tcp::config::TcpConfig;
 use crate::tcp::registry::{controllers, CcKind};
 
@@ -49,6 +49,12 @@ macro_rules! controller_enum {
                     Cc::Custom(c) => c.observe_ack(s, a),
                 }
             }
+            fn on_established(&mut self, s: &mut CcState, srtt: Option<Dur>) {
+                match self {
+                    $(Cc::$v(c) => c.on_established(s, srtt),)*
+                    Cc::Custom(c) => c.on_established(s, srtt),
+                }
+            }
             #[inline]
             fn on_ack(&mut self, s: &mut CcState, a: &AckSample) {
                 match self {
@@ -66,6 +72,12 @@ macro_rules! controller_enum {
                 match self {
                     $(Cc::$v(c) => c.on_rto(s, now, flight),)*
                     Cc::Custom(c) => c.on_rto(s, now, flight),
+                }
+            }
+            fn on_undo(&mut self, s: &mut CcState, prior_cwnd: u64, prior_ssthresh: u64) {
+                match self {
+                    $(Cc::$v(c) => c.on_undo(s, prior_cwnd, prior_ssthresh),)*
+                    Cc::Custom(c) => c.on_undo(s, prior_cwnd, prior_ssthresh),
                 }
             }
             fn on_exit_recovery(&mut self, s: &mut CcState, now: Time) {

@@ -13,6 +13,7 @@ mod bbr;
 mod cubic;
 mod dispatch;
 mod hybla;
+mod hystart;
 mod reno;
 mod westwood;
 mod westwood_plus;
@@ -21,6 +22,7 @@ pub use aerotcp::AeroTcp;
 pub use bbr::{Bbr, BbrMode, HIGH_GAIN};
 pub use cubic::Cubic;
 pub use hybla::Hybla;
+pub use hystart::{HyStart, Phase as HyStartPhase};
 pub use reno::RenoCc;
 pub use westwood::{FilterInput, Westwood, WestwoodParams};
 pub use westwood_plus::WestwoodPlus;
@@ -57,6 +59,37 @@ pub struct AckSample {
     pub min_rtt: Option<Dur>,
     /// Bytes in flight before this ACK was processed.
     pub flight_bytes: u64,
+    /// Bytes newly delivered by this ACK: cumulatively acknowledged and not
+    /// SACKed before, plus newly SACKed (Linux's `acked_sacked`).
+    pub delivered_bytes: u64,
+    /// The window is in use (Linux's `tcp_is_cwnd_limited`): the sender was
+    /// held back by cwnd during the last window of data, or, in slow start,
+    /// cwnd is below twice the most it had out. Always true unless the
+    /// connection validates its window (`TcpConfig::cwnd_validation`).
+    pub cwnd_limited: bool,
+    /// The connection is in Linux's Open state: no loss recovery, nothing
+    /// SACKed or marked lost outstanding.
+    pub open: bool,
+}
+
+impl AckSample {
+    /// An ACK of `acked_bytes` new bytes at `now` with nothing else known
+    /// (no RTT, nothing SACKed): for tests and controllers' own use.
+    pub fn new_data(now: Time, acked_bytes: u64) -> AckSample {
+        AckSample {
+            now,
+            acked_bytes,
+            is_dupack: false,
+            sacked_bytes: 0,
+            rtt_sample: None,
+            srtt: None,
+            min_rtt: None,
+            flight_bytes: 0,
+            delivered_bytes: acked_bytes,
+            cwnd_limited: true,
+            open: true,
+        }
+    }
 }
 
 /// Hooks a congestion controller implements (object safe, so a controller
@@ -66,11 +99,17 @@ pub trait CongestionOps: Send {
     /// Every ACK (new or duplicate) passes here first, for estimators.
     fn observe_ack(&mut self, _s: &CcState, _ack: &AckSample) {}
 
+    /// The connection is established (the handshake's SYN-ACK arrived,
+    /// with `srtt` from it unless the SYN was retransmitted): a controller
+    /// may set its initial window (Linux's `init` hook). Not called on a
+    /// connection without a handshake. Default: nothing.
+    fn on_established(&mut self, _s: &mut CcState, _srtt: Option<Dur>) {}
+
     /// A new cumulative ACK outside loss recovery: grow the window.
     /// RFC 5681 (3.1): slow start adds one SMSS per ACK while cwnd < ssthresh;
     /// congestion avoidance adds SMSS*SMSS/cwnd per ACK (equation 3).
     fn on_ack(&mut self, s: &mut CcState, ack: &AckSample) {
-        if ack.acked_bytes == 0 {
+        if ack.acked_bytes == 0 || !ack.cwnd_limited {
             return;
         }
         if s.cwnd < s.ssthresh {
@@ -92,6 +131,16 @@ pub trait CongestionOps: Send {
     fn on_rto(&mut self, s: &mut CcState, _now: Time, flight_bytes: u64) {
         s.ssthresh = (flight_bytes / 2).max(2 * s.mss);
         s.cwnd = s.mss;
+    }
+
+    /// A timeout turned out spurious (F-RTO, RFC 5682, or the Eifel test
+    /// with timestamps, RFC 3522): restore the window as it was before it,
+    /// `prior_cwnd` and `prior_ssthresh`. Default, as Linux's
+    /// `tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd`: cwnd and
+    /// ssthresh each the larger of now and before.
+    fn on_undo(&mut self, s: &mut CcState, prior_cwnd: u64, prior_ssthresh: u64) {
+        s.cwnd = s.cwnd.max(prior_cwnd);
+        s.ssthresh = s.ssthresh.max(prior_ssthresh);
     }
 
     /// Loss recovery ended (the recovery point was acknowledged). The

@@ -157,6 +157,9 @@ mod tests {
             srtt: Some(ms(100)),
             min_rtt: Some(ms(80)),
             flight_bytes: 0,
+            delivered_bytes: acked,
+            cwnd_limited: true,
+            open: true,
         }
     }
 

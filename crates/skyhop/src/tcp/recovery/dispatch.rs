@@ -84,6 +84,12 @@ macro_rules! recovery_enum {
                     Rec::Custom(r) => r.on_timer_in_recovery(s, now, out),
                 }
             }
+            fn in_rto_recovery(&self) -> bool {
+                match self {
+                    $(Rec::$v(r) => r.in_rto_recovery(),)*
+                    Rec::Custom(r) => r.in_rto_recovery(),
+                }
+            }
             fn on_rto(&mut self, snd_una: u64) {
                 match self {
                     $(Rec::$v(r) => r.on_rto(snd_una),)*

@@ -98,6 +98,12 @@ pub trait RecoveryOps: Send {
     ) {
     }
 
+    /// The recovery under way is a timeout's (after `on_rto_keep_sack`
+    /// returned true), not a fast recovery (default: false).
+    fn in_rto_recovery(&self) -> bool {
+        false
+    }
+
     /// A timeout on a sender that keeps its SACK scoreboard across it
     /// (with RACK), after `on_rto`: return `true` to retransmit from the
     /// scoreboard as an RTO recovery until the cumulative ACK reaches

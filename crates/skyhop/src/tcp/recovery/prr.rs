@@ -151,6 +151,10 @@ impl RecoveryOps for PrrRecovery {
         }
     }
 
+    fn in_rto_recovery(&self) -> bool {
+        self.sack.in_rto_recovery()
+    }
+
     fn on_rto_keep_sack(&mut self, s: &mut SendCore, now: Time) -> bool {
         self.sndcnt = 0;
         self.sack.on_rto_keep_sack(s, now)

@@ -193,11 +193,6 @@ impl SackRecovery {
         None
     }
 
-    /// The recovery is a timeout's (the scoreboard kept, with RACK).
-    pub fn in_rto_recovery(&self) -> bool {
-        self.in_recovery && self.rto_recovery
-    }
-
     /// RFC 6675 section 5 steps (4.1)-(4.3): enter recovery and retransmit
     /// the first segment presumed lost.
     fn enter(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
@@ -251,6 +246,11 @@ impl RecoveryOps for SackRecovery {
         if !self.in_recovery {
             self.enter(s, now, a, out);
         }
+    }
+
+    /// The recovery is a timeout's (the scoreboard kept, with RACK).
+    fn in_rto_recovery(&self) -> bool {
+        self.in_recovery && self.rto_recovery
     }
 
     fn on_rto_keep_sack(&mut self, s: &mut SendCore, _now: Time) -> bool {

@@ -180,13 +180,14 @@ fn bbr_on_a_clean_geo_path_starts_up_drains_then_probes_at_the_bottleneck_rate()
     // RTprop: 500 ms plus one packet's serialisation (1.2 ms) at most.
     let rtprop = b.rtprop().unwrap();
     assert!(rtprop >= Dur::from_millis(500) && rtprop <= Dur::from_micros(501_300));
-    // In ProbeBW the pacing rate is pacing_gain × BtlBw; on the wire
-    // (headers included) that is pacing_gain × the link rate.
+    // In ProbeBW the pacing rate is pacing_gain × BtlBw less Linux's 1 %
+    // margin; on the wire (headers included) that is 0.99 × pacing_gain ×
+    // the link rate.
     let pacing = p.s.core.cc.pacing_rate_bps(&p.s.cc_state()).unwrap();
     let gain = b.pacing_gain();
     assert!([1.25, 0.75, 1.0].contains(&gain));
     assert!(
-        (pacing / gain - rate as f64).abs() / (rate as f64) < 0.01,
+        (pacing / gain / 0.99 - rate as f64).abs() / (rate as f64) < 0.01,
         "pacing {pacing} b/s at gain {gain} vs the bottleneck {rate} b/s"
     );
     // At least 90 % of the capacity within 10 s: over the last second
@@ -204,7 +205,9 @@ fn bbr_on_a_clean_geo_path_starts_up_drains_then_probes_at_the_bottleneck_rate()
     // queues up to (2/ln2 - 1) BDP = 788 packets, plus 3 quanta of 3510
     // bytes (at 28 Mb/s: 1 ms each), and 2 packets: the last ACK's growth
     // past the target (BBRSetCwnd adds before it caps) and rounding of the
-    // pipe to whole packets; Drain then removes it.
+    // pipe to whole packets, and 2 for the target's rounding up to an even
+    // number of segments (Linux's bbr_quantization_budget); Drain then
+    // removes it.
     let bdp = payload_rate * 0.5012 / 1460.0;
     assert!(
         (p.max_queue_probe_bw as f64) < 0.3 * bdp,
@@ -212,7 +215,7 @@ fn bbr_on_a_clean_geo_path_starts_up_drains_then_probes_at_the_bottleneck_rate()
         p.max_queue_probe_bw
     );
     assert!(p.max_queue_probe_bw > 0, "the 5/4 phase probes");
-    let startup_bound = (HIGH_GAIN - 1.0) * bdp + 3.0 * 3510.0 / 1460.0 + 2.0;
+    let startup_bound = (HIGH_GAIN - 1.0) * bdp + 3.0 * 3510.0 / 1460.0 + 4.0;
     assert!(
         (p.max_queue as f64) <= startup_bound && (p.max_queue as f64) > 0.9 * startup_bound,
         "Startup's queue peaked at {} packets, bound {startup_bound}",
@@ -223,15 +226,15 @@ fn bbr_on_a_clean_geo_path_starts_up_drains_then_probes_at_the_bottleneck_rate()
 #[test]
 fn bbr_paces_its_first_window_only_at_the_initial_rate_and_then_at_gain_times_bandwidth() {
     // Before any RTT sample the pacing rate is 2/ln2 × IW / 1 ms
-    // (4.2.1 BBRInitPacingRate): 2.885 × 14 600 B / 1 ms, on the wire
-    // × 1500/1460.
+    // (4.2.1 BBRInitPacingRate): 2.885 × 14 600 B / 1 ms, less Linux's 1 %
+    // margin, on the wire × 1500/1460.
     let s = crate::tcp::new_sender(bbr_cfg());
     let r = s.core.cc.pacing_rate_bps(&s.cc_state()).unwrap();
-    let expect = 2.0 / std::f64::consts::LN_2 * 14_600.0 / 1e-3 * 8.0 * 1500.0 / 1460.0;
+    let expect = 2.0 / std::f64::consts::LN_2 * 14_600.0 / 1e-3 * 0.99 * 8.0 * 1500.0 / 1460.0;
     assert!((r - expect).abs() < 1e-3 * expect, "{r} vs {expect}");
     // The first window goes out paced at that rate: 10 segments of 1500
-    // wire bytes, 12 000 bits each, 35.6 µs apart: the first at 0, the
-    // timer asks for the next at 35.6 µs.
+    // wire bytes, 12 000 bits each, 35.9 µs apart: the first at 0, the
+    // timer asks for the next at 35.9 µs.
     let mut s = s;
     let mut out = Vec::new();
     s.add_app_data(Time::ZERO, u64::MAX, &mut out);

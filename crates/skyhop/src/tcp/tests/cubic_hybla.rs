@@ -32,29 +32,32 @@ fn cubic_reduces_to_beta_times_the_flight_and_recovers_with_prr() {
 
 #[test]
 fn hybla_grows_rho_squared_segments_per_round_trip_in_congestion_avoidance() {
-    // RTT 100 ms against RTT0 = 25 ms: ρ = 4. cwnd 10 segments in
-    // congestion avoidance: each ACK adds ρ² / cwnd = 16 / cwnd segments.
+    // RTT 100 ms against RTT0 = 25 ms: ρ = 4 (32 eighths). cwnd 10
+    // segments in congestion avoidance: each ACK adds ρ²·128 / cwnd =
+    // 2048 / cwnd 128ths of a segment, fractions carried (Linux's
+    // hybla_cong_avoid).
     let mut c = cfg("hybla");
     c.initial_window = 10;
     c.initial_ssthresh = 10 * MSS;
     let mut h = H::new(c);
     h.prime_rtt(100, 40);
     assert_eq!(h.at(0).app(UNLIMITED), "0 1 2 3 4 5 6 7 8 9");
-    // ACK 1: cwnd 10000 + 16/10 * 1000 = 11600: una 1000 + 11600 lets 10
-    // and 11 out (end 12000).
+    // ACK 1: 2048 / 10 = 204 = 1 segment + 76/128: cwnd 11 segments; una
+    // 1000 + 11000 lets 10 and 11 out.
     assert_eq!(h.at(100).ack(1), "10 11");
-    assert_eq!(h.cwnd(), 11_600);
-    // ACK 2: + 16/11.6 segments = 1379.31: 12979: una 2000 + 12979 = 14979: 12, 13.
-    assert_eq!(h.at(101).ack(2), "12 13");
-    assert_eq!(h.cwnd(), 12_979);
-    for k in 3..=10 {
+    assert_eq!(h.cwnd(), 11 * MSS);
+    // ACK 2: 2048 / 11 = 186 = 1 + 58/128; 76 + 58 = 134 carries one
+    // more: 13 segments. una 2000 + 13000: 12, 13, 14.
+    assert_eq!(h.at(101).ack(2), "12 13 14");
+    assert_eq!(h.cwnd(), 13 * MSS);
+    // ACK 3: 2048 / 13 = 157 = 1 + 29/128 (6 + 29 = 35 carried): 14.
+    assert_eq!(h.at(102).ack(3), "15 16");
+    for k in 4..=10 {
         h.at(100 + k - 1).ack(k);
     }
-    // After one round (10 ACKs) the window follows w += 16 / w ten times
-    // from 10: 10 → 21.31 segments (a Reno window would be at 11).
-    let mut w = 10.0f64;
-    for _ in 0..10 {
-        w += 16.0 / w;
-    }
-    assert_eq!(h.cwnd() / 10, (w * 100.0) as u64);
+    // ACKs 4..10: 146, 136, 128, 120, 113, 107, 102 128ths: 15, 16, 17,
+    // 18, 19, 20 and 20 segments with 119/128 carried. One round of ACKs
+    // took the window from 10 to 20 segments, where Reno (ρ = 1) would
+    // have reached 11: about ρ² = 16 per round less the growth within it.
+    assert_eq!(h.cwnd(), 20 * MSS);
 }

@@ -28,7 +28,7 @@ fn timer(h: &mut H) -> String {
     trace(h.timer())
 }
 fn syn_ack(h: &mut H, wnd: u64) -> String {
-    trace(h.ack_seg(AckSeg::syn_ack(wnd)))
+    trace(h.ack_seg(AckSeg::syn_ack(wnd, None)))
 }
 
 #[test]
@@ -131,11 +131,14 @@ fn a_duplicate_syn_ack_is_not_a_duplicate_ack() {
 #[test]
 fn the_receiver_answers_every_syn_with_a_syn_ack() {
     let mut rx = Rx::new(64_000, 3, false);
-    let syn = DataSeg::syn(false);
+    let syn = DataSeg::syn(false, crate::engine::time::Time::ZERO);
     assert!(syn.is_syn());
     assert_eq!(rx.data(0, syn), "ack 0 wnd 64000 update");
     // A retransmitted SYN is answered again.
-    assert_eq!(rx.data(1000, DataSeg::syn(true)), "ack 0 wnd 64000 update");
+    assert_eq!(
+        rx.data(1000, DataSeg::syn(true, crate::engine::time::Time::ZERO)),
+        "ack 0 wnd 64000 update"
+    );
     assert_eq!(rx.r.stats.syns_received, 2);
     assert_eq!(rx.r.stats.segments_received, 0);
     assert_eq!(rx.r.rcv_nxt(), 0);
@@ -149,7 +152,10 @@ fn sender_and_receiver_complete_the_exchange() {
     let mut rx = Rx::new(BIG_WND, 0, false);
     let mut out = Vec::new();
     h.s.add_app_data(ms(0), 3 * MSS, &mut out);
-    assert_eq!(out, vec![DataSeg::syn(false)]);
+    assert_eq!(
+        out,
+        vec![DataSeg::syn(false, crate::engine::time::Time::ZERO)]
+    );
     let acks = rx.data_acks(250, &out[0]);
     assert_eq!(acks.len(), 1);
     out.clear();

@@ -97,6 +97,7 @@ impl H {
             wnd: BIG_WND,
             sack: SackBlocks::default(),
             window_update: false,
+            tsecr: None,
         })
     }
 
@@ -114,6 +115,20 @@ impl H {
             wnd: BIG_WND,
             sack: SackBlocks::from_slice(blocks),
             window_update: false,
+            tsecr: None,
+        })
+    }
+
+    /// A cumulative ACK of segments [0, seg) echoing the TSval `ts_ms`
+    /// (RFC 7323), with SACK blocks in segments.
+    pub fn ack_ts(&mut self, seg: u64, blocks: &[(u64, u64)], ts_ms: u64) -> String {
+        let b: Vec<(u64, u64)> = blocks.iter().map(|&(s, e)| (s * MSS, e * MSS)).collect();
+        self.ack_seg(AckSeg {
+            ack: seg * MSS,
+            wnd: BIG_WND,
+            sack: SackBlocks::from_slice(&b),
+            window_update: false,
+            tsecr: Some(ms(ts_ms)),
         })
     }
 
@@ -124,6 +139,7 @@ impl H {
             wnd,
             sack: SackBlocks::default(),
             window_update: false,
+            tsecr: None,
         })
     }
 
@@ -165,6 +181,9 @@ pub fn show_ack(a: &AckSeg) -> String {
             s.push_str(&format!(" [{b},{e})"));
         }
     }
+    if let Some(t) = a.tsecr {
+        s.push_str(&format!(" ts {}", t.0 / 1_000_000));
+    }
     if a.window_update {
         s.push_str(" update");
     }
@@ -195,6 +214,20 @@ impl Rx {
         }
     }
 
+    /// Whole segment `k`, sent at `ts_ms` (its TSval), arrives at `t_ms`.
+    pub fn seg_ts(&mut self, t_ms: u64, k: u64, ts_ms: u64) -> String {
+        self.data(
+            t_ms,
+            DataSeg {
+                seq: k * MSS,
+                len: MSS as u32,
+                retx: false,
+                probe: false,
+                ts: ms(ts_ms),
+            },
+        )
+    }
+
     /// Whole segment `k` (bytes [1000k, 1000k + 1000)) arrives at `t_ms`.
     pub fn seg(&mut self, t_ms: u64, k: u64) -> String {
         self.data(
@@ -204,6 +237,7 @@ impl Rx {
                 len: MSS as u32,
                 retx: false,
                 probe: false,
+                ts: crate::engine::time::Time::ZERO,
             },
         )
     }

@@ -46,6 +46,7 @@ fn probe_reply(rx: &mut Rx, t_ms: u64) -> AckSeg {
         len: 1,
         retx: false,
         probe: true,
+        ts: crate::engine::time::Time::ZERO,
     };
     let acks = rx.data_acks(t_ms, &probe);
     assert_eq!(acks.len(), 1);

@@ -122,6 +122,7 @@ fn tens_of_thousands_of_holes_are_reassembled_in_logarithmic_time() {
         len: mss,
         retx: false,
         probe: false,
+        ts: crate::engine::time::Time::ZERO,
     };
     // Segments 1, 3, 5, ... arrive; 0, 2, 4, ... are lost.
     for i in (1..2 * n).step_by(2) {
@@ -142,4 +143,39 @@ fn tens_of_thousands_of_holes_are_reassembled_in_logarithmic_time() {
     assert_eq!(r.rcv_nxt(), 2 * n * mss as u64);
     assert_eq!(r.occupancy(), 0);
     assert!(acks.last().unwrap().sack.as_slice().is_empty());
+}
+
+#[test]
+fn autotuning_opens_the_window_for_out_of_order_segments_only_with_sack() {
+    use crate::engine::time::{Dur, Time};
+    use crate::tcp::receiver::TcpReceiver;
+    use crate::tcp::seg::DataSeg;
+    let mss = 1000u32;
+    let seg = |i: u64| DataSeg {
+        seq: i * mss as u64,
+        len: mss,
+        retx: false,
+        probe: false,
+        ts: Time::ZERO,
+    };
+    // The window starts at ten segments (clamp 65 536 B); segment 0 is lost
+    // and 1..=5 arrive above the hole. Linux's tcp_data_queue_ofo grows
+    // rcv_ssthresh by two segments for each of them on a SACK connection,
+    // so a window with holes keeps opening: 10 000 + 5 × 2000 = 20 000.
+    // Without SACK it does not (the duplicate ACKs must trigger the fast
+    // retransmit), and the window stays at 10 000.
+    for (sack, wnd) in [(3, 20_000), (0, 10_000)] {
+        let mut r = TcpReceiver::new(4_000_000, mss, sack, false, Dur::ZERO);
+        r.set_autotune(true);
+        let mut acks = Vec::new();
+        for i in 1..=5 {
+            r.on_segment(Time::ZERO, &seg(i), &mut acks);
+        }
+        assert_eq!(acks.last().unwrap().wnd, wnd, "sack blocks {sack}");
+        // The hole filled: in order growth as before (+2000), whole
+        // window available again.
+        r.on_segment(Time::ZERO, &seg(0), &mut acks);
+        assert_eq!(acks.last().unwrap().ack, 6000);
+        assert_eq!(acks.last().unwrap().wnd, wnd + 2000, "sack blocks {sack}");
+    }
 }

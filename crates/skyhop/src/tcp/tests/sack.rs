@@ -193,6 +193,7 @@ fn sack_recovery_treats_the_cap_on_unacknowledged_bytes_like_a_receive_window_of
                 wnd,
                 sack: crate::tcp::SackBlocks::from_slice(&b),
                 window_update: false,
+                tsecr: None,
             })
         };
         vec![

@@ -14,6 +14,25 @@ pub fn scenario(file: &str, sets: &[&str]) -> Scenario {
     load_str(&text, file, &sets).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The studies' era defaults, for tests whose numbers are worked out for
+/// them (closed forms, exact times): the first `--set` of [`studies`].
+pub const STUDIES: &str = "tcp.profile=studies";
+
+/// `sets` after [`STUDIES`] (a later set may still override the profile).
+pub fn studies(sets: &[&str]) -> Vec<String> {
+    std::iter::once(STUDIES)
+        .chain(sets.iter().copied())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// [`scenario`] under the studies' defaults.
+pub fn scenario_studies(file: &str, sets: &[&str]) -> Scenario {
+    let all: Vec<String> = studies(sets);
+    let all: Vec<&str> = all.iter().map(|s| s.as_str()).collect();
+    scenario(file, &all)
+}
+
 pub fn run_ok(scn: &Scenario, seed: u64) -> RunResult {
     run(scn, seed, &RunOptions::default()).unwrap_or_else(|e| panic!("seed {seed}: {e}"))
 }

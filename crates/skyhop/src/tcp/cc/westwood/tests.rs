@@ -31,6 +31,9 @@ fn ack(now: Time, acked: u64, srtt: Option<Dur>, min_rtt: Option<Dur>) -> AckSam
         srtt,
         min_rtt,
         flight_bytes: 0,
+        delivered_bytes: acked,
+        cwnd_limited: true,
+        open: true,
     }
 }
 
