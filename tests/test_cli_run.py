@@ -190,3 +190,32 @@ def test_warnings_go_to_stderr_once_and_json_stays_clean(cli):
     warnings = [ln for ln in proc.stderr.splitlines() if ln.startswith("skyhop: warning: ")]
     assert len(warnings) == 1, proc.stderr  # the same warning of 3 runs, shown once
     assert "rcv_buffer" in warnings[0] or "receive" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("sets", "line"),
+    [
+        ([], "ftp: TCP newreno, profile linux: reno + prr, SACK, RACK, timestamps"),
+        (
+            ["flows.ftp.tcp=cubic"],
+            "ftp: TCP cubic, profile linux: cubic + prr, SACK, RACK, timestamps",
+        ),
+        (["tcp.profile=studies"], "ftp: TCP newreno, profile studies: reno + newreno"),
+    ],
+    ids=["default", "explicit-controller", "studies"],
+)
+def test_the_table_says_which_profile_controller_and_recovery_ran(cli, sets, line):
+    args = [a for s in sets for a in ("--set", s)]
+    proc = cli("run", TINY, *args)
+    assert proc.returncode == 0, proc.stderr
+    assert line in proc.stdout.splitlines()
+    # describe says the same for each leg
+    leg = json.loads(cli("describe", TINY, *args, "--json").stdout)["flows"][0]["legs"][0]
+    assert line.split(", profile ")[1].startswith(leg["profile"])
+
+
+def test_a_modern_controller_under_the_studies_defaults_is_warned_about(cli):
+    proc = cli("run", TINY, "--set", "tcp.profile=studies", "--set", "flows.ftp.tcp=cubic")
+    assert proc.returncode == 0, proc.stderr
+    warning = [ln for ln in proc.stderr.splitlines() if "tcp.profile" in ln]
+    assert warning and "flows.ftp: cubic" in warning[0] and '"linux" (the default)' in warning[0]
