@@ -58,7 +58,7 @@ impl SackRecovery {
     /// byte) and can only be false for a hole with fewer than DupThresh
     /// SACKed ranges above it, so only the top DupThresh − 1 holes and the
     /// tail above the highest SACK need a look; the retransmitted part is
-    /// the unSACKed span below HighRxt. O(DupThresh · log n) per call, for
+    /// the unSACKed span below HighRxt. O(DupThresh + log n) per call, for
     /// scoreboards of thousands of holes.
     pub fn set_pipe(&self, s: &SendCore) -> u64 {
         if let Some(r) = s.rack() {
@@ -72,24 +72,30 @@ impl SackRecovery {
         let n = sb.len();
         let dupthresh = s.config().dupthresh as usize;
         let mut pipe = 0;
-        // Not-lost holes: hole i lies below range i (i = 0..n); hole n is the tail.
+        // Not-lost holes: hole i lies below range i (i = 0..n); hole n is the
+        // tail. Where hole i is not empty, the SACKed ranges above its first
+        // byte are ranges i..n: IsLost() needs their count (n - i) and bytes.
         let first_candidate = (n + 1).saturating_sub(dupthresh);
-        let mut prev_end = if first_candidate == 0 {
-            una
-        } else {
-            sb.nth(first_candidate - 1).map_or(una, |r| r.1).max(una)
-        };
+        let mut above: u64 = sb.iter_from(first_candidate).map(|r| r.1 - r.0).sum();
+        let mut ranges = sb.iter_from(first_candidate.saturating_sub(1));
+        let mut prev_end = una;
+        if first_candidate > 0 {
+            prev_end = ranges.next().map_or(una, |r| r.1).max(una);
+        }
         for i in first_candidate..=n {
-            let g1 = if i < n {
-                sb.nth(i).map_or(max, |r| r.0).min(max)
-            } else {
-                max
-            };
-            if g1 > prev_end && !Self::is_lost(s, prev_end) {
-                pipe += g1 - prev_end;
+            let r = if i < n { ranges.next() } else { None };
+            let g1 = r.map_or(max, |r| r.0.min(max));
+            if g1 > prev_end {
+                let lost = (n - i) >= dupthresh
+                    || above > (dupthresh as u64 - 1) * s.mss();
+                debug_assert_eq!(lost, Self::is_lost(s, prev_end));
+                if !lost {
+                    pipe += g1 - prev_end;
+                }
             }
-            if i < n {
-                prev_end = prev_end.max(sb.nth(i).map_or(prev_end, |r| r.1));
+            if let Some((a, b)) = r {
+                prev_end = prev_end.max(b);
+                above -= b - a;
             }
         }
         // Retransmitted: unSACKed bytes in [HighACK, min(HighRxt, HighData)).
