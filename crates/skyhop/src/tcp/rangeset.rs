@@ -320,26 +320,24 @@ impl RangeSet {
         self.push_left(self.root, &mut stack);
         Iter { set: self, stack }
     }
-    /// The ranges in order from the `k`-th (0-based; O(log n) to start).
-    pub fn iter_from(&self, k: usize) -> Iter<'_> {
-        let mut stack = Vec::with_capacity(48);
-        let mut t = self.root;
-        let mut k = k as u32;
-        while t != NIL {
-            let n = self.n(t);
-            let left = self.cnt(n.l);
-            if k < left {
-                stack.push(t);
-                t = n.l;
-            } else if k == left {
-                stack.push(t);
-                break;
-            } else {
-                k -= left + 1;
-                t = n.r;
+    /// Call `f` on the last `k` ranges, highest first, without allocating
+    /// (O(log n + k)).
+    pub fn for_last(&self, k: usize, mut f: impl FnMut(u64, u64)) {
+        fn go(set: &RangeSet, t: u32, left: &mut usize, f: &mut impl FnMut(u64, u64)) {
+            if t == NIL || *left == 0 {
+                return;
             }
+            let n = *set.n(t);
+            go(set, n.r, left, f);
+            if *left == 0 {
+                return;
+            }
+            f(n.s, n.e);
+            *left -= 1;
+            go(set, n.l, left, f);
         }
-        Iter { set: self, stack }
+        let mut left = k;
+        go(self, self.root, &mut left, &mut f);
     }
     pub fn is_empty(&self) -> bool {
         self.root == NIL

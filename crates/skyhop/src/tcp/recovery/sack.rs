@@ -71,32 +71,32 @@ impl SackRecovery {
         let sb = s.scoreboard();
         let n = sb.len();
         let dupthresh = s.config().dupthresh as usize;
+        let mss = s.mss();
         let mut pipe = 0;
-        // Not-lost holes: hole i lies below range i (i = 0..n); hole n is the
-        // tail. Where hole i is not empty, the SACKed ranges above its first
-        // byte are ranges i..n: IsLost() needs their count (n - i) and bytes.
+        // Not-lost holes: hole i lies below range i (i = 0..n), above
+        // max(HighACK, end of range i - 1); hole n is the tail. Where hole i
+        // is not empty, the SACKed ranges above its first byte are ranges
+        // i..n: IsLost() needs their count (n - i) and bytes, summed from
+        // the top down over the top DupThresh ranges.
         let first_candidate = (n + 1).saturating_sub(dupthresh);
-        let mut above: u64 = sb.iter_from(first_candidate).map(|r| r.1 - r.0).sum();
-        let mut ranges = sb.iter_from(first_candidate.saturating_sub(1));
-        let mut prev_end = una;
-        if first_candidate > 0 {
-            prev_end = ranges.next().map_or(una, |r| r.1).max(una);
-        }
-        for i in first_candidate..=n {
-            let r = if i < n { ranges.next() } else { None };
-            let g1 = r.map_or(max, |r| r.0.min(max));
-            if g1 > prev_end {
-                let lost = (n - i) >= dupthresh
-                    || above > (dupthresh as u64 - 1) * s.mss();
-                debug_assert_eq!(lost, Self::is_lost(s, prev_end));
+        let (mut i, mut upper, mut above) = (n, max, 0u64);
+        let mut hole = |i: usize, lo: u64, upper: u64, above: u64| {
+            if upper > lo {
+                let lost = (n - i) >= dupthresh || above > (dupthresh as u64 - 1) * mss;
+                debug_assert_eq!(lost, Self::is_lost(s, lo));
                 if !lost {
-                    pipe += g1 - prev_end;
+                    pipe += upper - lo;
                 }
             }
-            if let Some((a, b)) = r {
-                prev_end = prev_end.max(b);
-                above -= b - a;
-            }
+        };
+        sb.for_last(n.min(dupthresh), |a, b| {
+            hole(i, b.max(una), upper, above);
+            above += b - a;
+            upper = a.min(max);
+            i -= 1;
+        });
+        if i == 0 && first_candidate == 0 {
+            hole(0, una, upper, above);
         }
         // Retransmitted: unSACKed bytes in [HighACK, min(HighRxt, HighData)).
         let x = self.high_rxt.min(max);
