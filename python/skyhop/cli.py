@@ -488,6 +488,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="scenarios to time (default: benches/e1_chain.toml benches/dumbbell_1g.toml)",
     )
     p_bench.add_argument(
+        "--variants",
+        action="store_true",
+        help="time the variants' cases instead: SACK, linux-profile CUBIC and BBR with "
+        "RACK on the 1 Gb/s dumbbell, and holes with SACK, each after its NewReno case",
+    )
+    p_bench.add_argument(
         "--repeat",
         type=_positive_int,
         metavar="N",
@@ -983,9 +989,12 @@ def cmd_channel_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import DEFAULT_BENCHES, bench
+    from .bench import DEFAULT_BENCHES, VARIANT_BENCHES, bench
 
-    report = bench(args.scenarios or DEFAULT_BENCHES, args.repeat)
+    if args.variants and args.scenarios:
+        raise UsageError("--variants takes no scenario files")
+    default = VARIANT_BENCHES if args.variants else DEFAULT_BENCHES
+    report = bench(args.scenarios or default, args.repeat)
     if args.json:
         sys.stdout.write(output.dump_json(report) + "\n")
     else:
