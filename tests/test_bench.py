@@ -34,3 +34,30 @@ def test_bench_outside_the_repository_is_a_clear_error(cli, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith("skyhop: error: benches/e1_chain.toml")
     assert len(proc.stderr.splitlines()) == 1
+
+
+def test_variant_bench_scenarios_name_their_profile_and_variant():
+    import skyhop
+    from skyhop.bench import VARIANT_BENCHES
+
+    expect = {
+        "dumbbell_1g.toml": ("studies", "newreno"),
+        "dumbbell_1g_sack.toml": ("studies", "sack"),
+        "dumbbell_1g_linux.toml": ("linux", "cubic"),
+        "dumbbell_1g_bbr_rack.toml": ("linux", "bbr"),
+        "holes.toml": ("studies", "newreno"),
+        "holes_sack.toml": ("studies", "sack"),
+    }
+    assert [p.rsplit("/", 1)[1] for p in VARIANT_BENCHES] == list(expect)
+    for name, (profile, variant) in expect.items():
+        text = (REPO / "benches" / name).read_text()
+        assert f'profile = "{profile}"' in text, name
+        scn = skyhop.load_scenario(REPO / "benches" / name)
+        tcps = {f.get("tcp") for f in scn.resolved["flows"].values()}
+        assert tcps == {variant}, (name, tcps)
+
+
+def test_variants_takes_no_scenario_files(cli):
+    proc = cli("bench", "--variants", TINY)
+    assert proc.returncode == 2
+    assert "--variants takes no scenario files" in proc.stderr

@@ -20,10 +20,23 @@ from . import _core
 from .api import check_int, load_scenario
 from .errors import ScenarioError
 
-__all__ = ["DEFAULT_BENCHES", "bench"]
+__all__ = ["DEFAULT_BENCHES", "VARIANT_BENCHES", "bench"]
 
 #: Benchmark scenarios, relative to the repository root.
 DEFAULT_BENCHES = ("benches/e1_chain.toml", "benches/dumbbell_1g.toml")
+
+#: The variants users pick, each after the NewReno case it compares with
+#: (``skyhop bench --variants``): SACK, linux-profile CUBIC (SACK + PRR +
+#: RACK-TLP) and BBR with RACK on the 1 Gb/s dumbbell, and the holes case
+#: with SACK. Each should run at no less than half NewReno's events/s.
+VARIANT_BENCHES = (
+    "benches/dumbbell_1g.toml",
+    "benches/dumbbell_1g_sack.toml",
+    "benches/dumbbell_1g_linux.toml",
+    "benches/dumbbell_1g_bbr_rack.toml",
+    "benches/holes.toml",
+    "benches/holes_sack.toml",
+)
 
 
 def bench_one(path: str, repeat: int | None = None) -> dict[str, Any]:
@@ -77,7 +90,11 @@ def bench(paths: Sequence[str] = DEFAULT_BENCHES, repeat: int | None = None) -> 
         repeat = check_int("repeat", repeat, minimum=1)
     for p in paths:
         if not Path(p).is_file():
-            hint = " (run from the repository root)" if p in DEFAULT_BENCHES else ""
+            hint = (
+                " (run from the repository root)"
+                if p in DEFAULT_BENCHES or p in VARIANT_BENCHES
+                else ""
+            )
             raise ScenarioError(p, "", f"no such benchmark scenario{hint}")
     return {
         "machine": {

@@ -13,6 +13,7 @@ fn main() {
     for path in &args {
         let scn = skyhop::scenario::load_path(path, &[]).unwrap_or_else(|e| panic!("{e}"));
         let mut best = (0.0f64, 0.0f64);
+        let mut total = 0u64;
         for _ in 0..repeat {
             let (mut events, mut hops) = (0u64, 0u64);
             let t0 = std::time::Instant::now();
@@ -23,13 +24,14 @@ fn main() {
                 hops += r.engine.packet_hops;
             }
             let wall = t0.elapsed().as_secs_f64();
+            total = events;
             let eps = events as f64 / wall;
             if eps > best.0 {
                 best = (eps, hops as f64 / wall);
             }
         }
         println!(
-            "{path}: {:.2} M events/s, {:.2} M packet-hops/s (best of {repeat})",
+            "{path}: {total} events, {:.2} M events/s, {:.2} M packet-hops/s (best of {repeat})",
             best.0 / 1e6,
             best.1 / 1e6
         );

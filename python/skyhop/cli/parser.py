@@ -440,6 +440,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="scenarios to time (default: benches/e1_chain.toml benches/dumbbell_1g.toml)",
     )
     p_bench.add_argument(
+        "--variants",
+        action="store_true",
+        help="time the variants' cases instead: SACK, linux-profile CUBIC and BBR with "
+        "RACK on the 1 Gb/s dumbbell, and holes with SACK, each after its NewReno case",
+    )
+    p_bench.add_argument(
         "--repeat",
         type=_positive_int,
         metavar="N",

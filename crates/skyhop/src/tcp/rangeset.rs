@@ -41,7 +41,16 @@ pub struct RangeSet {
     /// Deterministic priority stream (the tree's shape never affects results).
     rng: u64,
     flat: OnceLock<Vec<(u64, u64)>>,
+    /// Ranges known to lie inside the set (the latest ranges `insert`
+    /// touched; an ACK repeats its SACK blocks, so most inserts are of
+    /// blocks held already): a block inside one is no change, found
+    /// without a descent. Empty ones are `(0, 0)`. Ranges only grow by
+    /// merging, so they stay inside until something is removed.
+    hints: [(u64, u64); HINTS],
+    next_hint: usize,
 }
+
+const HINTS: usize = 4;
 
 impl Default for RangeSet {
     fn default() -> Self {
@@ -86,6 +95,8 @@ impl RangeSet {
             root: NIL,
             rng: 0x9E37_79B9_7F4A_7C15,
             flat: OnceLock::new(),
+            hints: [(0, 0); HINTS],
+            next_hint: 0,
         }
     }
 
@@ -150,17 +161,47 @@ impl RangeSet {
         }
     }
 
-    /// Return every node of subtree `t` to the free list.
+    /// Return every node of subtree `t` to the free list (recursion as
+    /// deep as the tree: logarithmic).
     fn release(&mut self, t: u32) {
-        let mut stack = vec![t];
-        while let Some(t) = stack.pop() {
-            if t == NIL {
-                continue;
+        if t == NIL {
+            return;
+        }
+        let n = *self.n(t);
+        self.release(n.l);
+        self.release(n.r);
+        self.free.push(t);
+    }
+
+    /// The node with the largest start `<= key` (or NIL), and the smallest
+    /// start above `key`, in one descent.
+    fn floor_and_next(&self, key: u64) -> (u32, Option<u64>) {
+        let mut t = self.root;
+        let (mut best, mut next) = (NIL, None);
+        while t != NIL {
+            let n = self.n(t);
+            if n.s <= key {
+                best = t;
+                t = n.r;
+            } else {
+                next = Some(n.s);
+                t = n.l;
             }
-            let n = *self.n(t);
-            stack.push(n.l);
-            stack.push(n.r);
-            self.free.push(t);
+        }
+        (best, next)
+    }
+
+    /// Add `added` bytes to the subtree sums on the path to the node starting at `key`.
+    fn add_on_path(&mut self, key: u64, added: u64) {
+        let mut t = self.root;
+        while t != NIL {
+            let n = self.nm(t);
+            n.sum += added;
+            t = match key.cmp(&n.s) {
+                std::cmp::Ordering::Less => n.l,
+                std::cmp::Ordering::Greater => n.r,
+                std::cmp::Ordering::Equal => return,
+            };
         }
     }
 
@@ -275,9 +316,28 @@ impl RangeSet {
     }
     /// The ranges in order.
     pub fn iter(&self) -> Iter<'_> {
-        let mut stack = Vec::new();
+        let mut stack = Vec::with_capacity(48);
         self.push_left(self.root, &mut stack);
         Iter { set: self, stack }
+    }
+    /// Call `f` on the last `k` ranges, highest first, without allocating
+    /// (O(log n + k)).
+    pub fn for_last(&self, k: usize, mut f: impl FnMut(u64, u64)) {
+        fn go(set: &RangeSet, t: u32, left: &mut usize, f: &mut impl FnMut(u64, u64)) {
+            if t == NIL || *left == 0 {
+                return;
+            }
+            let n = *set.n(t);
+            go(set, n.r, left, f);
+            if *left == 0 {
+                return;
+            }
+            f(n.s, n.e);
+            *left -= 1;
+            go(set, n.l, left, f);
+        }
+        let mut left = k;
+        go(self, self.root, &mut left, &mut f);
     }
     pub fn is_empty(&self) -> bool {
         self.root == NIL
@@ -287,6 +347,7 @@ impl RangeSet {
         self.cnt(self.root) as usize
     }
     pub fn clear(&mut self) {
+        self.hints = [(0, 0); HINTS];
         self.nodes.clear();
         self.free.clear();
         self.root = NIL;
@@ -307,20 +368,28 @@ impl RangeSet {
 
     /// Insert `[start, end)`; returns how many bytes were not in the set before.
     pub fn insert(&mut self, start: u64, end: u64) -> u64 {
-        if start >= end {
+        if start >= end || self.hints.iter().any(|&(s, e)| s <= start && end <= e) {
             return 0;
         }
+        let (added, held) = self.insert_range(start, end);
+        self.hints[self.next_hint] = held;
+        self.next_hint = (self.next_hint + 1) % HINTS;
+        added
+    }
+
+    /// `insert`, also returning the range that now holds `[start, end)`.
+    fn insert_range(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
         self.changed();
         // Fast path: extend or append at the tail (in-order arrivals).
         let m = self.max_node(self.root);
         if m == NIL {
             self.root = self.alloc(start, end);
-            return end - start;
+            return (end - start, (start, end));
         }
         let last = *self.n(m);
         if start >= last.s && start <= last.e {
             if end <= last.e {
-                return 0;
+                return (0, (last.s, last.e));
             }
             // Only the last range grows: add the growth along the right spine.
             let added = end - last.e;
@@ -331,12 +400,35 @@ impl RangeSet {
                 t = n.r;
             }
             self.nm(m).e = end;
-            return added;
+            return (added, (last.s, end));
         }
         if start > last.e {
             let node = self.alloc(start, end);
             self.root = self.merge(self.root, node);
-            return end - start;
+            return (end - start, (start, end));
+        }
+        // Inside the set, one descent decides the common cases: a block held
+        // already (an ACK repeats its SACK blocks), one that grows a range
+        // without reaching the next, or one touching no range.
+        let (f, next) = self.floor_and_next(start);
+        let clear_above = next.is_none_or(|ns| ns > end);
+        if f != NIL && self.n(f).e >= start {
+            let (fs, fe) = (self.n(f).s, self.n(f).e);
+            if end <= fe {
+                return (0, (fs, fe));
+            }
+            if clear_above {
+                let added = end - fe;
+                self.add_on_path(fs, added);
+                self.nm(f).e = end;
+                return (added, (fs, end));
+            }
+        } else if clear_above {
+            let node = self.alloc(start, end);
+            let (left, right) = self.split(self.root, start);
+            let l = self.merge(left, node);
+            self.root = self.merge(l, right);
+            return (end - start, (start, end));
         }
         // General case: merge every range touching [start, end).
         let lo = match self.floor(start) {
@@ -363,7 +455,7 @@ impl RangeSet {
         let node = self.alloc(s, e);
         let l = self.merge(left, node);
         self.root = self.merge(l, right);
-        (end - start) - covered
+        ((end - start) - covered, (s, e))
     }
 
     /// Remove everything below `seq`; returns the bytes removed.
@@ -373,6 +465,9 @@ impl RangeSet {
             return 0;
         }
         self.changed();
+        for h in self.hints.iter_mut() {
+            h.0 = h.0.max(seq);
+        }
         let (below, above) = self.split(self.root, seq);
         let last = *self.n(self.max_node(below));
         let mut removed = self.sum(below);
@@ -401,6 +496,7 @@ impl RangeSet {
         }
         if self.root != NIL {
             self.changed();
+            self.hints = [(0, 0); HINTS];
             self.root = go(self, self.root);
         }
     }

@@ -29,6 +29,10 @@ struct TxRecord {
     retx: bool,
     /// Already counted as delivered (SACKed).
     done: bool,
+    /// When `done`: the position (counted from the first record ever kept)
+    /// of a record at or after the next one that may not be done, so that
+    /// SACK blocks repeated ACK after ACK skip the runs already counted.
+    skip: u64,
 }
 
 /// One rate sample (section 3.3).
@@ -81,6 +85,9 @@ pub struct RateSampler {
     segs: VecDeque<TxRecord>,
     /// Bytes of `segs` not SACKed.
     outstanding: u64,
+    /// Records popped from the front of `segs` so far: a record's position
+    /// is `popped` + its index.
+    popped: u64,
 }
 
 /// Per-ACK accumulator (the `rs` of the draft, before generation).
@@ -122,6 +129,7 @@ impl RateSampler {
             is_app_limited: self.app_limited != 0,
             retx,
             done: false,
+            skip: 0,
         };
         if self.segs.back().is_none_or(|b| b.end <= seq) {
             self.outstanding += len as u64;
@@ -148,6 +156,24 @@ impl RateSampler {
                 };
             }
         }
+    }
+
+    /// The index of the first record at or after index `i` not yet done
+    /// (or `segs.len()`), shortening the skips followed on the way.
+    fn first_not_done(&mut self, i: usize) -> usize {
+        let base = self.popped;
+        let mut j = i;
+        while j < self.segs.len() && self.segs[j].done {
+            j = (self.segs[j].skip - base) as usize;
+        }
+        let to = base + j as u64;
+        let mut k = i;
+        while k < j {
+            let next = (self.segs[k].skip - base) as usize;
+            self.segs[k].skip = to;
+            k = next;
+        }
+        j
     }
 
     /// Section 3.3 (C.app_limited): the sender has nothing to send; samples
@@ -205,21 +231,28 @@ impl RateSampler {
                 break;
             }
             self.segs.pop_front();
+            self.popped += 1;
             if !r.done {
                 self.outstanding -= r.end - r.seq;
                 self.update(now, r, &mut p);
             }
         }
         // Selectively acknowledged whole segments stay, marked.
+        // Records are in sequence order, so past the first record ending
+        // above a block none lies in it, done or not: skipping done runs
+        // visits the same records in the same order.
         for &(s, e) in sack {
             let mut i = self.segs.partition_point(|r| r.seq < s);
-            while i < self.segs.len() && self.segs[i].end <= e {
-                let r = self.segs[i];
-                if !r.done {
-                    self.segs[i].done = true;
-                    self.outstanding -= r.end - r.seq;
-                    self.update(now, r, &mut p);
+            loop {
+                i = self.first_not_done(i);
+                if i >= self.segs.len() || self.segs[i].end > e {
+                    break;
                 }
+                let r = self.segs[i];
+                self.segs[i].done = true;
+                self.segs[i].skip = self.popped + i as u64 + 1;
+                self.outstanding -= r.end - r.seq;
+                self.update(now, r, &mut p);
                 i += 1;
             }
         }

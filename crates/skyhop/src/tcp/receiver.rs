@@ -302,25 +302,32 @@ impl TcpReceiver {
     /// RFC 2018 section 4: the first block reports the range holding the most
     /// recently received segment; the others repeat the most recently
     /// reported ranges still outstanding.
+    ///
+    /// Every reported range is a range of the reassembly queue, and an
+    /// arrival changes the queue in one place only: an out-of-order segment
+    /// merges into the range now holding it every range it touches (each
+    /// inside that range), an in-order one delivers every range starting at
+    /// or below the new `rcv_nxt` and leaves the others as they were. So the
+    /// list needs one lookup per arrival, not one per reported range.
     fn note_sack(&mut self, seg_start: u64) {
         if self.sack_blocks == 0 {
             return;
         }
-        // Drop reported ranges that are now delivered or merged.
-        let ooo = &self.ooo;
-        self.recent
-            .retain(|&(s, _)| ooo.range_of(s).is_some_and(|r| r.0 == s));
-        for r in self.recent.iter_mut() {
-            if let Some(cur) = ooo.range_of(r.0) {
-                *r = cur;
+        match self.ooo.range_of(seg_start) {
+            Some(cur) => {
+                self.recent.retain(|&r| !(r.0 >= cur.0 && r.1 <= cur.1));
+                self.recent.insert(0, cur);
+            }
+            None => {
+                let rcv_nxt = self.rcv_nxt;
+                self.recent.retain(|&(s, _)| s > rcv_nxt);
             }
         }
-        if let Some(cur) = self.ooo.range_of(seg_start) {
-            self.recent
-                .retain(|&r| r != cur && !(r.0 >= cur.0 && r.1 <= cur.1));
-            self.recent.insert(0, cur);
-        }
         self.recent.truncate(8);
+        debug_assert!(self
+            .recent
+            .iter()
+            .all(|&r| self.ooo.range_of(r.0) == Some(r)));
     }
 
     /// A data segment arrived. ACKs to send go into `acks`.

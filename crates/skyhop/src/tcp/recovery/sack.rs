@@ -58,7 +58,7 @@ impl SackRecovery {
     /// byte) and can only be false for a hole with fewer than DupThresh
     /// SACKed ranges above it, so only the top DupThresh − 1 holes and the
     /// tail above the highest SACK need a look; the retransmitted part is
-    /// the unSACKed span below HighRxt. O(DupThresh · log n) per call, for
+    /// the unSACKed span below HighRxt. O(DupThresh + log n) per call, for
     /// scoreboards of thousands of holes.
     pub fn set_pipe(&self, s: &SendCore) -> u64 {
         if let Some(r) = s.rack() {
@@ -71,26 +71,32 @@ impl SackRecovery {
         let sb = s.scoreboard();
         let n = sb.len();
         let dupthresh = s.config().dupthresh as usize;
+        let mss = s.mss();
         let mut pipe = 0;
-        // Not-lost holes: hole i lies below range i (i = 0..n); hole n is the tail.
+        // Not-lost holes: hole i lies below range i (i = 0..n), above
+        // max(HighACK, end of range i - 1); hole n is the tail. Where hole i
+        // is not empty, the SACKed ranges above its first byte are ranges
+        // i..n: IsLost() needs their count (n - i) and bytes, summed from
+        // the top down over the top DupThresh ranges.
         let first_candidate = (n + 1).saturating_sub(dupthresh);
-        let mut prev_end = if first_candidate == 0 {
-            una
-        } else {
-            sb.nth(first_candidate - 1).map_or(una, |r| r.1).max(una)
+        let (mut i, mut upper, mut above) = (n, max, 0u64);
+        let mut hole = |i: usize, lo: u64, upper: u64, above: u64| {
+            if upper > lo {
+                let lost = (n - i) >= dupthresh || above > (dupthresh as u64 - 1) * mss;
+                debug_assert_eq!(lost, Self::is_lost(s, lo));
+                if !lost {
+                    pipe += upper - lo;
+                }
+            }
         };
-        for i in first_candidate..=n {
-            let g1 = if i < n {
-                sb.nth(i).map_or(max, |r| r.0).min(max)
-            } else {
-                max
-            };
-            if g1 > prev_end && !Self::is_lost(s, prev_end) {
-                pipe += g1 - prev_end;
-            }
-            if i < n {
-                prev_end = prev_end.max(sb.nth(i).map_or(prev_end, |r| r.1));
-            }
+        sb.for_last(n.min(dupthresh), |a, b| {
+            hole(i, b.max(una), upper, above);
+            above += b - a;
+            upper = a.min(max);
+            i -= 1;
+        });
+        if i == 0 && first_candidate == 0 {
+            hole(0, una, upper, above);
         }
         // Retransmitted: unSACKed bytes in [HighACK, min(HighRxt, HighData)).
         let x = self.high_rxt.min(max);
