@@ -238,6 +238,9 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
             return refuse_whole("templates", &known, "template");
         }
         check_entry("templates", "template", &known, parts[1])?;
+        if parts.len() == 2 {
+            check_whole_template(templates.and_then(|t| t.get(parts[1])), raw, file, path)?;
+        }
         if let (Some(sec), Some(what)) = (parts.get(2), parts.get(2).and_then(|s| map_of(s))) {
             let table = format!("templates.{}.{sec}", parts[1]);
             let entries = names_of(
@@ -271,6 +274,51 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
         cur = t
             .entry(part.to_string())
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    }
+    Ok(())
+}
+
+/// `--set templates.NAME={...}` replaces a whole template: its nodes, links
+/// and flows must keep their names (the values may change), or the set
+/// would invent or remove entries.
+fn check_whole_template(
+    old: Option<&toml::Value>,
+    raw: &str,
+    file: &str,
+    path: &str,
+) -> Result<(), ScenarioError> {
+    let toml::Value::Table(new) = parse_set_value(raw) else {
+        // Not a table: the template's own check says so.
+        return Ok(());
+    };
+    let names = |t: Option<&toml::Value>, sec: &str| -> Vec<String> {
+        t.and_then(|t| t.get(sec))
+            .and_then(|t| t.as_table())
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let new = toml::Value::Table(new);
+    for (sec, what) in NAMED_MAPS {
+        let (have, given) = (names(old, sec), names(Some(&new), sec));
+        if have == given {
+            continue;
+        }
+        let list = |ns: &[String]| {
+            if ns.is_empty() {
+                "none".to_string()
+            } else {
+                ns.join(", ")
+            }
+        };
+        return Err(ScenarioError::new(
+            file,
+            path,
+            format!(
+                "--set cannot add or remove a template's {what}s: {path}.{sec} has {}, the new table {}; set a key of one, e.g. --set {path}.{sec}.NAME.KEY=VALUE",
+                list(&have),
+                list(&given)
+            ),
+        ));
     }
     Ok(())
 }

@@ -607,10 +607,20 @@ fn set_never_invents_an_entry() {
             "templates.t.nodes={X={}}",
             "cannot replace the whole templates.t.nodes table",
         ),
+        // A whole template: its entries keep their names.
+        (
+            "templates.t={count=2, nodes={X={}}}",
+            "templates.t.nodes has S{i}, the new table X",
+        ),
+        (
+            "templates.t={count=2}",
+            "templates.t.nodes has S{i}, the new table none",
+        ),
     ] {
         let e = load_t(&[set]).unwrap_err();
         assert!(e.message.contains(words), "{set}: {e}");
     }
+    load_t(&["templates.t={count=3, nodes={\"S{i}\"={lat=1, lon=2}}}"]).unwrap();
     // Values of existing entries may be replaced or added, at any depth.
     load(&[
         "nodes.A={}",
