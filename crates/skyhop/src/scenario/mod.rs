@@ -337,10 +337,31 @@ fn load_value(
     for s in tsets {
         apply_set(&mut v, s, file)?;
     }
-    templates::expand(&mut v, file)?;
-    for s in rest {
+    let origins = templates::expand(&mut v, file)?;
+    for s in &rest {
         apply_set(&mut v, s, file)?;
     }
+    // An error in an expanded entry names the template key it came from,
+    // unless a --set named that entry itself.
+    let set_paths: Vec<&str> = rest
+        .iter()
+        .map(|s| s.split_once('=').map_or(s.as_str(), |(p, _)| p).trim())
+        .collect();
+    let keep = |entry: &str| {
+        set_paths.iter().any(|p| {
+            p.strip_prefix(entry)
+                .is_some_and(|r| r.is_empty() || r.starts_with('.'))
+        })
+    };
+    let name = |e: ScenarioError| origins.name(e, keep);
+    load_checked(v, file, base).map_err(name)
+}
+
+fn load_checked(
+    v: toml::Value,
+    file: &str,
+    base: &std::path::Path,
+) -> Result<Scenario, ScenarioError> {
     let read = |v: toml::Value| serde_path_to_error::deserialize::<_, Scenario>(v);
     let reload = |v: toml::Value| {
         read(v)

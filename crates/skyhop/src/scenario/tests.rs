@@ -647,3 +647,48 @@ fn proxy_keys_of_another_policy_are_refused() {
         assert!(e.message.contains(words), "{sets:?}: {e}");
     }
 }
+
+/// An error in an entry a template expanded names the template's key (with
+/// the entry and index it expanded to), unless a --set named the entry.
+#[test]
+fn errors_in_expanded_entries_name_the_template_key() {
+    let text = format!(
+        "{BASE}\n[templates.t]\ncount = 2\n[templates.t.nodes.\"S{{i}}\"]\n\
+         [templates.t.links.\"s{{i}}\"]\nbetween = [\"S{{i}}\", \"A\"]\nrate = \"1 Mbps\"\ndelay = \"1 ms\"\n\
+         [templates.t.flows.\"f{{i}}\"]\nfrom = \"S{{i}}\"\nto = \"C\"\n"
+    );
+    let load_t = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        load_str(&text, "t.toml", &sets)
+    };
+    load_t(&[]).unwrap();
+    for (set, key, words) in [
+        (
+            "templates.t.flows.f{i}.to=-0.5",
+            "templates.t.flows.f{i}.to",
+            "expected a string in quotes, got -0.5 (in flows.f0, i = 0)",
+        ),
+        (
+            "templates.t.links.s{i}.rate=\"1.0000004 bps\"",
+            "templates.t.links.s{i}.rate",
+            "whole number of bit/s",
+        ),
+        (
+            "templates.t.links.s{i}.between=[\"S{i}\", \"Q\"]",
+            "templates.t.links.s{i}.between",
+            "(in links.s0, i = 0)",
+        ),
+        // Named by the user after the expansion: named as set.
+        (
+            "flows.f1.to=3",
+            "flows.f1.to",
+            "expected a string in quotes, got 3",
+        ),
+    ] {
+        let e = load_t(&[set]).unwrap_err();
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(e.message.contains(words), "{set}: {e}");
+    }
+    let e = load_t(&["flows.f1.to=3"]).unwrap_err();
+    assert!(!e.message.contains("(in "), "{e}");
+}
