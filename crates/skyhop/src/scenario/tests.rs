@@ -692,3 +692,32 @@ fn errors_in_expanded_entries_name_the_template_key() {
     let e = load_t(&["flows.f1.to=3"]).unwrap_err();
     assert!(!e.message.contains("(in "), "{e}");
 }
+
+/// Inside a tagged table, a list or a table of the wrong type is named by
+/// its own key, and a number that is a word of the message is not mistaken
+/// for the value at fault.
+#[test]
+fn wrong_lists_and_tables_in_tagged_tables_are_named() {
+    for (set, key, words) in [
+        (
+            "links.ab.link_layer={model=\"dvbs\", asto=[1], fer_good=0.0}",
+            "links.ab.link_layer.asto",
+            "expected true or false, got a list",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", fer_bad={a=1}}",
+            "links.ab.link_layer.fer_bad",
+            "got a table",
+        ),
+        (
+            "links.ab.channel={model=\"gilbert-elliott\", t_good=\"1e-400 s\", t_bad=\"2 s\", per_good=0.0}",
+            "links.ab.channel.t_good",
+            "below 1 ns",
+        ),
+    ] {
+        let e = err_of(&[set]);
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(e.message.contains(words), "{set}: {e}");
+    }
+}
+
