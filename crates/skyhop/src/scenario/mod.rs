@@ -331,9 +331,10 @@ fn load_value(
 ) -> Result<Scenario, ScenarioError> {
     // `--set templates.…` changes a template before it expands; every other
     // path applies to the expanded scenario (so `flows.web3.tcp` exists).
-    let (tsets, rest): (Vec<&String>, Vec<&String>) = sets
-        .iter()
-        .partition(|s| s.trim_start().starts_with("templates."));
+    let (tsets, rest): (Vec<&String>, Vec<&String>) = sets.iter().partition(|s| {
+        let path = s.split_once('=').map_or(s.as_str(), |(p, _)| p).trim();
+        path == "templates" || path.starts_with("templates.")
+    });
     for s in tsets {
         apply_set(&mut v, s, file)?;
     }

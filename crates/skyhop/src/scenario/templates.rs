@@ -51,7 +51,13 @@ impl Origins {
         let (Some(sec), Some(name)) = (parts.next(), parts.next()) else {
             return e;
         };
-        let rest = parts.next();
+        // `nodes.C0[0]`: the entry is `C0`, what follows is inside it.
+        let (name, index) = name.split_at(name.find('[').unwrap_or(name.len()));
+        let rest = match (index, parts.next()) {
+            ("", r) => r.map(|r| format!(".{r}")).unwrap_or_default(),
+            (ix, Some(r)) => format!("{ix}.{r}"),
+            (ix, None) => ix.to_string(),
+        };
         let expanded = format!("{sec}.{name}");
         if keep(&expanded) {
             return e;
@@ -60,10 +66,7 @@ impl Origins {
             let Some(i) = index_of(&o.entry, name, o.count) else {
                 continue;
             };
-            let key = match rest {
-                Some(r) => format!("templates.{}.{sec}.{}.{r}", o.template, o.entry),
-                None => format!("templates.{}.{sec}.{}", o.template, o.entry),
-            };
+            let key = format!("templates.{}.{sec}.{}{rest}", o.template, o.entry);
             let message = format!("{} (in {expanded}, i = {i})", e.message);
             return ScenarioError::new(&e.file, key, message);
         }

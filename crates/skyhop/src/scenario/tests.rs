@@ -721,3 +721,21 @@ fn wrong_lists_and_tables_in_tagged_tables_are_named() {
     }
 }
 
+/// `--set templates=…` is refused before the templates expand, naming the
+/// templates the scenario has.
+#[test]
+fn set_replacing_the_templates_table_names_them() {
+    let text = format!("{BASE}\n[templates.t]\ncount = 2\n[templates.t.nodes.\"S{{i}}\"]\n");
+    let e = load_str(&text, "t.toml", &["templates={}".to_string()]).unwrap_err();
+    assert_eq!(e.key, "templates", "{e}");
+    assert!(e.message.contains("(templates: t)"), "{e}");
+    // A list index inside an expanded entry: the template key, then the index.
+    let e = load_str(
+        &text,
+        "t.toml",
+        &["templates.t.nodes.S{i}=[[1]]".to_string()],
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "templates.t.nodes.S{i}[0]", "{e}");
+}
+
