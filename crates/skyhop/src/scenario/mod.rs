@@ -370,6 +370,16 @@ fn load_checked(
             .map(|e| (e.path().to_string(), e.inner().message().to_string()))
     };
     let mut scn = read(v.clone()).map_err(|e| load_error::from_serde(file, &v, &e, &reload))?;
+    // serde reads a table's fields from a list in order: refuse that.
+    if let Ok(out) = serde_json::to_value(&scn) {
+        if let Some(key) = list_as_table(&v, &out, String::new()) {
+            return Err(ScenarioError::new(
+                file,
+                key,
+                "expected a table, got a list (a table is { key = value, ... })",
+            ));
+        }
+    }
     for l in scn.links.values_mut() {
         let dirs = [l.forward.as_mut(), l.reverse.as_mut()];
         let dir_channels = dirs
@@ -386,6 +396,30 @@ fn load_checked(
     memory::check_memory(&plan, file)?;
     memory::check_chains(&plan, file, plan.duration, plan.event_budget)?;
     Ok(scn)
+}
+
+/// The first key where the scenario as written has a list and the
+/// scenario as read has a table.
+fn list_as_table(written: &toml::Value, read: &serde_json::Value, key: String) -> Option<String> {
+    let sub = |k: &str| {
+        if key.is_empty() {
+            k.to_string()
+        } else {
+            format!("{key}.{k}")
+        }
+    };
+    match (written, read) {
+        (toml::Value::Array(_), serde_json::Value::Object(_)) => Some(key),
+        (toml::Value::Table(t), serde_json::Value::Object(o)) => t
+            .iter()
+            .find_map(|(k, x)| o.get(k).and_then(|y| list_as_table(x, y, sub(k)))),
+        (toml::Value::Array(a), serde_json::Value::Array(b)) => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (x, y))| list_as_table(x, y, format!("{key}[{i}]"))),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -739,3 +739,22 @@ fn set_replacing_the_templates_table_names_them() {
     assert_eq!(e.key, "templates.t.nodes.S{i}[0]", "{e}");
 }
 
+/// A list where a table belongs is refused, not read field by field in
+/// order (`links.ab = [["A", "B"]]` is no link between A and B).
+#[test]
+fn a_list_is_no_table() {
+    for (set, key) in [
+        ("nodes.A=[]", "nodes.A"),
+        ("links.ab.reverse=[]", "links.ab.reverse"),
+        ("links.ab=[[\"A\",\"B\"], \"1 Mbps\"]", "links.ab"),
+        ("run=[]", "run"),
+        ("tcp=[]", "tcp"),
+    ] {
+        let e = err_of(&[set]);
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(
+            e.message.contains("expected a table, got a list"),
+            "{set}: {e}"
+        );
+    }
+}
