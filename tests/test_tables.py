@@ -251,3 +251,39 @@ def test_a_sweep_stored_by_an_earlier_skyhop_resumes(tmp_path):
             drop=True
         ),
     )
+
+
+def test_a_sweep_summary_sizes_the_proxies(tmp_path, monkeypatch, capsys):
+    """summary.json, summary.parquet and the sweep's table carry each split
+    proxy's maximum and mean occupancy per flow and proxy node, mean ± CI over
+    the runs, equal to what proxies.parquet holds."""
+    from skyhop._terminal import print_sweep_table
+
+    grid = {"links.ar.per": [0.0, 0.05]}
+    out, _, _, _ = _store_sweep(tmp_path, monkeypatch, grid, [3, 4], transform=lambda r: r)
+    proxies = pd.read_parquet(out / "proxies.parquet")
+    doc = json.loads((out / "summary.json").read_text())
+    summary = pd.read_parquet(out / "summary.parquet")
+    for entry in doc:
+        rows = proxies[proxies["point"] == entry["point"]]
+        ftp = entry["summary"]["ftp"]
+        for field in ("max_occupancy_bytes", "mean_occupancy_bytes"):
+            st = ftp[f"proxy.R.{field}"]
+            assert st["n"] == 2
+            assert st["mean"] == pytest.approx(rows[field].mean())
+            assert st["ci95"] is not None and st["ci95"] >= 0
+            row = summary[
+                (summary["point"] == entry["point"]) & (summary["metric"] == f"proxy.R.{field}")
+            ]
+            assert row["mean"].tolist() == [pytest.approx(st["mean"])]
+        assert ftp["proxy.R.max_occupancy_bytes"]["mean"] > 0
+    print_sweep_table("sw", doc)
+    text = capsys.readouterr().out
+    assert "R max occupancy (kB)" in text and "R mean occupancy (kB)" in text
+    # a sweep without proxies shows no such column
+    for entry in doc:
+        entry["summary"]["ftp"] = {
+            k: v for k, v in entry["summary"]["ftp"].items() if not k.startswith("proxy.")
+        }
+    print_sweep_table("sw", doc)
+    assert "occupancy" not in capsys.readouterr().out

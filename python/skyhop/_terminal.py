@@ -170,9 +170,12 @@ def print_run_table(
 def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:
     """Print a sweep's summary (summary.json): one row per point and flow,
     mean ± 95 % CI half-width (n) of the main metrics (those of
-    :data:`BASE_METRICS` and the response times an application reports)."""
+    :data:`BASE_METRICS`, the response times an application reports and, where
+    the flow has split proxies, each proxy's maximum and mean occupancy)."""
     from rich.console import Console
     from rich.table import Table
+
+    from .stats import parse_proxy_metric
 
     paths = list(summary_doc[0]["set"]) if summary_doc else []
     table = Table(
@@ -188,6 +191,13 @@ def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:
         (metric, header, 1.0, 3)
         for metric, header, _ in extra_metrics(present)
         if metric.endswith(_RESPONSE_SUFFIX)
+    ]
+    # a split proxy's occupancy (kB), per proxy node: what its memory must hold
+    columns += [
+        (m, f"{node} {'max' if field.startswith('max') else 'mean'} occupancy (kB)", 1e3, 1)
+        for m in present
+        if (parsed := parse_proxy_metric(m)) is not None
+        for node, field in [parsed]
     ]
     for _, header, _, _ in columns:
         table.add_column(header, justify="right")

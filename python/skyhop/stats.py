@@ -178,3 +178,44 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[str
         name: {metric: summarize_values(vals) for metric, vals in metrics.items()}
         for name, metrics in flows.items()
     }
+
+
+#: a split proxy's occupancy metrics, as a flow's summary names them
+PROXY_METRICS = ("max_occupancy_bytes", "mean_occupancy_bytes")
+
+
+def proxy_metric(node: str, field: str) -> str:
+    """The summary metric of proxy ``node``'s ``field``: ``proxy.GGW.max_occupancy_bytes``."""
+    return f"proxy.{node}.{field}"
+
+
+def parse_proxy_metric(metric: str) -> tuple[str, str] | None:
+    """``(node, field)`` of a :func:`proxy_metric` name, else None."""
+    for field in PROXY_METRICS:
+        suffix = "." + field
+        if metric.startswith("proxy.") and metric.endswith(suffix):
+            node = metric[len("proxy.") : -len(suffix)]
+            if node:
+                return node, field
+    return None
+
+
+def summarize_proxies(
+    runs: Iterable[Iterable[Mapping[str, Any]]],
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """The proxies' occupancy over runs, per flow and proxy node:
+    ``{flow: {proxy_metric(node, field): {"mean", "ci95", "n"}}}`` for the
+    fields of :data:`PROXY_METRICS` (a run contributes each of its ``proxies``
+    records, one per flow and proxy)."""
+    values: dict[str, dict[str, list[Any]]] = {}
+    for records in runs:
+        for rec in records:
+            flow, node = rec.get("flow"), rec.get("node")
+            if not isinstance(flow, str) or not isinstance(node, str):
+                continue
+            per = values.setdefault(flow, {})
+            for field in PROXY_METRICS:
+                per.setdefault(proxy_metric(node, field), []).append(rec.get(field))
+    return {
+        flow: {m: summarize_values(vs) for m, vs in per.items()} for flow, per in values.items()
+    }

@@ -29,7 +29,7 @@ from typing import Any
 from .._output import dump_json, write_bytes_atomic, write_table, write_text_atomic
 from ..errors import ScenarioError, SweepError
 from ..files import FileRefused, read_bounded
-from ..stats import flow_metrics, summarize_values
+from ..stats import flow_metrics, summarize_proxies, summarize_values
 from ..tables import assemble as assemble_tables
 from ..tables import blocks_of, frame, index_column, is_table
 from .grid import Point
@@ -451,6 +451,7 @@ def assemble(
     partial_runs = 0  # runs stored by an earlier skyhop without all their tables
     full_tables: set[str] = set()
     partial_tables: set[str] = set()
+    proxy_runs: dict[int, list[list[dict[str, Any]]]] = {}  # point -> per run: its proxies
     for p in points:
         flows = p.flows
         for s in seeds:
@@ -471,6 +472,9 @@ def assemble(
                 partial_runs += 1
                 partial_tables |= names
             blocks.extend((head, b) for b in found)
+            proxy_runs.setdefault(p.index, []).append(
+                [r for b in found if b["table"] == "proxies" for r in b["records"]]
+            )
     results = frame(rows)
     results = results.sort_values(["point", "seed", "flow"], kind="stable").reset_index(drop=True)
 
@@ -485,6 +489,13 @@ def assemble(
                 vals = [None if pd.isna(v) else float(v) for v in g[m].tolist()]
                 stats = summarize_values(vals)
                 per_flow[flow][m] = stats
+                summary_rows.append(
+                    {"point": p.index, **p.columns, "flow": flow, "metric": m, **stats}
+                )
+        # each split proxy's occupancy, per flow and proxy node, over the runs
+        for flow, per in summarize_proxies(proxy_runs.get(p.index, [])).items():
+            for m, stats in per.items():
+                per_flow.setdefault(flow, {})[m] = stats
                 summary_rows.append(
                     {"point": p.index, **p.columns, "flow": flow, "metric": m, **stats}
                 )

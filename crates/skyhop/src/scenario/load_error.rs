@@ -314,17 +314,49 @@ pub(super) fn from_serde(
     // it: the entry at fault is the one the message names (the one whose
     // removal changes the error, if several do).
     let tagged = here.is_some_and(|t| t.contains_key("model"));
+    // Of several entries, the one whose removal changes the error.
+    let culprit = |found: &[&String]| -> Option<String> {
+        found
+            .iter()
+            .find(|k| {
+                let mut changed = root.clone();
+                if let Some(t) = table_at_mut(&mut changed, &path) {
+                    t.remove(k.as_str());
+                }
+                reload(changed) != Some((e.path().to_string(), msg.clone()))
+            })
+            .map(|k| k.to_string())
+    };
     let named_entry = |msg: &str| -> Option<String> {
         let t = here?;
-        let found: Vec<&String> = t
+        let mut found: Vec<&String> = t
             .iter()
             .filter(|(k, v)| k.as_str() != "model" && mentions(msg, v))
             .map(|(k, _)| k)
             .collect();
+        // A quoted string the message names outranks a number that happens
+        // to be a word of it ("write 0 s for none" is not `per_good = 0`).
+        if found.iter().any(|k| t[k.as_str()].is_str()) {
+            found.retain(|k| t[k.as_str()].is_str());
+        }
+        // A list or a table where another type belongs: the entries that
+        // hold one.
+        if found.is_empty() {
+            let kind = |v: &toml::Value| match v {
+                toml::Value::Array(_) => msg.starts_with("invalid type: sequence"),
+                toml::Value::Table(_) => msg.starts_with("invalid type: map"),
+                _ => false,
+            };
+            found = t
+                .iter()
+                .filter(|(k, v)| k.as_str() != "model" && kind(v))
+                .map(|(k, _)| k)
+                .collect();
+        }
         match found.len() {
             0 => None,
             1 => Some(found[0].clone()),
-            _ => holder(&t[found[0].as_str()]).or_else(|| Some(found[0].clone())),
+            _ => culprit(&found).or_else(|| Some(found[0].clone())),
         }
     };
     let (key, message) = match parse(&msg) {

@@ -238,6 +238,9 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
             return refuse_whole("templates", &known, "template");
         }
         check_entry("templates", "template", &known, parts[1])?;
+        if parts.len() == 2 {
+            check_whole_template(templates.and_then(|t| t.get(parts[1])), raw, file, path)?;
+        }
         if let (Some(sec), Some(what)) = (parts.get(2), parts.get(2).and_then(|s| map_of(s))) {
             let table = format!("templates.{}.{sec}", parts[1]);
             let entries = names_of(
@@ -275,6 +278,51 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
     Ok(())
 }
 
+/// `--set templates.NAME={...}` replaces a whole template: its nodes, links
+/// and flows must keep their names (the values may change), or the set
+/// would invent or remove entries.
+fn check_whole_template(
+    old: Option<&toml::Value>,
+    raw: &str,
+    file: &str,
+    path: &str,
+) -> Result<(), ScenarioError> {
+    let toml::Value::Table(new) = parse_set_value(raw) else {
+        // Not a table: the template's own check says so.
+        return Ok(());
+    };
+    let names = |t: Option<&toml::Value>, sec: &str| -> Vec<String> {
+        t.and_then(|t| t.get(sec))
+            .and_then(|t| t.as_table())
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let new = toml::Value::Table(new);
+    for (sec, what) in NAMED_MAPS {
+        let (have, given) = (names(old, sec), names(Some(&new), sec));
+        if have == given {
+            continue;
+        }
+        let list = |ns: &[String]| {
+            if ns.is_empty() {
+                "none".to_string()
+            } else {
+                ns.join(", ")
+            }
+        };
+        return Err(ScenarioError::new(
+            file,
+            path,
+            format!(
+                "--set cannot add or remove a template's {what}s: {path}.{sec} has {}, the new table {}; set a key of one, e.g. --set {path}.{sec}.NAME.KEY=VALUE",
+                list(&have),
+                list(&given)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn load_value(
     mut v: toml::Value,
     file: &str,
@@ -283,16 +331,38 @@ fn load_value(
 ) -> Result<Scenario, ScenarioError> {
     // `--set templates.…` changes a template before it expands; every other
     // path applies to the expanded scenario (so `flows.web3.tcp` exists).
-    let (tsets, rest): (Vec<&String>, Vec<&String>) = sets
-        .iter()
-        .partition(|s| s.trim_start().starts_with("templates."));
+    let (tsets, rest): (Vec<&String>, Vec<&String>) = sets.iter().partition(|s| {
+        let path = s.split_once('=').map_or(s.as_str(), |(p, _)| p).trim();
+        path == "templates" || path.starts_with("templates.")
+    });
     for s in tsets {
         apply_set(&mut v, s, file)?;
     }
-    templates::expand(&mut v, file)?;
-    for s in rest {
+    let origins = templates::expand(&mut v, file)?;
+    for s in &rest {
         apply_set(&mut v, s, file)?;
     }
+    // An error in an expanded entry names the template key it came from,
+    // unless a --set named that entry itself.
+    let set_paths: Vec<&str> = rest
+        .iter()
+        .map(|s| s.split_once('=').map_or(s.as_str(), |(p, _)| p).trim())
+        .collect();
+    let keep = |entry: &str| {
+        set_paths.iter().any(|p| {
+            p.strip_prefix(entry)
+                .is_some_and(|r| r.is_empty() || r.starts_with('.'))
+        })
+    };
+    let name = |e: ScenarioError| origins.name(e, keep);
+    load_checked(v, file, base).map_err(name)
+}
+
+fn load_checked(
+    v: toml::Value,
+    file: &str,
+    base: &std::path::Path,
+) -> Result<Scenario, ScenarioError> {
     let read = |v: toml::Value| serde_path_to_error::deserialize::<_, Scenario>(v);
     let reload = |v: toml::Value| {
         read(v)
@@ -300,6 +370,16 @@ fn load_value(
             .map(|e| (e.path().to_string(), e.inner().message().to_string()))
     };
     let mut scn = read(v.clone()).map_err(|e| load_error::from_serde(file, &v, &e, &reload))?;
+    // serde reads a table's fields from a list in order: refuse that.
+    if let Ok(out) = serde_json::to_value(&scn) {
+        if let Some(key) = list_as_table(&v, &out, String::new()) {
+            return Err(ScenarioError::new(
+                file,
+                key,
+                "expected a table, got a list (a table is { key = value, ... })",
+            ));
+        }
+    }
     for l in scn.links.values_mut() {
         let dirs = [l.forward.as_mut(), l.reverse.as_mut()];
         let dir_channels = dirs
@@ -316,6 +396,30 @@ fn load_value(
     memory::check_memory(&plan, file)?;
     memory::check_chains(&plan, file, plan.duration, plan.event_budget)?;
     Ok(scn)
+}
+
+/// The first key where the scenario as written has a list and the
+/// scenario as read has a table.
+fn list_as_table(written: &toml::Value, read: &serde_json::Value, key: String) -> Option<String> {
+    let sub = |k: &str| {
+        if key.is_empty() {
+            k.to_string()
+        } else {
+            format!("{key}.{k}")
+        }
+    };
+    match (written, read) {
+        (toml::Value::Array(_), serde_json::Value::Object(_)) => Some(key),
+        (toml::Value::Table(t), serde_json::Value::Object(o)) => t
+            .iter()
+            .find_map(|(k, x)| o.get(k).and_then(|y| list_as_table(x, y, sub(k)))),
+        (toml::Value::Array(a), serde_json::Value::Array(b)) => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (x, y))| list_as_table(x, y, format!("{key}[{i}]"))),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -29,12 +29,75 @@ pub const MAX_COUNT: u64 = 100_000;
 /// The most entries all templates may expand to.
 pub const MAX_EXPANDED: u64 = 1_000_000;
 
-pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioError> {
+/// Where expanded entries came from: an error at `links.g3.rate` is one
+/// of the template's `templates.web.links."g{i}".rate`.
+#[derive(Debug, Default)]
+pub(super) struct Origins(Vec<Origin>);
+
+#[derive(Debug)]
+struct Origin {
+    template: String,
+    section: &'static str,
+    entry: String,
+    count: u64,
+}
+
+impl Origins {
+    /// The error of an expanded entry named at the template key the user
+    /// wrote (with the entry it expanded to), unless `keep(entry)`: e.g. a
+    /// `--set` changed that entry after the expansion.
+    pub(super) fn name(&self, e: ScenarioError, keep: impl Fn(&str) -> bool) -> ScenarioError {
+        let mut parts = e.key.splitn(3, '.');
+        let (Some(sec), Some(name)) = (parts.next(), parts.next()) else {
+            return e;
+        };
+        // `nodes.C0[0]`: the entry is `C0`, what follows is inside it.
+        let (name, index) = name.split_at(name.find('[').unwrap_or(name.len()));
+        let rest = match (index, parts.next()) {
+            ("", r) => r.map(|r| format!(".{r}")).unwrap_or_default(),
+            (ix, Some(r)) => format!("{ix}.{r}"),
+            (ix, None) => ix.to_string(),
+        };
+        let expanded = format!("{sec}.{name}");
+        if keep(&expanded) {
+            return e;
+        }
+        for o in self.0.iter().filter(|o| o.section == sec) {
+            let Some(i) = index_of(&o.entry, name, o.count) else {
+                continue;
+            };
+            let key = format!("templates.{}.{sec}.{}{rest}", o.template, o.entry);
+            let message = format!("{} (in {expanded}, i = {i})", e.message);
+            return ScenarioError::new(&e.file, key, message);
+        }
+        e
+    }
+}
+
+/// The `i` for which the entry pattern `pattern` (with `{i}`) expands to
+/// `name`, if one below `count` does.
+fn index_of(pattern: &str, name: &str, count: u64) -> Option<u64> {
+    if !pattern.contains("{i}") {
+        return (pattern == name).then_some(0);
+    }
+    // The digits where the first `{i}` stands; the whole name must match them.
+    let (head, _) = pattern.split_once("{i}")?;
+    let digits: String = name
+        .strip_prefix(head)?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let i: u64 = digits.parse().ok()?;
+    (i < count && pattern.replace("{i}", &i.to_string()) == name).then_some(i)
+}
+
+pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<Origins, ScenarioError> {
+    let mut origins = Origins::default();
     let Some(t) = root.as_table_mut() else {
-        return Ok(());
+        return Ok(origins);
     };
     let Some(templates) = t.remove("templates") else {
-        return Ok(());
+        return Ok(origins);
     };
     let templates = match templates {
         toml::Value::Table(x) => x,
@@ -119,6 +182,12 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
             let Some(target) = target.as_table_mut() else {
                 return Err(ScenarioError::new(file, *sec, "must be a table"));
             };
+            origins.0.extend(entries.keys().map(|k| Origin {
+                template: name.clone(),
+                section: sec,
+                entry: k.clone(),
+                count,
+            }));
             for i in 0..count {
                 for (k, v) in entries {
                     let n = k.replace("{i}", &i.to_string());
@@ -134,7 +203,7 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<(), ScenarioE
             }
         }
     }
-    Ok(())
+    Ok(origins)
 }
 
 fn subst(v: &toml::Value, i: u64) -> toml::Value {
@@ -256,5 +325,15 @@ mod tests {
         let mut v = toml::Value::Table(toml::from_str(&zero).unwrap());
         let e = expand(&mut v, "t.toml").unwrap_err().to_string();
         assert!(e.contains("templates.t.count"), "{e}");
+    }
+
+    #[test]
+    fn an_expanded_entry_is_traced_to_its_template_key() {
+        assert_eq!(index_of("g{i}", "g12", 13), Some(12));
+        assert_eq!(index_of("g{i}", "g13", 13), None);
+        assert_eq!(index_of("g{i}", "g01", 13), None);
+        assert_eq!(index_of("S{i}-C{i}", "S2-C2", 3), Some(2));
+        assert_eq!(index_of("S{i}-C{i}", "S2-C1", 3), None);
+        assert_eq!(index_of("fixed", "fixed", 3), Some(0));
     }
 }

@@ -607,10 +607,20 @@ fn set_never_invents_an_entry() {
             "templates.t.nodes={X={}}",
             "cannot replace the whole templates.t.nodes table",
         ),
+        // A whole template: its entries keep their names.
+        (
+            "templates.t={count=2, nodes={X={}}}",
+            "templates.t.nodes has S{i}, the new table X",
+        ),
+        (
+            "templates.t={count=2}",
+            "templates.t.nodes has S{i}, the new table none",
+        ),
     ] {
         let e = load_t(&[set]).unwrap_err();
         assert!(e.message.contains(words), "{set}: {e}");
     }
+    load_t(&["templates.t={count=3, nodes={\"S{i}\"={lat=1, lon=2}}}"]).unwrap();
     // Values of existing entries may be replaced or added, at any depth.
     load(&[
         "nodes.A={}",
@@ -635,5 +645,116 @@ fn proxy_keys_of_another_policy_are_refused() {
         let e = err_of(sets);
         assert_eq!(e.key, key, "{sets:?}: {e}");
         assert!(e.message.contains(words), "{sets:?}: {e}");
+    }
+}
+
+/// An error in an entry a template expanded names the template's key (with
+/// the entry and index it expanded to), unless a --set named the entry.
+#[test]
+fn errors_in_expanded_entries_name_the_template_key() {
+    let text = format!(
+        "{BASE}\n[templates.t]\ncount = 2\n[templates.t.nodes.\"S{{i}}\"]\n\
+         [templates.t.links.\"s{{i}}\"]\nbetween = [\"S{{i}}\", \"A\"]\nrate = \"1 Mbps\"\ndelay = \"1 ms\"\n\
+         [templates.t.flows.\"f{{i}}\"]\nfrom = \"S{{i}}\"\nto = \"C\"\n"
+    );
+    let load_t = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        load_str(&text, "t.toml", &sets)
+    };
+    load_t(&[]).unwrap();
+    for (set, key, words) in [
+        (
+            "templates.t.flows.f{i}.to=-0.5",
+            "templates.t.flows.f{i}.to",
+            "expected a string in quotes, got -0.5 (in flows.f0, i = 0)",
+        ),
+        (
+            "templates.t.links.s{i}.rate=\"1.0000004 bps\"",
+            "templates.t.links.s{i}.rate",
+            "whole number of bit/s",
+        ),
+        (
+            "templates.t.links.s{i}.between=[\"S{i}\", \"Q\"]",
+            "templates.t.links.s{i}.between",
+            "(in links.s0, i = 0)",
+        ),
+        // Named by the user after the expansion: named as set.
+        (
+            "flows.f1.to=3",
+            "flows.f1.to",
+            "expected a string in quotes, got 3",
+        ),
+    ] {
+        let e = load_t(&[set]).unwrap_err();
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(e.message.contains(words), "{set}: {e}");
+    }
+    let e = load_t(&["flows.f1.to=3"]).unwrap_err();
+    assert!(!e.message.contains("(in "), "{e}");
+}
+
+/// Inside a tagged table, a list or a table of the wrong type is named by
+/// its own key, and a number that is a word of the message is not mistaken
+/// for the value at fault.
+#[test]
+fn wrong_lists_and_tables_in_tagged_tables_are_named() {
+    for (set, key, words) in [
+        (
+            "links.ab.link_layer={model=\"dvbs\", asto=[1], fer_good=0.0}",
+            "links.ab.link_layer.asto",
+            "expected true or false, got a list",
+        ),
+        (
+            "links.ab.link_layer={model=\"dvbs\", fer_bad={a=1}}",
+            "links.ab.link_layer.fer_bad",
+            "got a table",
+        ),
+        (
+            "links.ab.channel={model=\"gilbert-elliott\", t_good=\"1e-400 s\", t_bad=\"2 s\", per_good=0.0}",
+            "links.ab.channel.t_good",
+            "below 1 ns",
+        ),
+    ] {
+        let e = err_of(&[set]);
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(e.message.contains(words), "{set}: {e}");
+    }
+}
+
+/// `--set templates=…` is refused before the templates expand, naming the
+/// templates the scenario has.
+#[test]
+fn set_replacing_the_templates_table_names_them() {
+    let text = format!("{BASE}\n[templates.t]\ncount = 2\n[templates.t.nodes.\"S{{i}}\"]\n");
+    let e = load_str(&text, "t.toml", &["templates={}".to_string()]).unwrap_err();
+    assert_eq!(e.key, "templates", "{e}");
+    assert!(e.message.contains("(templates: t)"), "{e}");
+    // A list index inside an expanded entry: the template key, then the index.
+    let e = load_str(
+        &text,
+        "t.toml",
+        &["templates.t.nodes.S{i}=[[1]]".to_string()],
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "templates.t.nodes.S{i}[0]", "{e}");
+}
+
+/// A list where a table belongs is refused, not read field by field in
+/// order (`links.ab = [["A", "B"]]` is no link between A and B).
+#[test]
+fn a_list_is_no_table() {
+    for (set, key) in [
+        ("nodes.A=[]", "nodes.A"),
+        ("links.ab.reverse=[]", "links.ab.reverse"),
+        ("links.ab=[[\"A\",\"B\"], \"1 Mbps\"]", "links.ab"),
+        ("run=[]", "run"),
+        ("tcp=[]", "tcp"),
+    ] {
+        let e = err_of(&[set]);
+        assert_eq!(e.key, key, "{set}: {e}");
+        assert!(
+            e.message.contains("expected a table, got a list"),
+            "{set}: {e}"
+        );
     }
 }
