@@ -18,8 +18,11 @@ lint:
 ## test: the Rust engine's tests, then the Python/CLI tests against the installed package
 test: test-rust test-python
 
+# The library and integration tests; the examples (each a thin-LTO link of
+# the whole engine, about a minute of a two-core machine for the three) are
+# compiled by `make lint` (clippy --all-targets), not here.
 test-rust:
-	$(CARGO) test --release --workspace
+	$(CARGO) test --release --workspace --lib --tests
 
 test-python:
 	$(PY) -m pytest -q
