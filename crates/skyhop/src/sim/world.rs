@@ -449,7 +449,9 @@ impl World {
                 conn: c as u32,
                 gen,
             };
-            self.q.push(conn.s_timer.at.max(now), ev);
+            // One pending event per sender: a timer moved earlier replaces
+            // the event it had instead of leaving it to be popped for nothing.
+            self.q.set_timer(c as u32, conn.s_timer.at.max(now), ev);
         }
         if let Some(tr) = conn.trace.as_mut() {
             let s = &conn.sender;

@@ -35,30 +35,58 @@ use std::collections::{BTreeSet, VecDeque};
 
 const NIL: u64 = u64::MAX;
 
-/// Section 5.2: per-segment variables, plus the sender's bookkeeping.
+/// Section 5.2: per-segment variables, plus the sender's bookkeeping, in
+/// 32 bytes (a flight of thousands of segments per connection is walked on
+/// every ACK: the records are kept small so that they stay in the cache).
 #[derive(Clone, Copy, Debug)]
 struct Seg {
     seq: u64,
-    /// Segment.end_seq.
-    end: u64,
     /// Segment.xmit_ts: the latest (re)transmission.
     xmit_ts: Time,
-    /// Segment.retransmitted.
-    retransmitted: bool,
-    /// Segment.lost (kept until delivered, as Linux's TCPCB_LOST).
-    lost: bool,
-    sacked: bool,
-    /// A retransmission of it is in flight and has not been marked lost.
-    retx_out: bool,
-    /// In the transmission-time chain.
-    linked: bool,
-    prev: u64,
-    next: u64,
+    /// Segment.end_seq − seq.
+    len: u32,
+    /// Neighbours in the transmission-time chain: the low 32 bits of their
+    /// absolute indices (`Rack::abs` restores them; the chain holds records
+    /// not yet acknowledged, fewer than 2³² of them). Meaningless at the
+    /// chain's ends: the head has no predecessor, the tail no successor.
+    prev: u32,
+    next: u32,
+    flags: u8,
 }
 
+const _: () = assert!(std::mem::size_of::<Seg>() == 32);
+
+/// Segment.retransmitted.
+const RETRANSMITTED: u8 = 1;
+/// Segment.lost (kept until delivered, as Linux's TCPCB_LOST).
+const LOST: u8 = 2;
+const SACKED: u8 = 4;
+/// A retransmission of it is in flight and has not been marked lost.
+const RETX_OUT: u8 = 8;
+/// In the transmission-time chain.
+const LINKED: u8 = 16;
+
 impl Seg {
+    #[inline]
     fn len(&self) -> u64 {
-        self.end - self.seq
+        self.len as u64
+    }
+    /// Segment.end_seq.
+    #[inline]
+    fn end(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+    #[inline]
+    fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+    #[inline]
+    fn set(&mut self, f: u8, on: bool) {
+        if on {
+            self.flags |= f;
+        } else {
+            self.flags &= !f;
+        }
     }
 }
 
@@ -128,6 +156,10 @@ pub struct Rack {
     pub(super) timer: Option<(Time, LossTimer)>,
     /// SACKed ranges new on the ACK being processed.
     newly: Vec<(u64, u64)>,
+    /// The absolute index after the last record the newly SACKed ranges
+    /// reached: the next such range usually starts there (a block grows at
+    /// its top), sparing a binary search over the whole flight.
+    newly_hint: u64,
     /// The lowest end of a never-retransmitted segment the last ACK
     /// delivered (F-RTO's "original data acknowledged").
     orig_delivered_end: Option<u64>,
@@ -163,6 +195,7 @@ impl Rack {
             tlp_is_retrans: false,
             timer: None,
             newly: Vec::new(),
+            newly_hint: 0,
             orig_delivered_end: None,
             stats: RackStats::default(),
         }
@@ -195,13 +228,13 @@ impl Rack {
     }
     /// The segment containing `seq` is marked lost.
     pub fn is_lost(&self, seq: u64) -> bool {
-        self.find(seq).is_some_and(|i| self.segs[i].lost)
+        self.find(seq).is_some_and(|i| self.segs[i].has(LOST))
     }
     /// The first segment marked lost and not retransmitted since: `[seq, end)`.
     pub fn first_lost(&self) -> Option<(u64, u64)> {
         let &seq = self.pending.first()?;
         let i = self.find(seq)?;
-        Some((seq, self.segs[i].end))
+        Some((seq, self.segs[i].end()))
     }
     /// The lowest end of a segment never retransmitted that the last ACK
     /// delivered (cumulatively or by SACK), if any.
@@ -211,7 +244,7 @@ impl Rack {
 
     /// The highest-sequence segment sent: `[seq, end)`.
     pub fn last_seg(&self) -> Option<(u64, u64)> {
-        self.segs.back().map(|r| (r.seq, r.end))
+        self.segs.back().map(|r| (r.seq, r.end()))
     }
 
     /// Bytes in flight, as Linux counts them (packets_out − sacked_out −
@@ -229,46 +262,80 @@ impl Rack {
         (id - self.base) as usize
     }
 
+    /// The index of the first record ending above `seq`, from
+    /// `newly_hint` when it still answers, else by binary search.
+    fn first_ending_above(&self, seq: u64) -> usize {
+        let n = self.segs.len();
+        let i = self.newly_hint.saturating_sub(self.base).min(n as u64) as usize;
+        if (i == 0 || self.segs[i - 1].end() <= seq) && (i == n || self.segs[i].end() > seq) {
+            return i;
+        }
+        self.segs.partition_point(|r| r.end() <= seq)
+    }
+
     fn find(&self, seq: u64) -> Option<usize> {
-        let i = self.segs.partition_point(|r| r.end <= seq);
+        let i = self.segs.partition_point(|r| r.end() <= seq);
         (i < self.segs.len() && self.segs[i].seq <= seq).then_some(i)
+    }
+
+    /// The absolute index whose low 32 bits are `x` (a record not yet
+    /// acknowledged: at or after `base`, fewer than 2³² after it).
+    #[inline]
+    fn abs(&self, x: u32) -> u64 {
+        self.base + x.wrapping_sub(self.base as u32) as u64
+    }
+
+    /// The record after `id` in the transmission-time chain, or NIL.
+    #[inline]
+    fn next_of(&self, id: u64) -> u64 {
+        if id == self.tail {
+            NIL
+        } else {
+            self.abs(self.segs[self.idx(id)].next)
+        }
     }
 
     fn unlink(&mut self, id: u64) {
         let i = self.idx(id);
         let r = self.segs[i];
-        if !r.linked {
+        if !r.has(LINKED) {
             return;
         }
-        if r.prev == NIL {
-            self.head = r.next;
+        let prev = if id == self.head {
+            NIL
         } else {
-            let p = self.idx(r.prev);
-            self.segs[p].next = r.next;
-        }
-        if r.next == NIL {
-            self.tail = r.prev;
+            self.abs(r.prev)
+        };
+        let next = if id == self.tail {
+            NIL
         } else {
-            let n = self.idx(r.next);
-            self.segs[n].prev = r.prev;
+            self.abs(r.next)
+        };
+        if prev == NIL {
+            self.head = next;
+        } else {
+            let p = self.idx(prev);
+            self.segs[p].next = next as u32;
         }
-        let r = &mut self.segs[i];
-        r.linked = false;
-        r.prev = NIL;
-        r.next = NIL;
+        if next == NIL {
+            self.tail = prev;
+        } else {
+            let n = self.idx(next);
+            self.segs[n].prev = prev as u32;
+        }
+        self.segs[i].set(LINKED, false);
     }
 
     fn link_tail(&mut self, id: u64) {
         let i = self.idx(id);
-        debug_assert!(!self.segs[i].linked);
-        self.segs[i].prev = self.tail;
-        self.segs[i].next = NIL;
-        self.segs[i].linked = true;
+        debug_assert!(!self.segs[i].has(LINKED));
+        self.segs[i].prev = self.tail as u32;
+        self.segs[i].set(LINKED, true);
         if self.tail == NIL {
             self.head = id;
         } else {
             let t = self.idx(self.tail);
-            self.segs[t].next = id;
+            self.segs[t].next = id as u32;
         }
         self.tail = id;
     }
@@ -279,27 +346,27 @@ impl Rack {
     /// Segment.xmit_ts = Now, and it moves to the end of the time chain.
     pub fn on_send(&mut self, now: Time, seq: u64, len: u32) {
         let end = seq + len as u64;
-        let top = self.segs.back().map_or(0, |r| r.end);
+        let top = self.segs.back().map_or(0, |r| r.end());
         if self.segs.is_empty() || seq >= top {
             self.push(now, seq, end);
             return;
         }
         // A retransmission: every record it covers.
-        let mut i = self.segs.partition_point(|r| r.end <= seq);
+        let mut i = self.segs.partition_point(|r| r.end() <= seq);
         while i < self.segs.len() && self.segs[i].seq < end {
             let id = self.base + i as u64;
             let r = self.segs[i];
-            if !r.sacked {
-                if r.lost && !r.retx_out {
+            if !r.has(SACKED) {
+                if r.has(LOST) && !r.has(RETX_OUT) {
                     self.pending.remove(&r.seq);
                 }
-                if !r.retx_out {
+                if !r.has(RETX_OUT) {
                     self.retx_bytes += r.len();
                 }
                 self.unlink(id);
                 let r = &mut self.segs[i];
-                r.retx_out = true;
-                r.retransmitted = true;
+                r.set(RETX_OUT, true);
+                r.set(RETRANSMITTED, true);
                 r.xmit_ts = now;
                 self.link_tail(id);
             }
@@ -313,17 +380,14 @@ impl Rack {
 
     fn push(&mut self, now: Time, seq: u64, end: u64) {
         let id = self.base + self.segs.len() as u64;
+        let len = u32::try_from(end - seq).expect("a segment is shorter than 4 GiB");
         self.segs.push_back(Seg {
             seq,
-            end,
             xmit_ts: now,
-            retransmitted: false,
-            lost: false,
-            sacked: false,
-            retx_out: false,
-            linked: false,
-            prev: NIL,
-            next: NIL,
+            len,
+            prev: 0,
+            next: 0,
+            flags: 0,
         });
         self.link_tail(id);
     }
@@ -365,11 +429,11 @@ impl Rack {
         // Steps 2 and 3 for every segment newly acknowledged, in ascending
         // order of end_seq: cumulatively acknowledged ones first...
         while let Some(r) = self.segs.front().copied() {
-            if r.end > ack {
+            if r.end() > ack {
                 break;
             }
             let id = self.base;
-            if r.sacked {
+            if r.has(SACKED) {
                 self.segs_sacked -= 1;
             } else {
                 self.delivered(now, id);
@@ -382,16 +446,17 @@ impl Rack {
             self.newly.sort_unstable();
             for k in 0..self.newly.len() {
                 let (g0, g1) = self.newly[k];
-                let mut i = self.segs.partition_point(|r| r.end <= g0);
+                let mut i = self.first_ending_above(g0);
                 while i < self.segs.len() && self.segs[i].seq < g1 {
                     let r = self.segs[i];
-                    if !r.sacked && sb.range_of(r.seq).is_some_and(|(_, b)| b >= r.end) {
+                    if !r.has(SACKED) && sb.range_of(r.seq).is_some_and(|(_, b)| b >= r.end()) {
                         self.delivered(now, self.base + i as u64);
-                        self.segs[i].sacked = true;
+                        self.segs[i].set(SACKED, true);
                         self.segs_sacked += 1;
                     }
                     i += 1;
                 }
+                self.newly_hint = self.base + i as u64;
             }
             self.newly.clear();
         }
@@ -409,39 +474,40 @@ impl Rack {
         // Step 2. Without timestamps a retransmitted segment's ACK may be
         // for the original transmission: it counts only if its RTT is not
         // below RACK.min_RTT.
-        let ambiguous = r.retransmitted && self.min_rtt.is_some_and(|m| rtt < m);
+        let ambiguous = r.has(RETRANSMITTED) && self.min_rtt.is_some_and(|m| rtt < m);
         if !ambiguous {
             self.rtt = rtt;
             if self
                 .xmit_ts
-                .is_none_or(|t| sent_after(r.xmit_ts, r.end, t, self.end_seq))
+                .is_none_or(|t| sent_after(r.xmit_ts, r.end(), t, self.end_seq))
             {
                 self.xmit_ts = Some(r.xmit_ts);
-                self.end_seq = r.end;
+                self.end_seq = r.end();
             }
         }
-        if !r.retransmitted {
-            self.orig_delivered_end = Some(self.orig_delivered_end.map_or(r.end, |e| e.min(r.end)));
+        if !r.has(RETRANSMITTED) {
+            self.orig_delivered_end =
+                Some(self.orig_delivered_end.map_or(r.end(), |e| e.min(r.end())));
         }
         // Step 3.
-        if r.end > self.fack {
-            self.fack = r.end;
-        } else if r.end < self.fack && !r.retransmitted {
+        if r.end() > self.fack {
+            self.fack = r.end();
+        } else if r.end() < self.fack && !r.has(RETRANSMITTED) {
             self.reordering_seen = true;
         }
-        if r.lost {
+        if r.has(LOST) {
             self.lost_bytes -= r.len();
-            if !r.retx_out {
+            if !r.has(RETX_OUT) {
                 self.pending.remove(&r.seq);
             }
         }
-        if r.retx_out {
+        if r.has(RETX_OUT) {
             self.retx_bytes -= r.len();
         }
         self.unlink(id);
         let r = &mut self.segs[i];
-        r.lost = false;
-        r.retx_out = false;
+        r.set(LOST, false);
+        r.set(RETX_OUT, false);
     }
 
     /// Step 4, RACK_update_reo_wnd (DSACK-based growth not modelled:
@@ -472,8 +538,8 @@ impl Rack {
         let mut id = self.head;
         while id != NIL {
             let r = self.segs[self.idx(id)];
-            let next = r.next;
-            if !sent_after(rack_ts, self.end_seq, r.xmit_ts, r.end) {
+            let next = self.next_of(id);
+            if !sent_after(rack_ts, self.end_seq, r.xmit_ts, r.end()) {
                 // The chain is in transmission order: nothing later qualifies.
                 break;
             }
@@ -495,20 +561,20 @@ impl Rack {
     fn mark_lost(&mut self, id: u64) {
         let i = self.idx(id);
         let r = self.segs[i];
-        if r.sacked || (r.lost && !r.retx_out) {
+        if r.has(SACKED) || (r.has(LOST) && !r.has(RETX_OUT)) {
             return;
         }
-        if !r.lost {
+        if !r.has(LOST) {
             self.lost_bytes += r.len();
         }
-        if r.retx_out {
+        if r.has(RETX_OUT) {
             self.retx_bytes -= r.len();
             self.stats.lost_retransmissions += 1;
         }
         self.unlink(id);
         let r = &mut self.segs[i];
-        r.lost = true;
-        r.retx_out = false;
+        r.set(LOST, true);
+        r.set(RETX_OUT, false);
         self.pending.insert(r.seq);
         self.stats.marked_lost += 1;
         self.stats.marked_lost_bytes += r.len();
@@ -520,27 +586,25 @@ impl Rack {
     pub fn unmark_lost(&mut self) {
         for i in 0..self.segs.len() {
             let r = self.segs[i];
-            if r.lost && !r.sacked {
+            if r.has(LOST) && !r.has(SACKED) {
                 self.lost_bytes -= r.len();
-                if !r.retx_out {
+                if !r.has(RETX_OUT) {
                     self.pending.remove(&r.seq);
                 }
-                self.segs[i].lost = false;
+                self.segs[i].set(LOST, false);
             }
         }
         // Relink the flight in (xmit_ts, end) order.
         let mut ids: Vec<u64> = (0..self.segs.len())
-            .filter(|&i| !self.segs[i].sacked)
+            .filter(|&i| !self.segs[i].has(SACKED))
             .map(|i| self.base + i as u64)
             .collect();
         ids.sort_by_key(|&id| {
             let r = self.segs[self.idx(id)];
-            (r.xmit_ts, r.end)
+            (r.xmit_ts, r.end())
         });
         for r in self.segs.iter_mut() {
-            r.linked = false;
-            r.prev = NIL;
-            r.next = NIL;
+            r.set(LINKED, false);
         }
         self.head = NIL;
         self.tail = NIL;
@@ -567,7 +631,7 @@ impl Rack {
     pub fn on_rto(&mut self, now: Time) {
         for i in 0..self.segs.len() {
             let r = self.segs[i];
-            if r.sacked {
+            if r.has(SACKED) {
                 continue;
             }
             let recent = i > 0 && self.xmit_ts.is_some() && r.xmit_ts + self.rtt > now;
@@ -584,18 +648,26 @@ impl Rack {
     pub(crate) fn check(&self) {
         let (mut lost, mut retx, mut sacked) = (0, 0, 0);
         for r in &self.segs {
-            if r.sacked {
+            if r.has(SACKED) {
                 sacked += 1;
                 continue;
             }
-            if r.lost {
+            if r.has(LOST) {
                 lost += r.len();
-                assert_eq!(self.pending.contains(&r.seq), !r.retx_out, "pending {r:?}");
+                assert_eq!(
+                    self.pending.contains(&r.seq),
+                    !r.has(RETX_OUT),
+                    "pending {r:?}"
+                );
             }
-            if r.retx_out {
+            if r.has(RETX_OUT) {
                 retx += r.len();
             }
-            assert_eq!(r.linked, !r.lost || r.retx_out, "linked {r:?}");
+            assert_eq!(
+                r.has(LINKED),
+                !r.has(LOST) || r.has(RETX_OUT),
+                "linked {r:?}"
+            );
         }
         assert_eq!(
             (lost, retx, sacked),
@@ -608,7 +680,7 @@ impl Rack {
             let r = self.segs[self.idx(id)];
             assert!(r.xmit_ts >= t);
             t = r.xmit_ts;
-            id = r.next;
+            id = self.next_of(id);
         }
     }
 }

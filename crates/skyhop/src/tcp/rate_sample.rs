@@ -16,23 +16,55 @@ use crate::engine::time::{Dur, Time};
 use std::collections::VecDeque;
 
 /// Per-segment send state (section 3.2: P.delivered, P.delivered_time,
-/// P.first_sent_time, P.is_app_limited, plus the send time).
+/// P.first_sent_time, P.is_app_limited, plus the send time), in 48 bytes:
+/// a connection keeps one per segment in flight and the ACKs walk them, so
+/// they are kept small enough to stay in the cache.
 #[derive(Clone, Copy, Debug)]
 struct TxRecord {
     seq: u64,
-    end: u64,
     delivered: u64,
     delivered_time: Time,
     first_sent_time: Time,
     sent_time: Time,
-    is_app_limited: bool,
-    retx: bool,
+    /// The segment's length (below 2³⁰), with `APP_LIMITED` and `RETX`.
+    len_flags: u32,
+    /// 0 until the record is counted as delivered (SACKed); then the number
+    /// of records from this one to one at or after the next that may not be
+    /// done, so that SACK blocks repeated ACK after ACK skip the runs
+    /// already counted.
+    skip: u32,
+}
+
+/// `TxRecord::len_flags`: P.is_app_limited.
+const APP_LIMITED: u32 = 1 << 31;
+/// `TxRecord::len_flags`: the latest transmission was a retransmission.
+const RETX: u32 = 1 << 30;
+const LEN: u32 = RETX - 1;
+
+const _: () = assert!(std::mem::size_of::<TxRecord>() == 48);
+
+impl TxRecord {
+    #[inline]
+    fn len(&self) -> u64 {
+        (self.len_flags & LEN) as u64
+    }
+    #[inline]
+    fn end(&self) -> u64 {
+        self.seq + self.len()
+    }
+    #[inline]
+    fn is_app_limited(&self) -> bool {
+        self.len_flags & APP_LIMITED != 0
+    }
+    #[inline]
+    fn retx(&self) -> bool {
+        self.len_flags & RETX != 0
+    }
     /// Already counted as delivered (SACKed).
-    done: bool,
-    /// When `done`: the position (counted from the first record ever kept)
-    /// of a record at or after the next one that may not be done, so that
-    /// SACK blocks repeated ACK after ACK skip the runs already counted.
-    skip: u64,
+    #[inline]
+    fn done(&self) -> bool {
+        self.skip != 0
+    }
 }
 
 /// One rate sample (section 3.3).
@@ -88,6 +120,12 @@ pub struct RateSampler {
     /// Records popped from the front of `segs` so far: a record's position
     /// is `popped` + its index.
     popped: u64,
+    /// The starts of recent SACK blocks and the position of the first
+    /// record at or above each: an ACK repeats most of the previous one's
+    /// blocks, and a binary search over a flight of thousands of records
+    /// misses the cache at every step.
+    starts: [(u64, u64); 4],
+    next_start: usize,
 }
 
 /// Per-ACK accumulator (the `rs` of the draft, before generation).
@@ -119,19 +157,21 @@ impl RateSampler {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
+        assert!(len < LEN, "a segment is shorter than 1 GiB");
+        let mut flags = if retx { RETX } else { 0 };
+        if self.app_limited != 0 {
+            flags |= APP_LIMITED;
+        }
         let rec = TxRecord {
             seq,
-            end: seq + len as u64,
             delivered: self.delivered,
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             sent_time: now,
-            is_app_limited: self.app_limited != 0,
-            retx,
-            done: false,
+            len_flags: len | flags,
             skip: 0,
         };
-        if self.segs.back().is_none_or(|b| b.end <= seq) {
+        if self.segs.back().is_none_or(|b| b.end() <= seq) {
             self.outstanding += len as u64;
             self.segs.push_back(rec);
             return;
@@ -139,38 +179,57 @@ impl RateSampler {
         // A retransmission: refresh the record holding `seq` (a SACKed one
         // stays delivered). A segment that extends the last record past its
         // end (after a one-byte window probe) extends it.
-        let i = self.segs.partition_point(|r| r.end <= seq);
+        let i = self.segs.partition_point(|r| r.end() <= seq);
         let last = i + 1 == self.segs.len();
         if let Some(r) = self.segs.get_mut(i) {
-            if r.seq <= seq && !r.done {
-                let (s, mut e) = (r.seq, r.end);
-                if last && rec.end > e {
-                    self.outstanding += rec.end - e;
-                    e = rec.end;
+            if r.seq <= seq && !r.done() {
+                let (s, mut e) = (r.seq, r.end());
+                let rec_end = seq + len as u64;
+                if last && rec_end > e {
+                    self.outstanding += rec_end - e;
+                    e = rec_end;
                 }
+                let len = u32::try_from(e - s).ok().filter(|&l| l < LEN);
                 *r = TxRecord {
                     seq: s,
-                    end: e,
-                    retx,
+                    len_flags: len.expect("a segment is shorter than 1 GiB") | flags,
                     ..rec
                 };
             }
         }
     }
 
+    /// The index of the first record starting at or above `s`: from a
+    /// remembered block start when it still answers (records are only ever
+    /// added at the top, so a position stays right until the record is
+    /// popped), else by binary search.
+    fn first_at_or_above(&mut self, s: u64) -> usize {
+        let n = self.segs.len();
+        for &(hs, pos) in &self.starts {
+            if hs == s {
+                let i = pos.saturating_sub(self.popped).min(n as u64) as usize;
+                if (i == 0 || self.segs[i - 1].seq < s) && (i == n || self.segs[i].seq >= s) {
+                    return i;
+                }
+            }
+        }
+        let i = self.segs.partition_point(|r| r.seq < s);
+        self.starts[self.next_start] = (s, self.popped + i as u64);
+        self.next_start = (self.next_start + 1) % self.starts.len();
+        i
+    }
+
     /// The index of the first record at or after index `i` not yet done
     /// (or `segs.len()`), shortening the skips followed on the way.
     fn first_not_done(&mut self, i: usize) -> usize {
-        let base = self.popped;
         let mut j = i;
-        while j < self.segs.len() && self.segs[j].done {
-            j = (self.segs[j].skip - base) as usize;
+        while j < self.segs.len() && self.segs[j].done() {
+            j += self.segs[j].skip as usize;
         }
-        let to = base + j as u64;
         let mut k = i;
         while k < j {
-            let next = (self.segs[k].skip - base) as usize;
-            self.segs[k].skip = to;
+            let next = k + self.segs[k].skip as usize;
+            self.segs[k].skip = (j - k) as u32;
             k = next;
         }
         j
@@ -184,7 +243,7 @@ impl RateSampler {
 
     fn update(&mut self, now: Time, r: TxRecord, p: &mut Pending) {
         // UpdateRateSample(P).
-        self.delivered += r.end - r.seq;
+        self.delivered += r.len();
         self.delivered_time = now;
         // The newest segment delivered so far on this ACK gives the sample.
         let newer = p.prior_time.is_none()
@@ -193,11 +252,11 @@ impl RateSampler {
         if newer {
             p.prior_delivered = r.delivered;
             p.prior_time = Some(r.delivered_time);
-            p.is_app_limited = r.is_app_limited;
+            p.is_app_limited = r.is_app_limited();
             p.send_elapsed = r.sent_time.since(r.first_sent_time);
             p.ack_elapsed = now.since(r.delivered_time);
             p.newest_sent = r.sent_time;
-            p.rtt = (!r.retx).then(|| now.since(r.sent_time));
+            p.rtt = (!r.retx()).then(|| now.since(r.sent_time));
             // Section 3.3: the next send interval starts at this segment's send time.
             self.first_sent_time = r.sent_time;
         }
@@ -227,13 +286,13 @@ impl RateSampler {
         };
         // Cumulatively acknowledged segments leave the record.
         while let Some(r) = self.segs.front().copied() {
-            if r.end > ack {
+            if r.end() > ack {
                 break;
             }
             self.segs.pop_front();
             self.popped += 1;
-            if !r.done {
-                self.outstanding -= r.end - r.seq;
+            if !r.done() {
+                self.outstanding -= r.len();
                 self.update(now, r, &mut p);
             }
         }
@@ -242,16 +301,15 @@ impl RateSampler {
         // above a block none lies in it, done or not: skipping done runs
         // visits the same records in the same order.
         for &(s, e) in sack {
-            let mut i = self.segs.partition_point(|r| r.seq < s);
+            let mut i = self.first_at_or_above(s);
             loop {
                 i = self.first_not_done(i);
-                if i >= self.segs.len() || self.segs[i].end > e {
+                if i >= self.segs.len() || self.segs[i].end() > e {
                     break;
                 }
                 let r = self.segs[i];
-                self.segs[i].done = true;
-                self.segs[i].skip = self.popped + i as u64 + 1;
-                self.outstanding -= r.end - r.seq;
+                self.segs[i].skip = 1;
+                self.outstanding -= r.len();
                 self.update(now, r, &mut p);
                 i += 1;
             }
