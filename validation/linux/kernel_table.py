@@ -159,7 +159,10 @@ def sender_stats(path: Path, t_end: float) -> dict:
     samples: list[dict] = []
     for line in path.read_text().splitlines():
         if line.startswith("@ "):
-            samples.append({"t": float(line[2:]), "nstat": {}, "ss": ""})
+            try:
+                samples.append({"t": float(line[2:]), "nstat": {}, "ss": ""})
+            except ValueError:  # a clock read cut short when the run stopped
+                samples.append({"t": math.inf, "nstat": {}, "ss": ""})
         elif samples and line and not line.startswith("#"):
             parts = line.split()
             if len(parts) >= 2 and parts[1].isdigit() and parts[0][0].isalpha():
