@@ -6,12 +6,17 @@ simulation of the same rows under its default profile.
     python3 validation/linux/kernel_table.py skyhop --runs 20 --duration 30
     python3 validation/linux/kernel_table.py ns3 --runs 5 --duration 30   # ns-3 in .venv-ns3
     python3 validation/linux/kernel_table.py markdown
+    python3 validation/linux/kernel_table.py kernel --runs 20 --only "PER 1 % cubic" --counters
 
 Needs root (network namespaces and TUN devices) for `kernel`. Every run
 appends one JSON line to results/kernel_runs.jsonl (or skyhop_runs.jsonl);
 a cell already there is skipped, so an interrupted measurement resumes.
 `markdown` prints the table (mean ± 95 % CI half-width, Student t) from them
-and writes results/table.csv.
+and writes results/table.csv. A seed draws the same loss sequence on each
+link direction live as simulated, so the table also compares skyhop with the
+kernel over the seeds both ran ("same seeds"). With --counters a kernel run
+also keeps the sender's counters (nstat) and socket state (ss -tin) as they
+were when the receiver stopped counting, with the cwnd/ssthresh series.
 
 Each kernel run is a fresh `skyhop live` run: two (or three) network
 namespaces, each with the controller set by sysctl and the route to the
@@ -139,6 +144,41 @@ def done(path: Path) -> set[tuple[str, int]]:
     return out
 
 
+# `--counters`: the sender's kernel counters (nstat) and socket state
+# (ss -tin) once a second, kept in the run's record.
+COUNTERS = False
+SAMPLER = (
+    'while :; do echo "@ $(' + sys.executable + " -c 'import time; print(time.monotonic())')\"; "
+    "nstat -asz; ss -tinH state established; sleep 1; done > {out} 2>&1"
+)
+
+
+def sender_stats(path: Path, t_end: float) -> dict:
+    """The last sample taken before `t_end` (monotonic seconds): its nonzero
+    nstat counters and the socket's ss line; with the cwnd/ssthresh series."""
+    samples: list[dict] = []
+    for line in path.read_text().splitlines():
+        if line.startswith("@ "):
+            try:
+                samples.append({"t": float(line[2:]), "nstat": {}, "ss": ""})
+            except ValueError:  # a clock read cut short when the run stopped
+                samples.append({"t": math.inf, "nstat": {}, "ss": ""})
+        elif samples and line and not line.startswith("#"):
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit() and parts[0][0].isalpha():
+                if parts[0].startswith("Tcp") and int(parts[1]):
+                    samples[-1]["nstat"][parts[0]] = int(parts[1])
+            else:
+                samples[-1]["ss"] += line.strip() + " "
+    before = [x for x in samples if x["t"] <= t_end] or samples[:1]
+    last = before[-1] if before else {"t": None, "nstat": {}, "ss": ""}
+    series = []
+    for x in before:
+        kv = dict(w.split(":", 1) for w in x["ss"].split() if ":" in w and "/" not in w[:1])
+        series.append([round(x["t"] - before[0]["t"], 2), kv.get("cwnd"), kv.get("ssthresh")])
+    return {"t": last["t"], "nstat": last["nstat"], "ss": last["ss"].strip(), "series": series}
+
+
 def kernel_run(r: dict, run: int, duration: float) -> dict:
     tmp = tempfile.mkdtemp(prefix="kt_")
     os.chmod(tmp, 0o777)
@@ -159,6 +199,11 @@ def kernel_run(r: dict, run: int, duration: float) -> dict:
             f"{dst}:{setup(cc, dst, tmp)}exec {py} {TRANSFER} "
             f"server-bulk {duration} {tmp}/out.json",
         ]
+        if COUNTERS:
+            # The sender's own counters, sampled every second on the clock
+            # the receiver times with (CLOCK_MONOTONIC via /proc/uptime is
+            # boot time, equal while the machine does not sleep).
+            cmd += ["--daemon", f"{src}:{SAMPLER.format(out=f'{tmp}/sender_stats.txt')}"]
     else:
         cmd += ["--duration", "300s"]
         cmd += [
@@ -211,6 +256,10 @@ def kernel_run(r: dict, run: int, duration: float) -> dict:
             rec["bytes"] = o["bytes"]
             rec["cc_sender"] = json.loads(Path(tmp, "client.json").read_text())["cc"]
             rec["cc_receiver"] = o["cc"]
+            if COUNTERS:
+                rec["sender"] = sender_stats(
+                    Path(tmp, "sender_stats.txt"), o["t_accept"] + o["seconds"]
+                )
         else:
             c = json.loads(Path(tmp, "client.json").read_text())
             s = json.loads(Path(tmp, "server.json").read_text())
@@ -360,10 +409,14 @@ def load(which: str) -> dict[str, list[dict]]:
 
 def markdown() -> None:
     k, s, n3 = load("kernel"), load("skyhop"), load("ns3")
+    # A seed draws the same loss sequence on each link direction in a live
+    # run as in a simulated one (the streams are the engine's, named by
+    # link), so the runs of one seed are paired: "same seeds" compares
+    # skyhop over the seeds the kernel ran with the kernel's mean.
     lines = [
         "| row | metric | Linux kernel | skyhop (default) | skyhop − kernel "
-        "| ns-3 | ns-3 − kernel |",
-        "|---|---|---|---|---|---|---|",
+        "| same seeds | ns-3 | ns-3 − kernel |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     table = []
     for r in rows():
@@ -384,11 +437,23 @@ def markdown() -> None:
             return f"{m:.2f} ± {c:.2f} {unit} (n = {len(xs)})" if xs else "—"
 
         dev = (sm - km) / km * 100 if kv and sv else float("nan")
+        kby = {d["run"]: d[key] / scale for d in k.get(r["row"], []) if d.get(key) is not None}
+        sby = {d["run"]: d[key] / scale for d in s.get(r["row"], []) if d.get(key) is not None}
+        both = sorted(set(kby) & set(sby))
+        pdev = (
+            (statistics.fmean(sby[x] for x in both) - statistics.fmean(kby[x] for x in both))
+            / statistics.fmean(kby[x] for x in both)
+            * 100
+            if both
+            else float("nan")
+        )
         ndev = (nm - km) / km * 100 if kv and nv else float("nan")
         lines.append(
             f"| {r['row']} | {'goodput' if r['kind'] == 'bulk' else '20 MB time'} | "
             f"{cell(km, kc, kv)} | {cell(sm, sc, sv)} | {dev:+.1f} % | "
-            f"{cell(nm, nc, nv)} | " + (f"{ndev:+.1f} % |" if nv else "— |")
+            + (f"{pdev:+.1f} % (n = {len(both)}) | " if both else "— | ")
+            + f"{cell(nm, nc, nv)} | "
+            + (f"{ndev:+.1f} % |" if nv else "— |")
         )
         table.append(
             {
@@ -401,6 +466,8 @@ def markdown() -> None:
                 "skyhop_ci95": sc,
                 "skyhop_n": len(sv),
                 "skyhop_vs_kernel_pct": dev,
+                "same_seeds_n": len(both),
+                "same_seeds_skyhop_vs_kernel_pct": pdev,
                 "ns3_mean": nm,
                 "ns3_ci95": nc,
                 "ns3_n": len(nv),
@@ -423,7 +490,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--duration", type=float, default=30.0, help="seconds per bulk run")
     ap.add_argument("--only", help="run only rows whose name contains this")
+    ap.add_argument(
+        "--counters",
+        action="store_true",
+        help="kernel: record the sender's nstat counters and ss state (once a second)",
+    )
     a = ap.parse_args()
+    global COUNTERS
+    COUNTERS = a.counters
     if a.only:
         global rows
         all_rows = rows

@@ -364,14 +364,19 @@ impl TcpSender {
         } else if is_dupack {
             self.core.dupacks += 1;
             self.rec.on_dupack(&mut self.core, now, &sample, out);
-            if self.core.cfg.limited_transmit {
-                self.limited_transmit(now, out);
-            }
         }
         if rack_lost > 0 && !self.rec.in_recovery() {
             // RFC 8985 section 6.2: RACK found lost segments; start a
             // recovery (RFC 6675 section 5, with RACK's "lost" for IsLost()).
             self.rec.on_rack_loss(&mut self.core, now, &sample, out);
+        }
+        if is_dupack && self.core.cfg.limited_transmit {
+            // After loss detection, as in Linux (tcp_fastretrans_alert, then
+            // the retransmission queue, then new data): a segment RACK found
+            // lost on this ACK is resent before any new one. Sent behind new
+            // data, the retransmission's ACK would come after that data's
+            // SACK, and RACK would judge the retransmission lost as well.
+            self.limited_transmit(now, out);
         }
         self.try_send(now, out);
         if !self.rec.in_recovery() {

@@ -245,3 +245,49 @@ fn a_timeout_keeps_the_scoreboard_and_resends_only_the_holes() {
     assert!(!h.s.in_recovery());
     assert_eq!(h.s.stats.retransmissions, 6);
 }
+
+#[test]
+fn a_loss_rack_finds_on_the_first_sack_is_resent_before_limited_transmit_sends_new_data() {
+    // 9, the last of the initial window, is lost. Its successors' ACKs
+    // (0..8 at 100..108) each send one new segment (cwnd 10000 + 100 +
+    // 99 + ... stays below 11000), 10..18.
+    let mut c = cfg("sack");
+    c.rack = true;
+    c.limited_transmit = true;
+    c.initial_window = 10;
+    c.initial_ssthresh = 10 * MSS;
+    let mut h = H::new(c);
+    h.prime_rtt(100, 40);
+    assert_eq!(h.at(0).app(UNLIMITED), "0 1 2 3 4 5 6 7 8 9");
+    for k in 1..=9 {
+        assert_eq!(h.at(99 + k).ack(k), format!("{}", 9 + k));
+    }
+    // 10 (sent at 100) SACKed at 200, the first duplicate ACK: RACK.rtt =
+    // 100 ms and 9 (sent at 0) has waited 200 > 0 + 100 + reo_wnd 25 ms:
+    // lost at once. Recovery starts (ssthresh = cwnd = FlightSize 10000 /
+    // 2) and 9 is resent first; Limited Transmit no longer applies (in
+    // recovery), and pipe = 10000 - 1000 SACKed - 1000 lost + 1000 resent
+    // = 9000 >= cwnd: nothing new. (Linux's order: tcp_fastretrans_alert
+    // and the retransmission queue before new data.)
+    assert_eq!(h.at(200).sack(9, &[(10, 11)]), "R9");
+    assert!(h.s.in_recovery());
+    assert_eq!((h.ssthresh(), h.cwnd()), (5000, 5000));
+    // 11..14 SACKed: pipe 8000, 7000, 6000, 5000: nothing (cwnd - pipe <
+    // SMSS); 15..18: pipe 4000 before each, one new segment each.
+    assert_eq!(h.at(201).sack(9, &[(10, 12)]), "");
+    assert_eq!(h.at(202).sack(9, &[(10, 13)]), "");
+    assert_eq!(h.at(203).sack(9, &[(10, 14)]), "");
+    assert_eq!(h.at(204).sack(9, &[(10, 15)]), "");
+    assert_eq!(h.at(205).sack(9, &[(10, 16)]), "19");
+    assert_eq!(h.at(206).sack(9, &[(10, 17)]), "20");
+    assert_eq!(h.at(207).sack(9, &[(10, 18)]), "21");
+    assert_eq!(h.at(208).sack(9, &[(10, 19)]), "22");
+    // R9 left before 19..22 and arrives before them: ACK 19 at 300 passes
+    // RecoveryPoint (19000) and ends recovery, cwnd = ssthresh = 5000 with
+    // 19..22 outstanding: 23. No SACK of a segment sent after R9 can come
+    // ahead of R9's own ACK, so RACK never judges R9: one retransmission.
+    assert_eq!(h.at(300).ack(19), "23");
+    assert!(!h.s.in_recovery());
+    assert_eq!(h.s.stats.retransmissions, 1);
+    assert_eq!(stats(&h).lost_retransmissions, 0);
+}
