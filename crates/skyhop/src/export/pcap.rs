@@ -93,12 +93,17 @@ pub fn pcap_conns(plan: &Plan, conns: &[ConnLabel]) -> Vec<PcapConn> {
 
 /// The file name of link direction `ld`: `<link>.<forward|reverse><suffix>.pcap`.
 pub fn file_name(plan: &Plan, ld: u32, suffix: &str) -> String {
+    dir_file_name(&plan.layers[ld as usize / 2].name, ld, suffix)
+}
+
+/// The file name of direction `ld` of the link named `link`.
+fn dir_file_name(link: &str, ld: u32, suffix: &str) -> String {
     let dir = if ld.is_multiple_of(2) {
         "forward"
     } else {
         "reverse"
     };
-    format!("{}.{dir}{suffix}.pcap", plan.layers[ld as usize / 2].name)
+    format!("{link}.{dir}{suffix}.pcap")
 }
 
 const TCP_FIN_SYN: u8 = 0x02;
@@ -312,12 +317,7 @@ impl PcapStream {
             let Some(name) = log.built_names.get(ld / 2 - plan.layers.len()) else {
                 continue;
             };
-            let dir = if ld.is_multiple_of(2) {
-                "forward"
-            } else {
-                "reverse"
-            };
-            let path = self.dir.join(format!("{name}.{dir}{}.pcap", self.suffix));
+            let path = self.dir.join(dir_file_name(name, ld as u32, &self.suffix));
             if self.files.len() <= ld {
                 self.files.resize_with(ld + 1, || None);
             }

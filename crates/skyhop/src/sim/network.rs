@@ -49,13 +49,7 @@ pub(super) struct Mobile {
 
 impl Mobile {
     pub fn new(plan: &crate::scenario::Plan, motion: &MotionPlan, trace: bool) -> Mobile {
-        let plan_links: Vec<(u32, u32, Dur)> = (0..plan.layers.len())
-            .map(|k| {
-                let d = &plan.links[2 * k];
-                (d.from, d.to, d.delay)
-            })
-            .collect();
-        let net = MovingNet::new(motion.clone(), &plan_links);
+        let net = MovingNet::new(motion.clone(), &plan.link_ends());
         let nodes = net.nodes;
         let mut out = vec![Vec::new(); nodes];
         let mut dir_ends = Vec::with_capacity(plan.links.len());

@@ -114,6 +114,17 @@ pub struct LegNumbers {
 }
 
 impl Plan {
+    /// Each link's (from, to, delay) of its forward direction: the plan's
+    /// links as a moving network takes them.
+    pub fn link_ends(&self) -> Vec<(u32, u32, Dur)> {
+        (0..self.layers.len())
+            .map(|k| {
+                let d = &self.links[2 * k];
+                (d.from, d.to, d.delay)
+            })
+            .collect()
+    }
+
     /// The capacity figures of leg `l` of flow `f`.
     pub fn leg_numbers(&self, f: usize, l: usize) -> LegNumbers {
         let leg = &self.flows[f].legs[l];
@@ -172,13 +183,7 @@ impl Plan {
             return None;
         }
         let start = self.moving_start.get_or_init(|| {
-            let plan_links: Vec<(u32, u32, Dur)> = (0..self.layers.len())
-                .map(|k| {
-                    let d = &self.links[2 * k];
-                    (d.from, d.to, d.delay)
-                })
-                .collect();
-            let mut net = crate::net::mobile::MovingNet::new(motion.clone(), &plan_links);
+            let mut net = crate::net::mobile::MovingNet::new(motion.clone(), &self.link_ends());
             let graph = net.snapshot(0.0, None);
             MovingStart { net, graph }
         });
