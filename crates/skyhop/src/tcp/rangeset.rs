@@ -366,9 +366,16 @@ impl RangeSet {
         self.sum(self.root)
     }
 
+    /// Whether `[start, end)` lies inside one of the ranges `insert` touched
+    /// lately (O(1)): then it is held already. `false` says nothing.
+    #[inline]
+    pub fn holds_recent(&self, start: u64, end: u64) -> bool {
+        self.hints.iter().any(|&(s, e)| s <= start && end <= e)
+    }
+
     /// Insert `[start, end)`; returns how many bytes were not in the set before.
     pub fn insert(&mut self, start: u64, end: u64) -> u64 {
-        if start >= end || self.hints.iter().any(|&(s, e)| s <= start && end <= e) {
+        if start >= end || self.holds_recent(start, end) {
             return 0;
         }
         let (added, held) = self.insert_range(start, end);

@@ -294,7 +294,9 @@ impl SendCore {
             for &(s, e) in blocks.as_slice() {
                 let e = e.min(self.snd_max);
                 let s = s.max(a);
-                if s < e {
+                // A block held already (an ACK repeats its blocks) changes
+                // nothing: no descent for RACK or the scoreboard.
+                if s < e && !self.sb.holds_recent(s, e) {
                     if let Some(r) = self.rack.as_deref_mut() {
                         r.note_sack_block(&self.sb, s, e);
                     }
