@@ -7,8 +7,12 @@
 //! A timer moved earlier would otherwise leave its former event behind, to
 //! be popped later and ignored (a paced sender moves its timer earlier on
 //! most transmissions, and thousands of such leftovers made the heap deep).
-//! Both heaps share the sequence counter and pop in one (time, sequence)
-//! order.
+//! The timers sit in a winner tree over the keys (a tournament: each inner
+//! node holds the key of the earlier of its two children), so setting,
+//! moving or popping one is a fixed walk from its leaf to the root with one
+//! comparison per level and no entries moved; a paced sender pops and sets
+//! its timer once per transmission. The heap and the tree share the
+//! sequence counter and pop in one (time, sequence) order.
 
 use super::time::Time;
 
@@ -25,18 +29,112 @@ fn key(at: Time, seq: u64) -> u128 {
     ((at.0 as u128) << 64) | seq as u128
 }
 
-/// `EventQueue::pos` of a timer with no pending event.
-const NONE: u32 = u32::MAX;
+/// The key of a timer with no pending event (above every real key: times
+/// are below `Time::MAX`'s 2⁶⁴ − 1 or the sequence is).
+const VACANT: u128 = u128::MAX;
 
 /// Children per node. A 4-ary heap executes fewer instructions on small
 /// heaps but was slower on the 100-flow dumbbell bench; 2 was the faster on both.
 const ARITY: usize = 2;
 
+/// The keyed timers: a winner tree over `cap` leaves (a power of two of at
+/// least 2, or 0). Node `cap + k` is timer `k`: its key (`VACANT`: none
+/// pending); inner node `i` (`1 <= i < cap`, children `2i` and `2i + 1`)
+/// holds the smallest key below it and whose it is. A match whose result
+/// did not change leaves every match above it as it was, so a replay
+/// stops there.
+struct Timers<E> {
+    cap: usize,
+    nodes: Vec<(u128, u32)>,
+    evs: Vec<Option<E>>,
+    pending: usize,
+}
+
+impl<E: Copy> Timers<E> {
+    fn new() -> Self {
+        Timers {
+            cap: 0,
+            nodes: Vec::new(),
+            evs: Vec::new(),
+            pending: 0,
+        }
+    }
+
+    /// Set leaf `k`'s key and replay the matches above it.
+    #[inline(always)]
+    fn replay(&mut self, k: usize, key: u128) {
+        let mut i = self.cap + k;
+        self.nodes[i] = (key, k as u32);
+        i /= 2;
+        while i >= 1 {
+            let (a, b) = (self.nodes[2 * i], self.nodes[2 * i + 1]);
+            let w = if b.0 < a.0 { b } else { a };
+            if self.nodes[i] == w {
+                break;
+            }
+            self.nodes[i] = w;
+            i /= 2;
+        }
+    }
+
+    /// Room for timer `k`: the tree doubles and is rebuilt (rare).
+    fn grow(&mut self, k: usize) {
+        let cap = (k + 1).next_power_of_two().max(2);
+        let mut nodes = vec![(VACANT, 0); 2 * cap];
+        for (j, n) in nodes[cap..].iter_mut().enumerate() {
+            let key = if j < self.cap {
+                self.nodes[self.cap + j].0
+            } else {
+                VACANT
+            };
+            *n = (key, j as u32);
+        }
+        for i in (1..cap).rev() {
+            let (a, b) = (nodes[2 * i], nodes[2 * i + 1]);
+            nodes[i] = if b.0 < a.0 { b } else { a };
+        }
+        self.nodes = nodes;
+        self.evs.resize(cap, None);
+        self.cap = cap;
+    }
+
+    #[inline]
+    fn set(&mut self, k: usize, e: Entry<E>) {
+        if k >= self.cap {
+            self.grow(k);
+        }
+        if self.nodes[self.cap + k].0 == VACANT {
+            self.pending += 1;
+        }
+        self.evs[k] = Some(e.ev);
+        self.replay(k, e.key);
+    }
+
+    /// Remove and return the earliest timer's event (one must be pending).
+    #[inline]
+    fn pop(&mut self) -> Entry<E> {
+        let (key, k) = self.nodes[1];
+        let e = Entry {
+            key,
+            ev: self.evs[k as usize]
+                .take()
+                .expect("a pending timer's event"),
+        };
+        self.pending -= 1;
+        self.replay(k as usize, VACANT);
+        e
+    }
+
+    #[inline(always)]
+    fn first_key(&self) -> Option<u128> {
+        (self.pending > 0).then(|| self.nodes[1].0)
+    }
+}
+
 pub struct EventQueue<E: Copy> {
     heap: Vec<Entry<E>>,
-    /// The keyed timers' heap, and each key's position in it (`NONE`: none pending).
-    timers: Vec<(Entry<E>, u32)>,
-    pos: Vec<u32>,
+    /// The keyed timers.
+    timers: Timers<E>,
     seq: u64,
     now: Time,
     popped: u64,
@@ -52,8 +150,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             heap: Vec::with_capacity(1024),
-            timers: Vec::new(),
-            pos: Vec::new(),
+            timers: Timers::new(),
             seq: 0,
             now: Time::ZERO,
             popped: 0,
@@ -72,10 +169,10 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.timers.len()
+        self.heap.len() + self.timers.pending
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.timers.is_empty()
+        self.heap.is_empty() && self.timers.pending == 0
     }
 
     /// Schedule `ev` at `at` (never in the past).
@@ -145,28 +242,16 @@ impl<E: Copy> EventQueue<E> {
             key: key(at, self.seq),
             ev,
         };
-        let k = id as usize;
-        if k >= self.pos.len() {
-            self.pos.resize(k + 1, NONE);
-        }
-        let p = self.pos[k];
-        if p == NONE {
-            self.timers.push((e, id));
-            self.timer_up(self.timers.len() - 1, (e, id));
-        } else if e.key < self.timers[p as usize].0.key {
-            self.timer_up(p as usize, (e, id));
-        } else {
-            self.timer_down(p as usize, (e, id));
-        }
+        self.timers.set(id as usize, e);
     }
 
     /// Time of the next event, if any.
     #[inline(always)]
     pub fn peek_time(&self) -> Option<Time> {
-        let k = match (self.heap.first(), self.timers.first()) {
-            (Some(a), Some(b)) => a.key.min(b.0.key),
+        let k = match (self.heap.first(), self.timers.first_key()) {
+            (Some(a), Some(b)) => a.key.min(b),
             (Some(a), None) => a.key,
-            (None, Some(b)) => b.0.key,
+            (None, Some(b)) => b,
             (None, None) => return None,
         };
         Some(Time((k >> 64) as u64))
@@ -175,9 +260,9 @@ impl<E: Copy> EventQueue<E> {
     /// Pop the earliest event and advance `now` to its time.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let top = match (self.heap.first(), self.timers.first()) {
-            (Some(a), Some(b)) if b.0.key < a.key => self.pop_timer(),
-            (None, Some(_)) => self.pop_timer(),
+        let top = match (self.heap.first(), self.timers.first_key()) {
+            (Some(a), Some(b)) if b < a.key => self.timers.pop(),
+            (None, Some(_)) => self.timers.pop(),
             (Some(&top), _) => {
                 let last = self.heap.pop().unwrap();
                 if !self.heap.is_empty() {
@@ -208,55 +293,6 @@ impl<E: Copy> EventQueue<E> {
             i = p;
         }
         h[i] = e;
-    }
-
-    fn pop_timer(&mut self) -> Entry<E> {
-        let (top, id) = self.timers[0];
-        self.pos[id as usize] = NONE;
-        let last = self.timers.pop().unwrap();
-        if !self.timers.is_empty() {
-            self.timer_down(0, last);
-        }
-        top
-    }
-
-    /// Place `e` at position `i` of the timers' heap or above it.
-    fn timer_up(&mut self, mut i: usize, e: (Entry<E>, u32)) {
-        while i > 0 {
-            let p = (i - 1) / 2;
-            if self.timers[p].0.key <= e.0.key {
-                break;
-            }
-            self.timers[i] = self.timers[p];
-            self.pos[self.timers[i].1 as usize] = i as u32;
-            i = p;
-        }
-        self.timers[i] = e;
-        self.pos[e.1 as usize] = i as u32;
-    }
-
-    /// Place `e` at position `i` of the timers' heap or below it.
-    fn timer_down(&mut self, mut i: usize, e: (Entry<E>, u32)) {
-        let n = self.timers.len();
-        loop {
-            let c = 2 * i + 1;
-            if c >= n {
-                break;
-            }
-            let m = if c + 1 < n && self.timers[c + 1].0.key < self.timers[c].0.key {
-                c + 1
-            } else {
-                c
-            };
-            if self.timers[m].0.key >= e.0.key {
-                break;
-            }
-            self.timers[i] = self.timers[m];
-            self.pos[self.timers[i].1 as usize] = i as u32;
-            i = m;
-        }
-        self.timers[i] = e;
-        self.pos[e.1 as usize] = i as u32;
     }
 
     /// Put `e` (the former last entry) in the root's place and sift it down.
@@ -318,6 +354,37 @@ mod tests {
         assert_eq!(q.pop(), Some((Time(50), "again")));
         assert!(q.is_empty());
     }
+    #[test]
+    fn timers_and_events_pop_as_a_naive_queue_would() {
+        // Random pushes, timer sets (earlier, later, new keys, growing the
+        // tree) and pops against a list searched for its minimum.
+        let mut rng = crate::engine::rng::RngStream::derive(3, "queue");
+        let mut q = EventQueue::new();
+        let mut naive: Vec<(u64, u64, Option<u32>, u32)> = Vec::new();
+        let (mut seq, mut now, mut tag) = (0u64, 0u64, 0u32);
+        for _ in 0..20_000 {
+            let x = rng.uniform();
+            let at = now + (rng.uniform() * 50.0) as u64;
+            tag += 1;
+            if x < 0.3 {
+                q.push(Time(at), tag);
+                seq += 1;
+                naive.push((at, seq, None, tag));
+            } else if x < 0.65 {
+                let id = (rng.uniform() * 300.0) as u32;
+                q.set_timer(id, Time(at), tag);
+                seq += 1;
+                naive.retain(|e| e.2 != Some(id));
+                naive.push((at, seq, Some(id), tag));
+            } else if let Some(i) = (0..naive.len()).min_by_key(|&i| (naive[i].0, naive[i].1)) {
+                let e = naive.remove(i);
+                now = e.0;
+                assert_eq!(q.pop(), Some((Time(e.0), e.3)));
+            }
+            assert_eq!(q.len(), naive.len());
+        }
+    }
+
     #[test]
     #[should_panic(expected = "in the past")]
     fn scheduling_in_the_past_is_refused() {
