@@ -294,7 +294,7 @@ impl FifoLink {
     /// `LinkLayer::wake` without the I/O record: the head packet of
     /// direction `token` arrives; returns its slot and the next head's wake-up.
     #[inline(always)]
-    pub fn wake_direct(&mut self, now: Time, token: u32) -> (Dir, u32, Option<Wake>) {
+    pub fn wake_direct(&mut self, now: Time, token: u32) -> (Dir, u32, Option<(Wake, u32)>) {
         let dir = Dir::from_index(token as usize);
         let d = &mut self.dirs[dir.index()];
         let (t, _, slot) = d
@@ -303,10 +303,15 @@ impl FifoLink {
             .expect("FIFO link woken with nothing in flight");
         debug_assert_eq!(t, now);
         d.stats.delivered += 1;
-        let next = d.in_flight.front().map(|&(t2, s2, _)| Wake {
-            at: t2,
-            seq: s2,
-            token,
+        let next = d.in_flight.front().map(|&(t2, s2, n)| {
+            (
+                Wake {
+                    at: t2,
+                    seq: s2,
+                    token,
+                },
+                n,
+            )
         });
         (dir, slot, next)
     }
@@ -325,7 +330,7 @@ impl LinkLayer for FifoLink {
     #[inline]
     fn wake(&mut self, now: Time, token: u32, io: &mut LinkIo) {
         let (dir, slot, next) = self.wake_direct(now, token);
-        if let Some(w) = next {
+        if let Some((w, _)) = next {
             io.wakes.push(w);
         }
         io.deliver(dir, slot);
