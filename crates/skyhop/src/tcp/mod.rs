@@ -13,6 +13,7 @@ pub mod rtt;
 pub mod seg;
 pub mod send_core;
 pub mod sender;
+mod seqsearch;
 mod tlp;
 
 #[cfg(test)]

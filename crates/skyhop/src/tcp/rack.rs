@@ -30,6 +30,7 @@
 //! RACK.min_RTT (section 6.2 step 2).
 
 use super::rangeset::RangeSet;
+use super::seqsearch::{self, SeqRecord};
 use crate::engine::time::{Dur, Time};
 use std::collections::{BTreeSet, VecDeque};
 
@@ -55,6 +56,17 @@ struct Seg {
 }
 
 const _: () = assert!(std::mem::size_of::<Seg>() == 32);
+
+impl SeqRecord for Seg {
+    #[inline]
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+    #[inline]
+    fn end(&self) -> u64 {
+        Seg::end(self)
+    }
+}
 
 /// Segment.retransmitted.
 const RETRANSMITTED: u8 = 1;
@@ -270,11 +282,11 @@ impl Rack {
         if (i == 0 || self.segs[i - 1].end() <= seq) && (i == n || self.segs[i].end() > seq) {
             return i;
         }
-        self.segs.partition_point(|r| r.end() <= seq)
+        seqsearch::first_ending_above(&self.segs, seq)
     }
 
     fn find(&self, seq: u64) -> Option<usize> {
-        let i = self.segs.partition_point(|r| r.end() <= seq);
+        let i = seqsearch::first_ending_above(&self.segs, seq);
         (i < self.segs.len() && self.segs[i].seq <= seq).then_some(i)
     }
 
@@ -352,7 +364,7 @@ impl Rack {
             return;
         }
         // A retransmission: every record it covers.
-        let mut i = self.segs.partition_point(|r| r.end() <= seq);
+        let mut i = seqsearch::first_ending_above(&self.segs, seq);
         while i < self.segs.len() && self.segs[i].seq < end {
             let id = self.base + i as u64;
             let r = self.segs[i];

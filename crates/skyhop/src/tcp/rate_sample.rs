@@ -12,6 +12,7 @@
 //! samples (`CongestionOps::wants_rate_samples`): other controllers pay
 //! nothing for the per-segment state.
 
+use super::seqsearch::{self, SeqRecord};
 use crate::engine::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -42,6 +43,17 @@ const RETX: u32 = 1 << 30;
 const LEN: u32 = RETX - 1;
 
 const _: () = assert!(std::mem::size_of::<TxRecord>() == 48);
+
+impl SeqRecord for TxRecord {
+    #[inline]
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+    #[inline]
+    fn end(&self) -> u64 {
+        TxRecord::end(self)
+    }
+}
 
 impl TxRecord {
     #[inline]
@@ -126,6 +138,12 @@ pub struct RateSampler {
     /// misses the cache at every step.
     starts: [(u64, u64); 4],
     next_start: usize,
+    /// SACK blocks walked lately: every record inside one is done, and no
+    /// record can come to lie inside one later (records keep their bounds,
+    /// new ones start at the top, above any block), so a block repeated
+    /// unchanged by a later ACK has nothing left to count.
+    walked: [(u64, u64); 4],
+    next_walked: usize,
 }
 
 /// Per-ACK accumulator (the `rs` of the draft, before generation).
@@ -179,7 +197,7 @@ impl RateSampler {
         // A retransmission: refresh the record holding `seq` (a SACKed one
         // stays delivered). A segment that extends the last record past its
         // end (after a one-byte window probe) extends it.
-        let i = self.segs.partition_point(|r| r.end() <= seq);
+        let i = seqsearch::first_ending_above(&self.segs, seq);
         let last = i + 1 == self.segs.len();
         if let Some(r) = self.segs.get_mut(i) {
             if r.seq <= seq && !r.done() {
@@ -213,7 +231,7 @@ impl RateSampler {
                 }
             }
         }
-        let i = self.segs.partition_point(|r| r.seq < s);
+        let i = seqsearch::first_starting_at_or_above(&self.segs, s);
         self.starts[self.next_start] = (s, self.popped + i as u64);
         self.next_start = (self.next_start + 1) % self.starts.len();
         i
@@ -301,6 +319,11 @@ impl RateSampler {
         // above a block none lies in it, done or not: skipping done runs
         // visits the same records in the same order.
         for &(s, e) in sack {
+            if self.walked.contains(&(s, e)) {
+                continue;
+            }
+            self.walked[self.next_walked] = (s, e);
+            self.next_walked = (self.next_walked + 1) % self.walked.len();
             let mut i = self.first_at_or_above(s);
             loop {
                 i = self.first_not_done(i);
