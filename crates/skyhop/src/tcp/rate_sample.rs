@@ -129,15 +129,6 @@ pub struct RateSampler {
     segs: VecDeque<TxRecord>,
     /// Bytes of `segs` not SACKed.
     outstanding: u64,
-    /// Records popped from the front of `segs` so far: a record's position
-    /// is `popped` + its index.
-    popped: u64,
-    /// The starts of recent SACK blocks and the position of the first
-    /// record at or above each: an ACK repeats most of the previous one's
-    /// blocks, and a binary search over a flight of thousands of records
-    /// misses the cache at every step.
-    starts: [(u64, u64); 4],
-    next_start: usize,
     /// SACK blocks walked lately: every record inside one is done, and no
     /// record can come to lie inside one later (records keep their bounds,
     /// new ones start at the top, above any block), so a block repeated
@@ -217,26 +208,6 @@ impl RateSampler {
         }
     }
 
-    /// The index of the first record starting at or above `s`: from a
-    /// remembered block start when it still answers (records are only ever
-    /// added at the top, so a position stays right until the record is
-    /// popped), else by binary search.
-    fn first_at_or_above(&mut self, s: u64) -> usize {
-        let n = self.segs.len();
-        for &(hs, pos) in &self.starts {
-            if hs == s {
-                let i = pos.saturating_sub(self.popped).min(n as u64) as usize;
-                if (i == 0 || self.segs[i - 1].seq < s) && (i == n || self.segs[i].seq >= s) {
-                    return i;
-                }
-            }
-        }
-        let i = seqsearch::first_starting_at_or_above(&self.segs, s);
-        self.starts[self.next_start] = (s, self.popped + i as u64);
-        self.next_start = (self.next_start + 1) % self.starts.len();
-        i
-    }
-
     /// The index of the first record at or after index `i` not yet done
     /// (or `segs.len()`), shortening the skips followed on the way.
     fn first_not_done(&mut self, i: usize) -> usize {
@@ -308,7 +279,6 @@ impl RateSampler {
                 break;
             }
             self.segs.pop_front();
-            self.popped += 1;
             if !r.done() {
                 self.outstanding -= r.len();
                 self.update(now, r, &mut p);
@@ -324,7 +294,7 @@ impl RateSampler {
             }
             self.walked[self.next_walked] = (s, e);
             self.next_walked = (self.next_walked + 1) % self.walked.len();
-            let mut i = self.first_at_or_above(s);
+            let mut i = seqsearch::first_starting_at_or_above(&self.segs, s);
             loop {
                 i = self.first_not_done(i);
                 if i >= self.segs.len() || self.segs[i].end() > e {
