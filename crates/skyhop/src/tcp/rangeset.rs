@@ -754,6 +754,71 @@ mod tests {
     }
 
     #[test]
+    fn matches_the_model_with_thousands_of_ranges() {
+        // Thousands of ranges, a front that advances as an ACK's does, long
+        // runs that fill many holes at once; every query against the model.
+        let mut x: u64 = 987654321;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let mut largest = 0;
+        for round in 0..8 {
+            let span = 2_000 + 100_000 * (round % 4);
+            let mut s = RangeSet::new();
+            let mut m = Model::default();
+            let mut floor = 0;
+            for step in 0..8_000 {
+                largest = largest.max(s.len());
+                let a = floor + rnd(span);
+                let len = 1 + rnd(12);
+                match rnd(20) {
+                    0..=15 => assert_eq!(s.insert(a, a + len), m.insert(a, a + len)),
+                    16 => {
+                        floor += rnd(span / 500);
+                        assert_eq!(s.remove_below(floor), m.remove_below(floor));
+                    }
+                    17 => assert_eq!(s.pop_covering(floor), m.pop_covering(floor)),
+                    _ => {
+                        let b = a + rnd(span / 200);
+                        assert_eq!(s.insert(a, b + 1), m.insert(a, b + 1));
+                    }
+                }
+                if step % 97 == 0 {
+                    assert_eq!(s.iter().collect::<Vec<_>>(), m.0);
+                }
+                assert_eq!(s.len(), m.0.len());
+                assert_eq!(s.bytes(), m.0.iter().map(|r| r.1 - r.0).sum::<u64>());
+                let q = floor + rnd(span + 30);
+                assert_eq!(s.bytes_above(q), m.bytes_above(q));
+                assert_eq!(
+                    s.count_ranges_above(q),
+                    m.0.iter().filter(|r| r.0 > q).count()
+                );
+                assert_eq!(s.first_gap_from(q), m.first_gap_from(q));
+                assert_eq!(
+                    s.range_of(q),
+                    m.0.iter().copied().find(|r| r.0 <= q && q < r.1)
+                );
+                assert_eq!(s.first(), m.0.first().copied());
+                assert_eq!(s.last(), m.0.last().copied());
+                let k = rnd(m.0.len() as u64 + 2) as usize;
+                assert_eq!(s.nth(k), m.0.get(k).copied());
+                let mut top = Vec::new();
+                s.for_last(k % 7, |a, b| top.push((a, b)));
+                let want: Vec<_> = m.0.iter().rev().take(k % 7).copied().collect();
+                assert_eq!(top, want);
+            }
+            // Empty it from the front, as a final cumulative ACK does.
+            assert_eq!(s.remove_below(u64::MAX - 1), m.remove_below(u64::MAX - 1));
+            assert!(s.is_empty());
+        }
+        assert!(largest >= 1_000, "the test reached only {largest} ranges");
+    }
+
+    #[test]
     fn thousands_of_holes_stay_cheap() {
         // 200 000 isolated ranges, then fill every hole from the front: with
         // per-operation work linear in the ranges this would take minutes.
