@@ -3,48 +3,52 @@
 //! the byte ledger.
 //!
 //! A window of gigabytes under a few percent of loss holds thousands of
-//! holes, so every operation is logarithmic in the number of ranges: the
-//! ranges are the nodes of a treap (a balanced binary search tree keyed by
-//! range start, kept in an arena) whose nodes carry the count and the byte
-//! total of their subtree. Insertion merges touching ranges, `remove_below`
-//! drops a prefix; each range is created once and freed once, so the merge
-//! and removal work is amortised constant per range on top of the O(log n)
-//! descent. Queries (`bytes`, `len`, `bytes_above`, `count_ranges_above`,
-//! `range_of`, `first_gap_from`, `first`, `last`) are O(log n) or O(1).
+//! holes, so every operation is logarithmic in the number of ranges: all
+//! but the highest few ranges are the nodes of a treap (`treap.rs`) whose
+//! nodes carry the count and byte total of their subtree. The highest
+//! `TAIL` ranges are kept apart, in order, in a small array: a connection's
+//! activity is at the top of its sequence space (data arriving in order
+//! above the holes, the newest SACK block, SetPipe()'s look at the top
+//! DupThresh ranges, IsLost() of a sequence number above the treap), and
+//! there it costs a few comparisons instead of a descent. A range crosses
+//! between the two only when the top changes (a new range above the rest,
+//! or one merged or removed), O(log n) each time.
 //!
-//! `as_slice` remains for callers that want the ranges as a slice: it is
-//! built on demand by an in-order walk (O(n)) and cached until the next
+//! Queries (`bytes`, `len`, `bytes_above`, `count_ranges_above`,
+//! `range_of`, `first_gap_from`, `first`, `last`, `nth`) are O(log n) or
+//! O(1). `as_slice` remains for callers that want the ranges as a slice: it
+//! is built on demand by an in-order walk (O(n)) and cached until the next
 //! change. Hot paths should prefer the queries above or `iter`.
 
 use std::sync::OnceLock;
 
-const NIL: u32 = u32::MAX;
+mod treap;
+use treap::{Treap, TreapIter};
 
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    s: u64,
-    e: u64,
-    l: u32,
-    r: u32,
-    pri: u32,
-    /// Ranges in this subtree.
-    cnt: u32,
-    /// Bytes in this subtree.
-    sum: u64,
-}
+/// Ranges kept outside the treap, at the top of the set.
+const TAIL: usize = 4;
 
 #[derive(Clone)]
 pub struct RangeSet {
-    nodes: Vec<Node>,
-    free: Vec<u32>,
-    root: u32,
-    /// Deterministic priority stream (the tree's shape never affects results).
-    rng: u64,
+    /// Every range below the tail.
+    low: Treap,
+    /// The start of `low`'s lowest range and the end of its highest
+    /// (`None` when `low` is empty).
+    low_start: Option<u64>,
+    low_end: Option<u64>,
+    /// The highest `min(TAIL, len)` ranges, in order (one slot spare for an
+    /// insert before it gives its lowest range to `low`). A flow's activity
+    /// is at the top of its sequence space: data arriving in order above
+    /// the holes, the newest SACK block, SetPipe()'s look at the top
+    /// DupThresh ranges; these touch only the tail, without a descent.
+    tail: [(u64, u64); TAIL + 1],
+    tail_len: usize,
+    tail_bytes: u64,
     flat: OnceLock<Vec<(u64, u64)>>,
     /// Ranges known to lie inside the set (the latest ranges `insert`
     /// touched; an ACK repeats its SACK blocks, so most inserts are of
     /// blocks held already): a block inside one is no change, found
-    /// without a descent. Empty ones are `(0, 0)`. Ranges only grow by
+    /// without a search. Empty ones are `(0, 0)`. Ranges only grow by
     /// merging, so they stay inside until something is removed.
     hints: [(u64, u64); HINTS],
     next_hint: usize,
@@ -73,232 +77,29 @@ impl std::fmt::Debug for RangeSet {
 
 /// In-order iterator over the ranges.
 pub struct Iter<'a> {
-    set: &'a RangeSet,
-    stack: Vec<u32>,
+    low: TreapIter<'a>,
+    tail: std::slice::Iter<'a, (u64, u64)>,
 }
 
 impl Iterator for Iter<'_> {
     type Item = (u64, u64);
     fn next(&mut self) -> Option<(u64, u64)> {
-        let t = self.stack.pop()?;
-        let n = self.set.nodes[t as usize];
-        self.set.push_left(n.r, &mut self.stack);
-        Some((n.s, n.e))
+        self.low.next().or_else(|| self.tail.next().copied())
     }
 }
 
 impl RangeSet {
     pub fn new() -> Self {
         RangeSet {
-            nodes: Vec::new(),
-            free: Vec::new(),
-            root: NIL,
-            rng: 0x9E37_79B9_7F4A_7C15,
+            low: Treap::new(),
+            low_start: None,
+            low_end: None,
+            tail: [(0, 0); TAIL + 1],
+            tail_len: 0,
+            tail_bytes: 0,
             flat: OnceLock::new(),
             hints: [(0, 0); HINTS],
             next_hint: 0,
-        }
-    }
-
-    // ---- arena and treap primitives ----
-
-    #[inline]
-    fn n(&self, t: u32) -> &Node {
-        &self.nodes[t as usize]
-    }
-    #[inline]
-    fn nm(&mut self, t: u32) -> &mut Node {
-        &mut self.nodes[t as usize]
-    }
-    #[inline]
-    fn cnt(&self, t: u32) -> u32 {
-        if t == NIL {
-            0
-        } else {
-            self.n(t).cnt
-        }
-    }
-    #[inline]
-    fn sum(&self, t: u32) -> u64 {
-        if t == NIL {
-            0
-        } else {
-            self.n(t).sum
-        }
-    }
-    #[inline]
-    fn upd(&mut self, t: u32) {
-        let n = *self.n(t);
-        let cnt = 1 + self.cnt(n.l) + self.cnt(n.r);
-        let sum = (n.e - n.s) + self.sum(n.l) + self.sum(n.r);
-        let m = self.nm(t);
-        m.cnt = cnt;
-        m.sum = sum;
-    }
-
-    fn alloc(&mut self, s: u64, e: u64) -> u32 {
-        // splitmix64
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        let node = Node {
-            s,
-            e,
-            l: NIL,
-            r: NIL,
-            pri: z as u32,
-            cnt: 1,
-            sum: e - s,
-        };
-        if let Some(t) = self.free.pop() {
-            self.nodes[t as usize] = node;
-            t
-        } else {
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        }
-    }
-
-    /// Return every node of subtree `t` to the free list (recursion as
-    /// deep as the tree: logarithmic).
-    fn release(&mut self, t: u32) {
-        if t == NIL {
-            return;
-        }
-        let n = *self.n(t);
-        self.release(n.l);
-        self.release(n.r);
-        self.free.push(t);
-    }
-
-    /// The node with the largest start `<= key` (or NIL), and the smallest
-    /// start above `key`, in one descent.
-    fn floor_and_next(&self, key: u64) -> (u32, Option<u64>) {
-        let mut t = self.root;
-        let (mut best, mut next) = (NIL, None);
-        while t != NIL {
-            let n = self.n(t);
-            if n.s <= key {
-                best = t;
-                t = n.r;
-            } else {
-                next = Some(n.s);
-                t = n.l;
-            }
-        }
-        (best, next)
-    }
-
-    /// Add `added` bytes to the subtree sums on the path to the node starting at `key`.
-    fn add_on_path(&mut self, key: u64, added: u64) {
-        let mut t = self.root;
-        while t != NIL {
-            let n = self.nm(t);
-            n.sum += added;
-            t = match key.cmp(&n.s) {
-                std::cmp::Ordering::Less => n.l,
-                std::cmp::Ordering::Greater => n.r,
-                std::cmp::Ordering::Equal => return,
-            };
-        }
-    }
-
-    /// Split `t` into (ranges starting below `key`, ranges starting at or above it).
-    fn split(&mut self, t: u32, key: u64) -> (u32, u32) {
-        if t == NIL {
-            return (NIL, NIL);
-        }
-        if self.n(t).s < key {
-            let (a, b) = self.split(self.n(t).r, key);
-            self.nm(t).r = a;
-            self.upd(t);
-            (t, b)
-        } else {
-            let (a, b) = self.split(self.n(t).l, key);
-            self.nm(t).l = b;
-            self.upd(t);
-            (a, t)
-        }
-    }
-
-    /// Join two treaps, every range of `a` lying below every range of `b`.
-    fn merge(&mut self, a: u32, b: u32) -> u32 {
-        if a == NIL {
-            return b;
-        }
-        if b == NIL {
-            return a;
-        }
-        if self.n(a).pri > self.n(b).pri {
-            let r = self.merge(self.n(a).r, b);
-            self.nm(a).r = r;
-            self.upd(a);
-            a
-        } else {
-            let l = self.merge(a, self.n(b).l);
-            self.nm(b).l = l;
-            self.upd(b);
-            b
-        }
-    }
-
-    fn min_node(&self, mut t: u32) -> u32 {
-        if t == NIL {
-            return NIL;
-        }
-        while self.n(t).l != NIL {
-            t = self.n(t).l;
-        }
-        t
-    }
-    fn max_node(&self, mut t: u32) -> u32 {
-        if t == NIL {
-            return NIL;
-        }
-        while self.n(t).r != NIL {
-            t = self.n(t).r;
-        }
-        t
-    }
-
-    /// The range with the largest start `<= key`.
-    fn floor(&self, key: u64) -> Option<(u64, u64)> {
-        let mut t = self.root;
-        let mut best = None;
-        while t != NIL {
-            let n = self.n(t);
-            if n.s <= key {
-                best = Some((n.s, n.e));
-                t = n.r;
-            } else {
-                t = n.l;
-            }
-        }
-        best
-    }
-
-    /// The range with the smallest start `>= key`.
-    fn ceil(&self, key: u64) -> Option<(u64, u64)> {
-        let mut t = self.root;
-        let mut best = None;
-        while t != NIL {
-            let n = self.n(t);
-            if n.s >= key {
-                best = Some((n.s, n.e));
-                t = n.l;
-            } else {
-                t = n.r;
-            }
-        }
-        best
-    }
-
-    fn push_left(&self, mut t: u32, stack: &mut Vec<u32>) {
-        while t != NIL {
-            stack.push(t);
-            t = self.n(t).l;
         }
     }
 
@@ -307,7 +108,72 @@ impl RangeSet {
         self.flat.take();
     }
 
-    // ---- public API ----
+    /// Read `low`'s bounds again after a change (O(log n)).
+    fn low_changed(&mut self) {
+        self.low_start = self.low.first().map(|r| r.0);
+        self.low_end = self.low.last().map(|r| r.1);
+    }
+
+    #[inline]
+    fn tail(&self) -> &[(u64, u64)] {
+        &self.tail[..self.tail_len]
+    }
+
+    /// Insert `[start, end)` into the tail, where it touches no range of
+    /// `low`; returns the bytes added and the range now holding it.
+    fn tail_insert(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
+        let t = &mut self.tail;
+        let n = self.tail_len;
+        // Ranges i..j touch [start, end) (end >= start of one, start <= its end).
+        let i = t[..n].partition_point(|r| r.1 < start);
+        let mut j = i;
+        let (mut s, mut e, mut covered) = (start, end, 0);
+        while j < n && t[j].0 <= end {
+            let (a, b) = t[j];
+            covered += b.min(end).saturating_sub(a.max(start));
+            s = s.min(a);
+            e = e.max(b);
+            j += 1;
+        }
+        if j == i {
+            t.copy_within(i..n, i + 1);
+            self.tail_len += 1;
+        } else {
+            t.copy_within(j..n, i + 1);
+            self.tail_len -= j - i - 1;
+        }
+        t[i] = (s, e);
+        let added = (end - start) - covered;
+        self.tail_bytes += added;
+        (added, (s, e))
+    }
+
+    /// Restore the tail's size: its lowest ranges beyond `TAIL` go to
+    /// `low`, and `low`'s highest come up while the tail has room.
+    fn settle(&mut self) {
+        while self.tail_len > TAIL {
+            let (a, b) = self.tail[0];
+            self.tail.copy_within(1..self.tail_len, 0);
+            self.tail_len -= 1;
+            self.tail_bytes -= b - a;
+            self.low.insert_range(a, b);
+            self.low_start = self.low_start.or(Some(a));
+            self.low_end = Some(b);
+        }
+        while self.tail_len < TAIL {
+            let Some((a, b)) = self.low.pop_last() else {
+                break;
+            };
+            self.tail.copy_within(0..self.tail_len, 1);
+            self.tail[0] = (a, b);
+            self.tail_len += 1;
+            self.tail_bytes += b - a;
+            self.low_end = self.low.last().map(|r| r.1);
+            if self.low_end.is_none() {
+                self.low_start = None;
+            }
+        }
+    }
 
     /// The ranges in order, as a slice (built and cached on first use after
     /// a change: O(n); prefer `iter` or the counting queries on hot paths).
@@ -316,54 +182,46 @@ impl RangeSet {
     }
     /// The ranges in order.
     pub fn iter(&self) -> Iter<'_> {
-        let mut stack = Vec::with_capacity(48);
-        self.push_left(self.root, &mut stack);
-        Iter { set: self, stack }
+        Iter {
+            low: self.low.iter(),
+            tail: self.tail().iter(),
+        }
     }
     /// Call `f` on the last `k` ranges, highest first, without allocating
-    /// (O(log n + k)).
+    /// (O(log n + k); O(k) for k up to the tail's size).
     pub fn for_last(&self, k: usize, mut f: impl FnMut(u64, u64)) {
-        fn go(set: &RangeSet, t: u32, left: &mut usize, f: &mut impl FnMut(u64, u64)) {
-            if t == NIL || *left == 0 {
-                return;
-            }
-            let n = *set.n(t);
-            go(set, n.r, left, f);
-            if *left == 0 {
-                return;
-            }
-            f(n.s, n.e);
-            *left -= 1;
-            go(set, n.l, left, f);
+        for &(a, b) in self.tail().iter().rev().take(k) {
+            f(a, b);
         }
-        let mut left = k;
-        go(self, self.root, &mut left, &mut f);
+        if k > self.tail_len {
+            self.low.for_last(k - self.tail_len, f);
+        }
     }
     pub fn is_empty(&self) -> bool {
-        self.root == NIL
+        self.tail_len == 0
     }
     /// Number of disjoint ranges.
     pub fn len(&self) -> usize {
-        self.cnt(self.root) as usize
+        self.low.len() + self.tail_len
     }
     pub fn clear(&mut self) {
         self.hints = [(0, 0); HINTS];
-        self.nodes.clear();
-        self.free.clear();
-        self.root = NIL;
+        self.low.clear();
+        self.low_start = None;
+        self.low_end = None;
+        self.tail_len = 0;
+        self.tail_bytes = 0;
         self.changed();
     }
     pub fn first(&self) -> Option<(u64, u64)> {
-        let t = self.min_node(self.root);
-        (t != NIL).then(|| (self.n(t).s, self.n(t).e))
+        self.low.first().or_else(|| self.tail().first().copied())
     }
     pub fn last(&self) -> Option<(u64, u64)> {
-        let t = self.max_node(self.root);
-        (t != NIL).then(|| (self.n(t).s, self.n(t).e))
+        self.tail().last().copied()
     }
     /// Total bytes in the set (O(1)).
     pub fn bytes(&self) -> u64 {
-        self.sum(self.root)
+        self.low.bytes() + self.tail_bytes
     }
 
     /// Whether `[start, end)` lies inside one of the ranges `insert` touched
@@ -387,124 +245,85 @@ impl RangeSet {
     /// `insert`, also returning the range that now holds `[start, end)`.
     fn insert_range(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
         self.changed();
-        // Fast path: extend or append at the tail (in-order arrivals).
-        let m = self.max_node(self.root);
-        if m == NIL {
-            self.root = self.alloc(start, end);
-            return (end - start, (start, end));
+        if self.low_end.is_none_or(|le| start > le) {
+            // Touches no range of `low`: the tail's alone.
+            let r = self.tail_insert(start, end);
+            if self.tail_len > TAIL {
+                self.settle();
+            }
+            return r;
         }
-        let last = *self.n(m);
-        if start >= last.s && start <= last.e {
-            if end <= last.e {
-                return (0, (last.s, last.e));
-            }
-            // Only the last range grows: add the growth along the right spine.
-            let added = end - last.e;
-            let mut t = self.root;
-            while t != NIL {
-                let n = self.nm(t);
-                n.sum += added;
-                t = n.r;
-            }
-            self.nm(m).e = end;
-            return (added, (last.s, end));
+        if end < self.tail[0].0 {
+            // Touches no range of the tail: `low`'s alone (its bounds can
+            // only widen to the range now holding the insert).
+            let r = self.low.insert_inside(start, end);
+            let (s, e) = r.1;
+            self.low_start = self.low_start.map(|ls| ls.min(s));
+            self.low_end = self.low_end.map(|le| le.max(e));
+            return r;
         }
-        if start > last.e {
-            let node = self.alloc(start, end);
-            self.root = self.merge(self.root, node);
-            return (end - start, (start, end));
+        // Touches both: the tail joins `low` for the insert, then the top
+        // ranges come back up.
+        let mut added = 0;
+        for k in 0..self.tail_len {
+            let (a, b) = self.tail[k];
+            self.low.insert_range(a, b);
         }
-        // Inside the set, one descent decides the common cases: a block held
-        // already (an ACK repeats its SACK blocks), one that grows a range
-        // without reaching the next, or one touching no range.
-        let (f, next) = self.floor_and_next(start);
-        let clear_above = next.is_none_or(|ns| ns > end);
-        if f != NIL && self.n(f).e >= start {
-            let (fs, fe) = (self.n(f).s, self.n(f).e);
-            if end <= fe {
-                return (0, (fs, fe));
-            }
-            if clear_above {
-                let added = end - fe;
-                self.add_on_path(fs, added);
-                self.nm(f).e = end;
-                return (added, (fs, end));
-            }
-        } else if clear_above {
-            let node = self.alloc(start, end);
-            let (left, right) = self.split(self.root, start);
-            let l = self.merge(left, node);
-            self.root = self.merge(l, right);
-            return (end - start, (start, end));
-        }
-        // General case: merge every range touching [start, end).
-        let lo = match self.floor(start) {
-            Some((a, b)) if b >= start => a,
-            _ => start,
-        };
-        let (left, rest) = self.split(self.root, lo);
-        let (mid, right) = self.split(rest, end.saturating_add(1));
-        let (mut s, mut e, mut covered) = (start, end, 0);
-        if mid != NIL {
-            let first = *self.n(self.min_node(mid));
-            let last = *self.n(self.max_node(mid));
-            covered = self.sum(mid);
-            if first.s < start {
-                covered -= start - first.s;
-                s = first.s;
-            }
-            if last.e > end {
-                covered -= last.e - end;
-                e = last.e;
-            }
-            self.release(mid);
-        }
-        let node = self.alloc(s, e);
-        let l = self.merge(left, node);
-        self.root = self.merge(l, right);
-        ((end - start) - covered, (s, e))
+        self.tail_len = 0;
+        self.tail_bytes = 0;
+        let (got, held) = self.low.insert_range(start, end);
+        added += got;
+        self.low_changed();
+        self.settle();
+        (added, held)
     }
 
     /// Remove everything below `seq`; returns the bytes removed.
     pub fn remove_below(&mut self, seq: u64) -> u64 {
-        let m = self.min_node(self.root);
-        if m == NIL || self.n(m).s >= seq {
-            return 0;
+        match self.first() {
+            Some((a, _)) if a < seq => {}
+            _ => return 0,
         }
         self.changed();
         for h in self.hints.iter_mut() {
             h.0 = h.0.max(seq);
         }
-        let (below, above) = self.split(self.root, seq);
-        let last = *self.n(self.max_node(below));
-        let mut removed = self.sum(below);
-        self.release(below);
-        self.root = above;
-        if last.e > seq {
-            removed -= last.e - seq;
-            let node = self.alloc(seq, last.e);
-            self.root = self.merge(node, self.root);
+        let mut removed = 0;
+        if self.low_end.is_some() {
+            removed += self.low.remove_below(seq);
+            self.low_changed();
         }
+        if self.low_end.is_none() {
+            // The cut may reach into the tail.
+            let n = self.tail_len;
+            let k = self.tail[..n].partition_point(|r| r.1 <= seq);
+            removed += self.tail[..k].iter().map(|r| r.1 - r.0).sum::<u64>();
+            self.tail.copy_within(k..n, 0);
+            self.tail_len -= k;
+            if let Some(first) = self.tail[..self.tail_len].first_mut() {
+                if first.0 < seq {
+                    removed += seq - first.0;
+                    first.0 = seq;
+                }
+            }
+            self.tail_bytes = self.tail().iter().map(|r| r.1 - r.0).sum();
+        }
+        self.settle();
         removed
     }
 
+    /// Remove the lowest range.
     fn remove_first(&mut self) {
-        fn go(set: &mut RangeSet, t: u32) -> u32 {
-            let l = set.n(t).l;
-            if l == NIL {
-                let r = set.n(t).r;
-                set.free.push(t);
-                return r;
-            }
-            let nl = go(set, l);
-            set.nm(t).l = nl;
-            set.upd(t);
-            t
-        }
-        if self.root != NIL {
-            self.changed();
-            self.hints = [(0, 0); HINTS];
-            self.root = go(self, self.root);
+        self.changed();
+        self.hints = [(0, 0); HINTS];
+        if self.low_end.is_some() {
+            self.low.remove_first();
+            self.low_changed();
+        } else {
+            let (a, b) = self.tail[0];
+            self.tail.copy_within(1..self.tail_len, 0);
+            self.tail_len -= 1;
+            self.tail_bytes -= b - a;
         }
     }
 
@@ -516,9 +335,13 @@ impl RangeSet {
             match self.first() {
                 Some((a, b)) if a <= seq && b > seq => {
                     self.remove_first();
+                    self.settle();
                     return Some(b);
                 }
-                Some((_, b)) if b <= seq => self.remove_first(),
+                Some((_, b)) if b <= seq => {
+                    self.remove_first();
+                    self.settle();
+                }
                 _ => return None,
             }
         }
@@ -530,74 +353,73 @@ impl RangeSet {
 
     /// The range containing `seq`, if any.
     pub fn range_of(&self, seq: u64) -> Option<(u64, u64)> {
-        self.floor(seq).filter(|&(_, b)| b > seq)
+        match self.tail().first() {
+            Some(&(a, _)) if seq >= a => {
+                let t = self.tail();
+                let i = t.partition_point(|r| r.0 <= seq);
+                Some(t[i - 1]).filter(|r| r.1 > seq)
+            }
+            _ => self.low.range_of(seq),
+        }
     }
 
-    /// Bytes of the set at or above `seq` (O(log n)).
+    /// Bytes of the set at or above `seq` (O(log n); O(1) above `low`).
     pub fn bytes_above(&self, seq: u64) -> u64 {
-        let mut t = self.root;
-        let mut acc = 0;
-        while t != NIL {
-            let n = self.n(t);
-            if n.s >= seq {
-                acc += (n.e - n.s) + self.sum(n.r);
-                t = n.l;
-            } else {
-                if n.e > seq {
-                    // The one range straddling `seq`: nothing to its right
-                    // starts below seq, so count its upper part and go right.
-                    acc += n.e - seq;
-                }
-                t = n.r;
-            }
-        }
-        acc
+        let low = match (self.low_start, self.low_end) {
+            (Some(ls), _) if seq <= ls => self.low.bytes(),
+            (_, Some(le)) if seq < le => self.low.bytes_above(seq),
+            _ => 0,
+        };
+        let tail: u64 = self
+            .tail()
+            .iter()
+            .map(|&(a, b)| b.saturating_sub(a.max(seq)))
+            .sum();
+        low + tail
     }
 
     /// The `k`-th range in order, 0-based (O(log n)).
     pub fn nth(&self, k: usize) -> Option<(u64, u64)> {
-        let mut t = self.root;
-        let mut k = k as u32;
-        while t != NIL {
-            let n = self.n(t);
-            let left = self.cnt(n.l);
-            if k < left {
-                t = n.l;
-            } else if k == left {
-                return Some((n.s, n.e));
-            } else {
-                k -= left + 1;
-                t = n.r;
-            }
+        let n = self.low.len();
+        if k < n {
+            self.low.nth(k)
+        } else {
+            self.tail().get(k - n).copied()
         }
-        None
     }
 
-    /// Number of ranges starting strictly above `seq` (O(log n)): RFC 6675
-    /// IsLost()'s count of SACKed blocks above a sequence number.
+    /// Number of ranges starting strictly above `seq` (O(log n); O(1) above
+    /// `low`): RFC 6675 IsLost()'s count of SACKed blocks above a sequence number.
     pub fn count_ranges_above(&self, seq: u64) -> usize {
-        let mut t = self.root;
-        let mut acc = 0usize;
-        while t != NIL {
-            let n = self.n(t);
-            if n.s > seq {
-                acc += 1 + self.cnt(n.r) as usize;
-                t = n.l;
-            } else {
-                t = n.r;
-            }
-        }
-        acc
+        let low = match (self.low_start, self.low_end) {
+            (Some(ls), _) if seq < ls => self.low.len(),
+            (_, Some(le)) if seq < le => self.low.count_ranges_above(seq),
+            _ => 0,
+        };
+        low + self.tail().iter().filter(|r| r.0 > seq).count()
     }
 
     /// The first gap at or after `from` and below the highest range:
     /// returns `[gap_start, gap_end)`.
     pub fn first_gap_from(&self, from: u64) -> Option<(u64, u64)> {
-        match self.range_of(from) {
-            // `from` is inside a range: the gap is after it, if another range follows.
-            Some((_, b)) => self.ceil(b).map(|(na, _)| (b, na)),
-            None => self.ceil(from).map(|(na, _)| (from, na)),
+        let &(t0, _) = self.tail().first()?;
+        if from >= t0 {
+            let t = self.tail();
+            let i = t.partition_point(|r| r.0 <= from);
+            let (_, b) = t[i - 1];
+            return if b > from {
+                // `from` is inside a range: the gap is after it, if another follows.
+                t.get(i).map(|&(na, _)| (b, na))
+            } else {
+                t.get(i).map(|&(na, _)| (from, na))
+            };
         }
+        if let Some(g) = self.low.first_gap_from(from) {
+            return Some(g);
+        }
+        // Above every gap of `low`: the gap is below the tail.
+        let g0 = self.low.range_of(from).map_or(from, |r| r.1);
+        Some((g0, t0))
     }
 }
 
