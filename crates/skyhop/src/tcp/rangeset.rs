@@ -114,6 +114,17 @@ impl RangeSet {
         self.low_end = self.low.last().map(|r| r.1);
     }
 
+    /// Read `low`'s lower bound again after a removal from below (its
+    /// highest range stays unless `low` is empty now).
+    fn low_cut(&mut self) {
+        if self.low.is_empty() {
+            self.low_start = None;
+            self.low_end = None;
+        } else {
+            self.low_start = self.low.first().map(|r| r.0);
+        }
+    }
+
     #[inline]
     fn tail(&self) -> &[(u64, u64)] {
         &self.tail[..self.tail_len]
@@ -156,7 +167,7 @@ impl RangeSet {
             self.tail.copy_within(1..self.tail_len, 0);
             self.tail_len -= 1;
             self.tail_bytes -= b - a;
-            self.low.insert_range(a, b);
+            self.low.append(a, b);
             self.low_start = self.low_start.or(Some(a));
             self.low_end = Some(b);
         }
@@ -291,7 +302,7 @@ impl RangeSet {
         let mut removed = 0;
         if self.low_end.is_some() {
             removed += self.low.remove_below(seq);
-            self.low_changed();
+            self.low_cut();
         }
         if self.low_end.is_none() {
             // The cut may reach into the tail.
@@ -318,7 +329,7 @@ impl RangeSet {
         self.hints = [(0, 0); HINTS];
         if self.low_end.is_some() {
             self.low.remove_first();
-            self.low_changed();
+            self.low_cut();
         } else {
             let (a, b) = self.tail[0];
             self.tail.copy_within(1..self.tail_len, 0);

@@ -287,6 +287,15 @@ impl Treap {
         go(self, self.root, &mut left, &mut f);
     }
     /// Number of disjoint ranges.
+    pub(super) fn is_empty(&self) -> bool {
+        self.root == NIL
+    }
+    /// Add `[start, end)` above every range (and not touching the highest).
+    pub(super) fn append(&mut self, start: u64, end: u64) {
+        debug_assert!(self.last().is_none_or(|(_, e)| start > e));
+        let node = self.alloc(start, end);
+        self.root = self.merge(self.root, node);
+    }
     pub(super) fn len(&self) -> usize {
         self.cnt(self.root) as usize
     }
