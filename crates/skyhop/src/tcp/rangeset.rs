@@ -135,6 +135,21 @@ impl RangeSet {
     fn tail_insert(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
         let t = &mut self.tail;
         let n = self.tail_len;
+        // The usual cases first: the highest range grows, or a new one
+        // starts above it.
+        if n == 0 || start >= t[n - 1].0 {
+            let b = if n > 0 { t[n - 1].1 } else { 0 };
+            if n > 0 && start <= b {
+                let added = end.saturating_sub(b);
+                t[n - 1].1 = b.max(end);
+                self.tail_bytes += added;
+                return (added, t[n - 1]);
+            }
+            t[n] = (start, end);
+            self.tail_len += 1;
+            self.tail_bytes += end - start;
+            return (end - start, (start, end));
+        }
         // Ranges i..j touch [start, end) (end >= start of one, start <= its end).
         let i = t[..n].partition_point(|r| r.1 < start);
         let mut j = i;
@@ -164,7 +179,7 @@ impl RangeSet {
     fn settle(&mut self) {
         while self.tail_len > TAIL {
             let (a, b) = self.tail[0];
-            self.tail.copy_within(1..self.tail_len, 0);
+            shift_down(&mut self.tail[..self.tail_len]);
             self.tail_len -= 1;
             self.tail_bytes -= b - a;
             self.low.append(a, b);
@@ -309,7 +324,9 @@ impl RangeSet {
             let n = self.tail_len;
             let k = self.tail[..n].partition_point(|r| r.1 <= seq);
             removed += self.tail[..k].iter().map(|r| r.1 - r.0).sum::<u64>();
-            self.tail.copy_within(k..n, 0);
+            for m in k..n {
+                self.tail[m - k] = self.tail[m];
+            }
             self.tail_len -= k;
             if let Some(first) = self.tail[..self.tail_len].first_mut() {
                 if first.0 < seq {
@@ -332,7 +349,7 @@ impl RangeSet {
             self.low_cut();
         } else {
             let (a, b) = self.tail[0];
-            self.tail.copy_within(1..self.tail_len, 0);
+            shift_down(&mut self.tail[..self.tail_len]);
             self.tail_len -= 1;
             self.tail_bytes -= b - a;
         }
@@ -431,6 +448,15 @@ impl RangeSet {
         // Above every gap of `low`: the gap is below the tail.
         let g0 = self.low.range_of(from).map_or(from, |r| r.1);
         Some((g0, t0))
+    }
+}
+
+/// Move every element of `v` one place down (the first is overwritten):
+/// a few elements, moved without a call.
+#[inline(always)]
+fn shift_down(v: &mut [(u64, u64)]) {
+    for k in 1..v.len() {
+        v[k - 1] = v[k];
     }
 }
 
