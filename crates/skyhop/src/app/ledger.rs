@@ -8,13 +8,27 @@ use crate::tcp::rangeset::RangeSet;
 /// claims is contiguous with the last and made only of arrived bytes.
 ///
 /// The bytes arrived are `[0, prefix)` and the ranges of `above` (none of
-/// which touches the prefix): an arrival in order costs a comparison, one
-/// out of order a range-set insert.
-#[derive(Clone, Debug, Default)]
+/// which touches the prefix): an arrival in order costs two comparisons
+/// (the set's lowest start is kept beside it, so the set itself is not
+/// read), one out of order a range-set insert.
+#[derive(Clone, Debug)]
 pub struct ByteLedger {
     prefix: u64,
-    above: RangeSet,
+    /// The start of `above`'s lowest range (`u64::MAX` when it is empty).
+    above_from: u64,
     delivered: u64,
+    above: RangeSet,
+}
+
+impl Default for ByteLedger {
+    fn default() -> Self {
+        ByteLedger {
+            prefix: 0,
+            above_from: u64::MAX,
+            delivered: 0,
+            above: RangeSet::new(),
+        }
+    }
 }
 
 impl ByteLedger {
@@ -23,15 +37,17 @@ impl ByteLedger {
         let end = seq + len as u64;
         if seq > self.prefix {
             self.above.insert(seq, end);
+            // A merge keeps the lowest start of what it merges.
+            self.above_from = self.above_from.min(seq);
         } else if end > self.prefix {
             self.prefix = end;
-            // The held range the prefix now reaches joins it (ranges in the
-            // set never touch, so at most one does).
-            if let Some((s, e)) = self.above.first() {
-                if s <= self.prefix {
-                    self.prefix = self.prefix.max(e);
-                    self.above.remove_below(self.prefix);
-                }
+            // Held ranges the prefix now reaches join it (one arrival can
+            // span several, e.g. a resend cut differently).
+            while self.above_from <= self.prefix {
+                let (_, e) = self.above.first().expect("a held range");
+                self.prefix = self.prefix.max(e);
+                self.above.remove_below(self.prefix);
+                self.above_from = self.above.first().map_or(u64::MAX, |r| r.0);
             }
         }
     }
@@ -92,6 +108,20 @@ mod tests {
         // Reaching past a held range swallows it whole.
         assert_eq!((l.prefix, l.above.len()), (400, 0));
         assert!(l.on_delivery(200, 400).is_ok());
+    }
+
+    #[test]
+    fn ledger_joins_every_held_range_one_arrival_reaches() {
+        let mut l = ByteLedger::default();
+        l.on_arrival(100, 100);
+        l.on_arrival(300, 100);
+        l.on_arrival(600, 100);
+        // [0, 350) covers [100, 200) and reaches into [300, 400).
+        l.on_arrival(0, 350);
+        assert_eq!((l.prefix, l.above.len(), l.above_from), (400, 1, 600));
+        assert!(l.on_delivery(0, 400).is_ok());
+        l.on_arrival(400, 200);
+        assert_eq!((l.prefix, l.above.len(), l.above_from), (700, 0, u64::MAX));
     }
 
     #[test]
