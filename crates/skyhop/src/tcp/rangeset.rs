@@ -43,6 +43,7 @@ pub struct RangeSet {
     /// DupThresh ranges; these touch only the tail, without a descent.
     tail: [(u64, u64); TAIL + 1],
     tail_len: usize,
+    /// Bytes in the tail (`bytes()` is read on every ACK: kept, not summed).
     tail_bytes: u64,
     flat: OnceLock<Vec<(u64, u64)>>,
     /// Ranges known to lie inside the set (the latest ranges `insert`
@@ -282,7 +283,7 @@ impl RangeSet {
         if end < self.tail[0].0 {
             // Touches no range of the tail: `low`'s alone (its bounds can
             // only widen to the range now holding the insert).
-            let r = self.low.insert_inside(start, end);
+            let r = self.low.insert(start, end);
             let (s, e) = r.1;
             self.low_start = self.low_start.map(|ls| ls.min(s));
             self.low_end = self.low_end.map(|le| le.max(e));
@@ -290,18 +291,16 @@ impl RangeSet {
         }
         // Touches both: the tail joins `low` for the insert, then the top
         // ranges come back up.
-        let mut added = 0;
         for k in 0..self.tail_len {
             let (a, b) = self.tail[k];
-            self.low.insert_range(a, b);
+            self.low.append(a, b);
         }
         self.tail_len = 0;
         self.tail_bytes = 0;
-        let (got, held) = self.low.insert_range(start, end);
-        added += got;
+        let r = self.low.insert(start, end);
         self.low_changed();
         self.settle();
-        (added, held)
+        r
     }
 
     /// Remove everything below `seq`; returns the bytes removed.
@@ -572,15 +571,38 @@ mod tests {
         }
     }
 
-    #[test]
-    fn matches_the_sorted_vec_model_on_random_operations() {
-        let mut x: u64 = 12345;
-        let mut rnd = |m: u64| {
+    /// A deterministic stream of numbers below `m` (xorshift64).
+    fn xorshift(mut x: u64) -> impl FnMut(u64) -> u64 {
+        move |m| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x % m
-        };
+        }
+    }
+
+    /// Every query on `s` against the model, at `q`.
+    fn check_queries(s: &RangeSet, m: &Model, q: u64) {
+        assert_eq!(s.len(), m.0.len());
+        assert_eq!(s.bytes(), m.0.iter().map(|r| r.1 - r.0).sum::<u64>());
+        assert_eq!(s.bytes_above(q), m.bytes_above(q));
+        assert_eq!(
+            s.count_ranges_above(q),
+            m.0.iter().filter(|r| r.0 > q).count()
+        );
+        assert_eq!(s.first_gap_from(q), m.first_gap_from(q));
+        assert_eq!(
+            s.range_of(q),
+            m.0.iter().copied().find(|r| r.0 <= q && q < r.1)
+        );
+        assert_eq!(s.contains(q), m.0.iter().any(|r| r.0 <= q && q < r.1));
+        assert_eq!(s.first(), m.0.first().copied());
+        assert_eq!(s.last(), m.0.last().copied());
+    }
+
+    #[test]
+    fn matches_the_sorted_vec_model_on_random_operations() {
+        let mut rnd = xorshift(12345);
         for round in 0..200 {
             let span = 50 + 200 * (round % 5);
             let mut s = RangeSet::new();
@@ -596,18 +618,7 @@ mod tests {
                     _ => {}
                 }
                 assert_eq!(s.as_slice(), &m.0[..]);
-                assert_eq!(s.len(), m.0.len());
-                assert_eq!(s.bytes(), m.0.iter().map(|r| r.1 - r.0).sum::<u64>());
-                let q = rnd(span + 30);
-                assert_eq!(s.bytes_above(q), m.bytes_above(q));
-                assert_eq!(
-                    s.count_ranges_above(q),
-                    m.0.iter().filter(|r| r.0 > q).count()
-                );
-                assert_eq!(s.first_gap_from(q), m.first_gap_from(q));
-                assert_eq!(s.contains(q), m.0.iter().any(|r| r.0 <= q && q < r.1));
-                assert_eq!(s.first(), m.0.first().copied());
-                assert_eq!(s.last(), m.0.last().copied());
+                check_queries(&s, &m, rnd(span + 30));
             }
         }
     }
@@ -616,13 +627,7 @@ mod tests {
     fn matches_the_model_with_thousands_of_ranges() {
         // Thousands of ranges, a front that advances as an ACK's does, long
         // runs that fill many holes at once; every query against the model.
-        let mut x: u64 = 987654321;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rnd = xorshift(987654321);
         let mut largest = 0;
         for round in 0..8 {
             let span = 2_000 + 100_000 * (round % 4);
@@ -648,21 +653,7 @@ mod tests {
                 if step % 97 == 0 {
                     assert_eq!(s.iter().collect::<Vec<_>>(), m.0);
                 }
-                assert_eq!(s.len(), m.0.len());
-                assert_eq!(s.bytes(), m.0.iter().map(|r| r.1 - r.0).sum::<u64>());
-                let q = floor + rnd(span + 30);
-                assert_eq!(s.bytes_above(q), m.bytes_above(q));
-                assert_eq!(
-                    s.count_ranges_above(q),
-                    m.0.iter().filter(|r| r.0 > q).count()
-                );
-                assert_eq!(s.first_gap_from(q), m.first_gap_from(q));
-                assert_eq!(
-                    s.range_of(q),
-                    m.0.iter().copied().find(|r| r.0 <= q && q < r.1)
-                );
-                assert_eq!(s.first(), m.0.first().copied());
-                assert_eq!(s.last(), m.0.last().copied());
+                check_queries(&s, &m, floor + rnd(span + 30));
                 let k = rnd(m.0.len() as u64 + 2) as usize;
                 assert_eq!(s.nth(k), m.0.get(k).copied());
                 let mut top = Vec::new();

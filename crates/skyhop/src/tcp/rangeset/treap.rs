@@ -319,40 +319,9 @@ impl Treap {
 
     /// Insert `[start, end)` (not empty); returns how many bytes were not
     /// in the set before, and the range that now holds `[start, end)`.
-    pub(super) fn insert_range(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
-        // Fast path: extend or append at the tail (in-order arrivals).
-        let m = self.max_node(self.root);
-        if m == NIL {
-            self.root = self.alloc(start, end);
-            return (end - start, (start, end));
-        }
-        let last = *self.n(m);
-        if start >= last.s && start <= last.e {
-            if end <= last.e {
-                return (0, (last.s, last.e));
-            }
-            // Only the last range grows: add the growth along the right spine.
-            let added = end - last.e;
-            let mut t = self.root;
-            while t != NIL {
-                let n = self.nm(t);
-                n.sum += added;
-                t = n.r;
-            }
-            self.nm(m).e = end;
-            return (added, (last.s, end));
-        }
-        if start > last.e {
-            let node = self.alloc(start, end);
-            self.root = self.merge(self.root, node);
-            return (end - start, (start, end));
-        }
-        self.insert_inside(start, end)
-    }
-
-    /// `insert_range` for a range starting below the highest range's start
-    /// or end (any range is correct here; the top ones are slower).
-    pub(super) fn insert_inside(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
+    /// (Ranges at the top are the tail's business: here one descent serves
+    /// every case.)
+    pub(super) fn insert(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
         // Inside the set, one descent decides the common cases: a block held
         // already (an ACK repeats its SACK blocks), one that grows a range
         // without reaching the next, or one touching no range.
