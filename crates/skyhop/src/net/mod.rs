@@ -28,7 +28,7 @@ pub mod topology;
 pub use fifo::{FifoDir, FifoLink};
 pub use layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason, Wake};
 pub use link_dir::LinkDirSpec;
-pub use packet::{Packet, Payload};
+pub use packet::{Packet, PacketStore, Payload, Slot, SlotView};
 pub use registry::{AnyLinkLayer, CustomLinkLayer, LinkLayerSpec, MakeLinkLayer};
 
 /// Index of a node.

@@ -1,6 +1,9 @@
-//! A packet on the wire: routing metadata plus a TCP data segment or ACK.
+//! A packet on the wire: routing metadata plus a TCP data segment or ACK;
+//! and the store of the packets on the move (`PacketStore`).
 
-use crate::tcp::{AckSeg, DataSeg};
+use crate::channel::PacketKind;
+use crate::engine::Time;
+use crate::tcp::{AckSeg, DataSeg, SackBlocks, MAX_SACK_BLOCKS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Payload {
@@ -36,5 +39,309 @@ impl Packet {
     #[inline]
     pub fn is_ack(&self) -> bool {
         matches!(self.payload, Payload::Ack(_))
+    }
+}
+
+/// The routing header and payload of a packet on the move, in one cache
+/// line; an ACK's SACK blocks (64 bytes of its 112) are kept apart, in the
+/// store's side table, so that a data segment or an ACK without blocks
+/// costs one line at every hop (a packet is read cold when it leaves a
+/// queue or a long link).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub struct Slot {
+    pub size_bytes: u32,
+    pub conn: u32,
+    pub route: u32,
+    pub hop: u16,
+    body: Body,
+}
+
+#[derive(Clone, Copy)]
+enum Body {
+    Data(DataSeg),
+    Ack(AckHead),
+    Datagram { seq: u64, sent_at: Time },
+    External,
+}
+
+/// An ACK without its SACK blocks (`n_sack`: how many the side table holds).
+#[derive(Clone, Copy)]
+struct AckHead {
+    ack: u64,
+    wnd: u64,
+    tsecr: Option<Time>,
+    window_update: bool,
+    n_sack: u8,
+}
+
+/// What a link sees of a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotView {
+    /// A TCP segment (data or SYN), an ACK or a datagram: its kind, its
+    /// first sequence number (data) and whether it was sent before.
+    Sim(PacketKind, u64, bool),
+    /// A packet from outside (`conn` is its index in the table of external packets).
+    External,
+}
+
+impl Slot {
+    /// What a link layer is told of this packet.
+    #[inline(always)]
+    pub fn view(&self) -> SlotView {
+        match self.body {
+            Body::Data(d) if d.is_syn() => SlotView::Sim(PacketKind::Syn, 0, d.retx),
+            Body::Data(d) => SlotView::Sim(PacketKind::Data, d.seq, d.retx),
+            Body::Ack(_) => SlotView::Sim(PacketKind::Ack, 0, false),
+            Body::Datagram { seq, .. } => SlotView::Sim(PacketKind::Data, seq, false),
+            Body::External => SlotView::External,
+        }
+    }
+
+    #[inline]
+    pub fn is_external(&self) -> bool {
+        matches!(self.body, Body::External)
+    }
+}
+
+/// 64 bytes: one ACK's SACK blocks, on a line of their own.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct SackLine([(u64, u64); MAX_SACK_BLOCKS]);
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 64);
+const _: () = assert!(std::mem::size_of::<SackLine>() == 64);
+
+/// The packets on the move: a slot each, numbered (a link holds slot
+/// numbers, not packets), reused once the packet arrives or is lost.
+#[derive(Default)]
+pub struct PacketStore {
+    slots: Vec<Slot>,
+    /// SACK blocks by slot number, for the ACKs that carry some (grown on
+    /// the first such ACK in a slot beyond its end).
+    sack: Vec<SackLine>,
+    free: Vec<u32>,
+}
+
+impl PacketStore {
+    pub fn with_capacity(n: usize) -> PacketStore {
+        PacketStore {
+            slots: Vec::with_capacity(n),
+            sack: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// Store `p` in a free slot and return its number.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> u32 {
+        let body = match p.payload {
+            Payload::Data(d) => Body::Data(d),
+            Payload::Ack(a) => Body::Ack(AckHead {
+                ack: a.ack,
+                wnd: a.wnd,
+                tsecr: a.tsecr,
+                window_update: a.window_update,
+                n_sack: a.sack.len() as u8,
+            }),
+            Payload::Datagram { seq, sent_at } => Body::Datagram { seq, sent_at },
+            Payload::External => Body::External,
+        };
+        let s = Slot {
+            size_bytes: p.size_bytes,
+            conn: p.conn,
+            route: p.route,
+            hop: p.hop,
+            body,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = s;
+                i as usize
+            }
+            None => {
+                self.slots.push(s);
+                self.slots.len() - 1
+            }
+        };
+        if let Payload::Ack(a) = p.payload {
+            if !a.sack.is_empty() {
+                if i >= self.sack.len() {
+                    self.sack.resize(self.slots.len(), SackLine::default());
+                }
+                self.sack[i] = SackLine(a.sack.blocks());
+            }
+        }
+        i as u32
+    }
+
+    /// Slot `i`'s header and payload (its SACK blocks aside).
+    #[inline(always)]
+    pub fn slot(&self, i: u32) -> &Slot {
+        &self.slots[i as usize]
+    }
+
+    #[inline(always)]
+    pub fn slot_mut(&mut self, i: u32) -> &mut Slot {
+        &mut self.slots[i as usize]
+    }
+
+    /// The whole packet in slot `i`.
+    #[inline]
+    pub fn get(&self, i: u32) -> Packet {
+        let s = &self.slots[i as usize];
+        let payload = match s.body {
+            Body::Data(d) => Payload::Data(d),
+            Body::Ack(h) => Payload::Ack(AckSeg {
+                ack: h.ack,
+                wnd: h.wnd,
+                sack: if h.n_sack == 0 {
+                    SackBlocks::default()
+                } else {
+                    SackBlocks::from_blocks(h.n_sack, self.sack[i as usize].0)
+                },
+                window_update: h.window_update,
+                tsecr: h.tsecr,
+            }),
+            Body::Datagram { seq, sent_at } => Payload::Datagram { seq, sent_at },
+            Body::External => Payload::External,
+        };
+        Packet {
+            size_bytes: s.size_bytes,
+            conn: s.conn,
+            route: s.route,
+            hop: s.hop,
+            payload,
+        }
+    }
+
+    /// The packet in slot `i`, whose slot is free again.
+    #[inline(always)]
+    pub fn take(&mut self, i: u32) -> Packet {
+        let p = self.get(i);
+        self.free.push(i);
+        p
+    }
+
+    /// Slot `i` is free again (its packet was lost or taken).
+    #[inline]
+    pub fn release(&mut self, i: u32) {
+        self.free.push(i);
+    }
+
+    /// A hint to bring slot `i` into the cache ahead of use (no effect on results).
+    #[inline(always)]
+    pub fn prefetch(&self, i: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(s) = self.slots.get(i as usize) {
+            // SAFETY: a prefetch only hints; the address is a live slot's.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch::<_MM_HINT_T0>((s as *const Slot).cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
+    }
+
+    /// The packets still on the move (not in a free slot).
+    pub fn live(&self) -> Vec<Packet> {
+        let mut free = vec![false; self.slots.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        (0..self.slots.len() as u32)
+            .filter(|&i| !free[i as usize])
+            .map(|i| self.get(i))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(n: usize) -> Packet {
+        let blocks: Vec<(u64, u64)> = (0..n as u64)
+            .map(|k| (100 * k + 50, 100 * k + 90))
+            .collect();
+        Packet {
+            size_bytes: 52 + 8 * n as u32,
+            conn: 7,
+            route: 3,
+            hop: 1,
+            payload: Payload::Ack(AckSeg {
+                ack: 10,
+                wnd: 1 << 40,
+                sack: SackBlocks::from_slice(&blocks),
+                window_update: n == 2,
+                tsecr: (n % 2 == 1).then_some(Time(99)),
+            }),
+        }
+    }
+
+    fn same(a: &Packet, b: &Packet) -> bool {
+        (a.size_bytes, a.conn, a.route, a.hop, a.payload)
+            == (b.size_bytes, b.conn, b.route, b.hop, b.payload)
+    }
+
+    #[test]
+    fn a_stored_packet_comes_back_whole_and_its_slot_is_reused() {
+        let mut st = PacketStore::default();
+        let data = Packet {
+            size_bytes: 1500,
+            conn: 1,
+            route: 2,
+            hop: 0,
+            payload: Payload::Data(DataSeg {
+                seq: 1 << 35,
+                len: 1448,
+                retx: true,
+                probe: false,
+                ts: Time(5),
+            }),
+        };
+        let dg = Packet {
+            size_bytes: 200,
+            conn: 4,
+            route: 0,
+            hop: 2,
+            payload: Payload::Datagram {
+                seq: 9,
+                sent_at: Time(3),
+            },
+        };
+        let ext = Packet {
+            size_bytes: 60,
+            conn: 11,
+            route: 1,
+            hop: 0,
+            payload: Payload::External,
+        };
+        let mut all = vec![data, dg, ext];
+        all.extend((0..=MAX_SACK_BLOCKS).map(ack));
+        let slots: Vec<u32> = all.iter().map(|p| st.alloc(*p)).collect();
+        for (p, &i) in all.iter().zip(&slots) {
+            assert!(same(p, &st.get(i)));
+        }
+        assert_eq!(
+            st.slot(slots[0]).view(),
+            SlotView::Sim(PacketKind::Data, 1 << 35, true)
+        );
+        assert_eq!(
+            st.slot(slots[3]).view(),
+            SlotView::Sim(PacketKind::Ack, 0, false)
+        );
+        assert!(st.slot(slots[2]).is_external());
+        assert_eq!(st.live().len(), all.len());
+        // An ACK with blocks taken, then one without in its slot, then one with fewer.
+        let i = slots[7];
+        assert!(same(&st.take(i), &ack(4)));
+        assert_eq!(st.alloc(ack(0)), i);
+        assert!(same(&st.get(i), &ack(0)));
+        st.release(i);
+        assert_eq!(st.alloc(ack(1)), i);
+        assert!(same(&st.get(i), &ack(1)));
+        assert_eq!(st.live().len(), all.len());
     }
 }

@@ -25,12 +25,8 @@ impl World {
         // Datagrams still on their way when the run stops (neither received nor lost).
         let mut in_flight = vec![0u64; self.flows.len()];
         if self.flows.iter().any(|f| f.dgram.is_some()) {
-            let mut free = vec![false; self.packets.len()];
-            for &i in &self.free {
-                free[i as usize] = true;
-            }
-            for (i, p) in self.packets.iter().enumerate() {
-                if !free[i] && matches!(p.payload, Payload::Datagram { .. }) {
+            for p in self.packets.live() {
+                if matches!(p.payload, Payload::Datagram { .. }) {
                     in_flight[p.conn as usize] += 1;
                 }
             }

@@ -71,7 +71,7 @@ impl World {
     /// A packet of a moving world leaves its source.
     #[inline(never)]
     pub(super) fn dyn_send(&mut self, now: Time, slot: u32) {
-        let r = self.packets[slot as usize].route & !DYN_ROUTE;
+        let r = self.packets.slot(slot).route & !DYN_ROUTE;
         let (src, dslot) = self.mobile().routes[r as usize];
         self.dyn_forward(now, slot, src, dslot);
     }
@@ -79,7 +79,7 @@ impl World {
     /// A packet of a moving world crossed link direction `ld`.
     #[inline(never)]
     pub(super) fn dyn_arrive(&mut self, now: Time, slot: u32, ld: usize) {
-        let r = self.packets[slot as usize].route & !DYN_ROUTE;
+        let r = self.packets.slot(slot).route & !DYN_ROUTE;
         let m = self.mobile();
         let (_, dslot) = m.routes[r as usize];
         let node = m.dir_ends[ld].1;
@@ -87,7 +87,7 @@ impl World {
             self.deliver(now, slot);
             return;
         }
-        let p = &mut self.packets[slot as usize];
+        let p = self.packets.slot_mut(slot);
         p.hop = p.hop.saturating_add(1);
         if p.hop >= MAX_HOPS {
             self.mobile().unroutable += 1;
@@ -176,7 +176,7 @@ impl World {
 
     fn drop_packet(&mut self, now: Time, ld: u32, slot: u32) {
         if let Some(log) = self.log.as_deref_mut() {
-            let p = &self.packets[slot as usize];
+            let p = &self.packets.get(slot);
             log.record(
                 now,
                 ld,

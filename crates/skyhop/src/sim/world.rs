@@ -30,11 +30,10 @@
 use super::external::{External, ExternalPacket, ExternalStats, Injected, Outbound};
 use super::state::{AeroGroups, Conn, Ev, FlowRt};
 use crate::app::AppIo;
-use crate::channel::PacketKind;
 use crate::engine::{EventQueue, Time};
 use crate::error::SimError;
 use crate::net::fifo::FifoSent;
-use crate::net::{AnyLinkLayer, Dir, LinkIo, LinkPacket, Packet, Payload};
+use crate::net::{AnyLinkLayer, Dir, LinkIo, LinkPacket, Packet, PacketStore, Payload, SlotView};
 use crate::observe::{PacketEventKind, PacketLog};
 use crate::pep::RelayOut;
 use crate::tcp::{AckSeg, DataSeg};
@@ -45,8 +44,8 @@ pub struct World {
     pub(super) layers: Vec<AnyLinkLayer>,
     /// Routes: lists of link directions.
     pub(super) routes: Vec<Vec<u32>>,
-    pub(super) packets: Vec<Packet>,
-    pub(super) free: Vec<u32>,
+    /// The packets on the move, by slot number.
+    pub(super) packets: PacketStore,
     pub(super) conns: Vec<Conn>,
     pub(super) flows: Vec<FlowRt>,
     pub(super) data_out: Vec<DataSeg>,
@@ -73,19 +72,6 @@ pub struct World {
     pub(super) mobile: Option<Box<super::network::Mobile>>,
 }
 
-/// Ask the processor to bring `x` into its cache ahead of use (a hint; no
-/// effect on results).
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
-
 impl World {
     #[inline]
     pub(super) fn dispatch(&mut self, now: Time, ev: Ev) {
@@ -96,7 +82,7 @@ impl World {
                     let (dir, slot, next) = l.wake_direct(now, token);
                     if let Some((w, n)) = next {
                         self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
-                        prefetch(&self.packets[n as usize]);
+                        self.packets.prefetch(n);
                     }
                     self.log_arrival(now, link as usize, dir, slot);
                     self.arrive(now, slot, 2 * link as usize + dir.index());
@@ -142,22 +128,17 @@ impl World {
 
     #[inline]
     pub(super) fn alloc(&mut self, p: Packet) -> u32 {
-        if let Some(i) = self.free.pop() {
-            self.packets[i as usize] = p;
-            i
-        } else {
-            self.packets.push(p);
-            (self.packets.len() - 1) as u32
-        }
+        self.packets.alloc(p)
     }
 
     /// A packet slot is done with (arrived, or lost).
     #[inline]
     pub(super) fn free_lost(&mut self, slot: u32) {
-        if let Payload::External = self.packets[slot as usize].payload {
-            self.ext.forget(self.packets[slot as usize].conn);
+        let s = self.packets.slot(slot);
+        if s.is_external() {
+            self.ext.forget(s.conn);
         }
-        self.free.push(slot);
+        self.packets.release(slot);
     }
 
     /// Call into link layer `link` with the (empty) I/O record, then act on
@@ -191,8 +172,8 @@ impl World {
         for &(dir, slot, why) in &lost {
             if let Some(log) = self.log.as_deref_mut() {
                 let ld = (2 * link + dir.index()) as u32;
-                let p = &self.packets[slot as usize];
-                log.record(now, ld, PacketEventKind::Drop(why), slot, p);
+                let p = self.packets.get(slot);
+                log.record(now, ld, PacketEventKind::Drop(why), slot, &p);
             }
             self.free_lost(slot);
         }
@@ -220,8 +201,8 @@ impl World {
     fn log_arrival(&mut self, now: Time, link: usize, dir: Dir, slot: u32) {
         if let Some(log) = self.log.as_deref_mut() {
             let ld = (2 * link + dir.index()) as u32;
-            let p = &self.packets[slot as usize];
-            log.record(now, ld, PacketEventKind::Arrive, slot, p);
+            let p = self.packets.get(slot);
+            log.record(now, ld, PacketEventKind::Arrive, slot, &p);
         }
     }
 
@@ -229,7 +210,7 @@ impl World {
     /// moving world: towards its destination from its source).
     #[inline]
     pub(super) fn transmit(&mut self, now: Time, slot: u32) {
-        let p = &self.packets[slot as usize];
+        let p = self.packets.slot(slot);
         if p.route & super::network::DYN_ROUTE != 0 {
             self.dyn_send(now, slot);
             return;
@@ -248,13 +229,10 @@ impl World {
     /// Put packet slot `slot` on link direction `ld`.
     #[inline]
     fn transmit_ld(&mut self, now: Time, slot: u32, ld: usize) {
-        let p = &self.packets[slot as usize];
-        let (kind, seq, retx) = match p.payload {
-            Payload::Data(d) if d.is_syn() => (PacketKind::Syn, 0, d.retx),
-            Payload::Data(d) => (PacketKind::Data, d.seq, d.retx),
-            Payload::Ack(_) => (PacketKind::Ack, 0, false),
-            Payload::Datagram { seq, .. } => (PacketKind::Data, seq, false),
-            Payload::External => self.ext.link_view(p.conn),
+        let p = self.packets.slot(slot);
+        let (kind, seq, retx) = match p.view() {
+            SlotView::Sim(kind, seq, retx) => (kind, seq, retx),
+            SlotView::External => self.ext.link_view(p.conn),
         };
         let pkt = LinkPacket {
             slot,
@@ -265,11 +243,12 @@ impl World {
         };
         self.packet_hops += 1;
         if let Some(log) = self.log.as_deref_mut() {
+            let p = self.packets.get(slot);
             if let Payload::External = p.payload {
                 let data = self.ext.data(p.conn).unwrap_or(&[]);
-                log.record_external(now, ld as u32, PacketEventKind::Enqueue, slot, p, data);
+                log.record_external(now, ld as u32, PacketEventKind::Enqueue, slot, &p, data);
             } else {
-                log.record(now, ld as u32, PacketEventKind::Enqueue, slot, p);
+                log.record(now, ld as u32, PacketEventKind::Enqueue, slot, &p);
             }
         }
         let dir = Dir::from_index(ld & 1);
@@ -291,8 +270,8 @@ impl World {
                 FifoSent::InFlight(None) => {}
                 FifoSent::Lost(why) => {
                     if let Some(log) = self.log.as_deref_mut() {
-                        let p = &self.packets[slot as usize];
-                        log.record(now, ld as u32, PacketEventKind::Drop(why), slot, p);
+                        let p = self.packets.get(slot);
+                        log.record(now, ld as u32, PacketEventKind::Drop(why), slot, &p);
                     }
                     self.free_lost(slot)
                 }
@@ -306,7 +285,7 @@ impl World {
     /// its route, or hand it to its endpoint.
     #[inline(always)]
     fn arrive(&mut self, now: Time, slot: u32, ld: usize) {
-        let p = &mut self.packets[slot as usize];
+        let p = self.packets.slot_mut(slot);
         if p.route & super::network::DYN_ROUTE != 0 {
             self.dyn_arrive(now, slot, ld);
             return;
@@ -322,8 +301,7 @@ impl World {
     /// A packet reached its destination: hand it to its endpoint.
     #[inline(always)]
     pub(super) fn deliver(&mut self, now: Time, slot: u32) {
-        let p = self.packets[slot as usize];
-        self.free.push(slot);
+        let p = self.packets.take(slot);
         let c = p.conn as usize;
         match p.payload {
             Payload::Data(seg) => self.data_at_receiver(now, c, &seg),

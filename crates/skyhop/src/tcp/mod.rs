@@ -21,6 +21,6 @@ mod tests;
 
 pub use config::{CcKind, RecKind, TcpConfig, Variant};
 pub use receiver::{new_receiver, TcpReceiver, WindowPolicy};
-pub use seg::{AckSeg, DataSeg, SackBlocks};
+pub use seg::{AckSeg, DataSeg, SackBlocks, MAX_SACK_BLOCKS};
 pub use send_core::SendCore;
 pub use sender::{new_sender, TcpSender};

@@ -76,6 +76,17 @@ impl SackBlocks {
     pub fn as_slice(&self) -> &[(u64, u64)] {
         &self.blocks[..self.n as usize]
     }
+    /// The block array as stored (entries past `len()` unused).
+    #[inline(always)]
+    pub fn blocks(&self) -> [(u64, u64); MAX_SACK_BLOCKS] {
+        self.blocks
+    }
+    /// `n` blocks from an array `blocks` gave.
+    #[inline(always)]
+    pub fn from_blocks(n: u8, blocks: [(u64, u64); MAX_SACK_BLOCKS]) -> SackBlocks {
+        debug_assert!(n as usize <= MAX_SACK_BLOCKS);
+        SackBlocks { n, blocks }
+    }
     pub fn from_slice(b: &[(u64, u64)]) -> SackBlocks {
         let mut s = SackBlocks::default();
         for &(a, e) in b {
