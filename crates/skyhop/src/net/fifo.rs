@@ -235,6 +235,10 @@ impl FifoDir {
     }
 }
 
+/// How many in-flight entries ahead of the head `wake_direct` prefetches
+/// (three cache lines of 24-byte entries).
+const PREFETCH_AHEAD: usize = 8;
+
 /// Both directions of a FIFO link.
 pub struct FifoLink {
     pub dirs: [FifoDir; 2],
@@ -292,9 +296,14 @@ impl FifoLink {
     }
 
     /// `LinkLayer::wake` without the I/O record: the head packet of
-    /// direction `token` arrives; returns its slot and the next head's wake-up.
+    /// direction `token` arrives; returns its slot, the next head's wake-up
+    /// and slot, and the slot of the packet after that (for prefetching).
     #[inline(always)]
-    pub fn wake_direct(&mut self, now: Time, token: u32) -> (Dir, u32, Option<(Wake, u32)>) {
+    pub fn wake_direct(
+        &mut self,
+        now: Time,
+        token: u32,
+    ) -> (Dir, u32, Option<(Wake, u32)>, Option<u32>) {
         let dir = Dir::from_index(token as usize);
         let d = &mut self.dirs[dir.index()];
         let (t, _, slot) = d
@@ -303,6 +312,11 @@ impl FifoLink {
             .expect("FIFO link woken with nothing in flight");
         debug_assert_eq!(t, now);
         d.stats.delivered += 1;
+        // The entries are read once, in order, long after they were written
+        // (a queue and a link's delay later): ask for the line a few ahead.
+        if let Some(e) = d.in_flight.get(PREFETCH_AHEAD) {
+            crate::engine::prefetch(e);
+        }
         let next = d.in_flight.front().map(|&(t2, s2, n)| {
             (
                 Wake {
@@ -313,7 +327,8 @@ impl FifoLink {
                 n,
             )
         });
-        (dir, slot, next)
+        let after = d.in_flight.get(1).map(|e| e.2);
+        (dir, slot, next, after)
     }
 }
 
@@ -329,7 +344,7 @@ impl LinkLayer for FifoLink {
 
     #[inline]
     fn wake(&mut self, now: Time, token: u32, io: &mut LinkIo) {
-        let (dir, slot, next) = self.wake_direct(now, token);
+        let (dir, slot, next, _) = self.wake_direct(now, token);
         if let Some((w, _)) = next {
             io.wakes.push(w);
         }

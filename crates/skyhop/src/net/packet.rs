@@ -98,6 +98,16 @@ impl Slot {
         }
     }
 
+    /// A TCP data segment (or SYN) or an ACK: `Some(true)` for an ACK.
+    #[inline(always)]
+    pub fn tcp_is_ack(&self) -> Option<bool> {
+        match self.body {
+            Body::Data(_) => Some(false),
+            Body::Ack(_) => Some(true),
+            _ => None,
+        }
+    }
+
     #[inline]
     pub fn is_external(&self) -> bool {
         matches!(self.body, Body::External)
@@ -232,16 +242,18 @@ impl PacketStore {
     /// A hint to bring slot `i` into the cache ahead of use (no effect on results).
     #[inline(always)]
     pub fn prefetch(&self, i: u32) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(s) = self.slots.get(i as usize) {
-            // SAFETY: a prefetch only hints; the address is a live slot's.
-            unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch::<_MM_HINT_T0>((s as *const Slot).cast());
-            }
+            crate::engine::prefetch(s);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
+    }
+
+    /// A hint: slot `i` (in the cache) will be read whole soon; if it holds
+    /// an ACK with SACK blocks, bring its line of the side table in too.
+    #[inline(always)]
+    pub fn prefetch_blocks(&self, i: u32) {
+        if let Body::Ack(AckHead { n_sack: 1.., .. }) = self.slots[i as usize].body {
+            crate::engine::prefetch(&self.sack[i as usize]);
+        }
     }
 
     /// The packets still on the move (not in a free slot).

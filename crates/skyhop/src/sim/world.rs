@@ -79,10 +79,16 @@ impl World {
             Ev::Link { link, token } => {
                 if let AnyLinkLayer::Fifo(l) = &mut self.layers[link as usize] {
                     // The built-in link without the I/O record (same code).
-                    let (dir, slot, next) = l.wake_direct(now, token);
+                    let (dir, slot, next, after) = l.wake_direct(now, token);
+                    // Prefetching, two arrivals deep: the slot of the packet
+                    // after the next head, and (its slot fetched at the
+                    // previous arrival) what the next head's arrival reads.
+                    if let Some(a) = after {
+                        self.packets.prefetch(a);
+                    }
                     if let Some((w, n)) = next {
                         self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
-                        self.packets.prefetch(n);
+                        self.prefetch_arrival(n);
                     }
                     self.log_arrival(now, link as usize, dir, slot);
                     self.arrive(now, slot, 2 * link as usize + dir.index());
@@ -296,6 +302,28 @@ impl World {
             return;
         }
         self.deliver(now, slot);
+    }
+
+    /// A hint: the packet in `slot` arrives at the end of a link soon (the
+    /// next head of its FIFO); if that ends its route, bring what its
+    /// delivery reads into the cache (a TCP endpoint's state, an ACK's SACK
+    /// blocks). Its slot was prefetched an arrival earlier.
+    #[inline(always)]
+    fn prefetch_arrival(&self, slot: u32) {
+        let s = self.packets.slot(slot);
+        if s.route & super::network::DYN_ROUTE != 0
+            || s.hop as usize + 1 != self.routes[s.route as usize].len()
+        {
+            return;
+        }
+        match s.tcp_is_ack() {
+            Some(true) => {
+                self.packets.prefetch_blocks(slot);
+                self.conns[s.conn as usize].sender.prefetch_for_ack();
+            }
+            Some(false) => self.conns[s.conn as usize].receiver.prefetch_for_segment(),
+            None => {}
+        }
     }
 
     /// A packet reached its destination: hand it to its endpoint.

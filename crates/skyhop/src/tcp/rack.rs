@@ -168,10 +168,6 @@ pub struct Rack {
     pub(super) timer: Option<(Time, LossTimer)>,
     /// SACKed ranges new on the ACK being processed.
     newly: Vec<(u64, u64)>,
-    /// The absolute index after the last record the newly SACKed ranges
-    /// reached: the next such range usually starts there (a block grows at
-    /// its top), sparing a binary search over the whole flight.
-    newly_hint: u64,
     /// The lowest end of a never-retransmitted segment the last ACK
     /// delivered (F-RTO's "original data acknowledged").
     orig_delivered_end: Option<u64>,
@@ -185,6 +181,12 @@ fn sent_after(t1: Time, seq1: u64, t2: Time, seq2: u64) -> bool {
 }
 
 impl Rack {
+    /// A hint: an ACK comes soon; bring this and the oldest record in.
+    pub fn prefetch(&self) {
+        crate::engine::prefetch_all(self);
+        crate::engine::prefetch_first(&self.segs);
+    }
+
     pub fn new(dupthresh: u32) -> Rack {
         Rack {
             segs: VecDeque::new(),
@@ -207,7 +209,6 @@ impl Rack {
             tlp_is_retrans: false,
             timer: None,
             newly: Vec::new(),
-            newly_hint: 0,
             orig_delivered_end: None,
             stats: RackStats::default(),
         }
@@ -272,17 +273,6 @@ impl Rack {
     #[inline]
     fn idx(&self, id: u64) -> usize {
         (id - self.base) as usize
-    }
-
-    /// The index of the first record ending above `seq`, from
-    /// `newly_hint` when it still answers, else by binary search.
-    fn first_ending_above(&self, seq: u64) -> usize {
-        let n = self.segs.len();
-        let i = self.newly_hint.saturating_sub(self.base).min(n as u64) as usize;
-        if (i == 0 || self.segs[i - 1].end() <= seq) && (i == n || self.segs[i].end() > seq) {
-            return i;
-        }
-        seqsearch::first_ending_above(&self.segs, seq)
     }
 
     fn find(&self, seq: u64) -> Option<usize> {
@@ -458,7 +448,7 @@ impl Rack {
             self.newly.sort_unstable();
             for k in 0..self.newly.len() {
                 let (g0, g1) = self.newly[k];
-                let mut i = self.first_ending_above(g0);
+                let mut i = seqsearch::first_ending_above(&self.segs, g0);
                 while i < self.segs.len() && self.segs[i].seq < g1 {
                     let r = self.segs[i];
                     if !r.has(SACKED) && sb.range_of(r.seq).is_some_and(|(_, b)| b >= r.end()) {
@@ -468,7 +458,6 @@ impl Rack {
                     }
                     i += 1;
                 }
-                self.newly_hint = self.base + i as u64;
             }
             self.newly.clear();
         }

@@ -153,6 +153,12 @@ impl RateSampler {
         RateSampler::default()
     }
 
+    /// A hint: an ACK comes soon; bring this and the oldest record in.
+    pub fn prefetch(&self) {
+        crate::engine::prefetch_all(self);
+        crate::engine::prefetch_first(&self.segs);
+    }
+
     /// C.delivered.
     pub fn delivered(&self) -> u64 {
         self.delivered

@@ -126,6 +126,13 @@ pub struct Arrival {
 }
 
 impl TcpReceiver {
+    /// A hint that a segment will reach this receiver soon (the engine
+    /// knows a hop ahead): bring its state into the cache. No effect on results.
+    #[inline]
+    pub fn prefetch_for_segment(&self) {
+        crate::engine::prefetch_all(self);
+    }
+
     /// `sack_blocks` = 0 disables SACK.
     pub fn new(
         buffer: u64,

@@ -76,6 +76,20 @@ impl TcpSender {
         }
     }
 
+    /// A hint that an ACK will reach this sender soon (the engine knows a
+    /// hop ahead): bring the state its ACK path reads into the cache. No
+    /// effect on results.
+    #[inline]
+    pub fn prefetch_for_ack(&self) {
+        crate::engine::prefetch_all(self);
+        if let Some(rs) = self.core.rs.as_deref() {
+            rs.prefetch();
+        }
+        if let Some(rack) = self.core.rack.as_deref() {
+            rack.prefetch();
+        }
+    }
+
     // ---- observers -------------------------------------------------------
     pub fn cwnd(&self) -> u64 {
         self.core.st.cwnd
