@@ -138,11 +138,6 @@ impl World {
         }
     }
 
-    #[inline]
-    pub(super) fn alloc(&mut self, p: Packet) -> u32 {
-        self.packets.alloc(p)
-    }
-
     /// A packet slot is done with (arrived, or lost).
     #[inline]
     pub(super) fn free_lost(&mut self, slot: u32) {
@@ -357,7 +352,7 @@ impl World {
         for (_, bytes) in out.drain(..) {
             let d = self.flows[f].dgram.as_mut().expect("a datagram flow");
             let (seq, route) = (d.on_send(bytes), d.route);
-            let slot = self.alloc(Packet {
+            let slot = self.packets.alloc(Packet {
                 size_bytes: bytes,
                 conn: f as u32,
                 route,
@@ -435,7 +430,7 @@ impl World {
     pub(super) fn send_data(&mut self, now: Time, c: usize, out: &mut Vec<DataSeg>) {
         let (route, header) = (self.conns[c].fwd_route, self.conns[c].header);
         for seg in out.drain(..) {
-            let slot = self.alloc(Packet {
+            let slot = self.packets.alloc(Packet {
                 size_bytes: seg.len + header,
                 conn: c as u32,
                 route,
@@ -459,7 +454,7 @@ impl World {
             } else {
                 2 + 8 * ack.sack.len() as u32
             };
-            let slot = self.alloc(Packet {
+            let slot = self.packets.alloc(Packet {
                 size_bytes: header + sack,
                 conn: c as u32,
                 route,
@@ -635,7 +630,7 @@ impl World {
             self.ext.leave(now, id);
             return Injected::Sent;
         }
-        let slot = self.alloc(Packet {
+        let slot = self.packets.alloc(Packet {
             size_bytes: bytes.min(u32::MAX as usize) as u32,
             conn: id,
             route,
