@@ -78,6 +78,18 @@ pub struct World {
 /// prefetch would only cost instructions.
 const PREFETCH_CONNS: usize = 16;
 
+/// The keyed-timer id of connection `c`'s sender (one pending event each).
+#[inline(always)]
+fn sender_timer(c: usize) -> u32 {
+    2 * c as u32
+}
+
+/// The keyed-timer id of connection `c`'s receiver.
+#[inline(always)]
+fn receiver_timer(c: usize) -> u32 {
+    2 * c as u32 + 1
+}
+
 impl World {
     #[inline]
     pub(super) fn dispatch(&mut self, now: Time, ev: Ev) {
@@ -476,7 +488,7 @@ impl World {
             };
             // One pending event per sender: a timer moved earlier replaces
             // the event it had instead of leaving it to be popped for nothing.
-            self.q.set_timer(c as u32, conn.s_timer.at.max(now), ev);
+            self.q.set_timer(sender_timer(c), conn.s_timer.at.max(now), ev);
         }
         if let Some(tr) = conn.trace.as_mut() {
             let s = &conn.sender;
@@ -499,7 +511,10 @@ impl World {
                 conn: c as u32,
                 gen,
             };
-            self.q.push(conn.r_timer.at, ev);
+            // Keyed as well: a delayed-ACK timer pending for tens of
+            // milliseconds on each of many receivers kept the heap, which
+            // every link arrival passes through, some forty entries deep.
+            self.q.set_timer(receiver_timer(c), conn.r_timer.at, ev);
         }
     }
 }
