@@ -46,7 +46,14 @@ impl Dur {
         self.0 as f64 / NS_PER_S as f64
     }
     /// Time to serialise `bytes` at `rate_bps` bits per second, rounded up to the nanosecond.
+    #[inline]
     pub fn transmission(bytes: u64, rate_bps: u64) -> Dur {
+        // bits × 10⁹ fits 64 bits below 2³¹ bytes (every packet): one
+        // 64-bit division instead of a call to the 128-bit one (a hop costs
+        // one of these).
+        if bytes < 1 << 31 {
+            return Dur((bytes * 8 * NS_PER_S).div_ceil(rate_bps));
+        }
         let bits = bytes as u128 * 8 * NS_PER_S as u128;
         Dur(bits.div_ceil(rate_bps as u128) as u64)
     }
@@ -108,5 +115,14 @@ mod tests {
     fn transmission_time_rounds_up() {
         // 1 byte at 3 bit/s = 8/3 s
         assert_eq!(Dur::transmission(1, 3), Dur(2_666_666_667));
+    }
+    #[test]
+    fn transmission_time_is_the_same_on_both_sides_of_the_64_bit_path() {
+        // 2³¹ − 1 bytes takes the 64-bit division, 2³¹ the 128-bit one;
+        // at 7 bit/s: ceil(bytes × 8 × 10⁹ / 7) ns.
+        let exact = |b: u128| Dur((b * 8_000_000_000).div_ceil(7) as u64);
+        for b in [(1u64 << 31) - 1, 1 << 31, 1500, 52] {
+            assert_eq!(Dur::transmission(b, 7), exact(b as u128), "{b} bytes");
+        }
     }
 }
