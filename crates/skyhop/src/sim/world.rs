@@ -441,7 +441,8 @@ impl World {
     #[inline]
     pub(super) fn send_data(&mut self, now: Time, c: usize, out: &mut Vec<DataSeg>) {
         let (route, header) = (self.conns[c].fwd_route, self.conns[c].header);
-        for seg in out.drain(..) {
+        for k in 0..out.len() {
+            let seg = crate::tcp::seg::DataSeg::read_fields(&out[k]);
             let slot = self.packets.alloc(Packet {
                 size_bytes: seg.len + header,
                 conn: c as u32,
@@ -451,6 +452,7 @@ impl World {
             });
             self.transmit(now, slot);
         }
+        out.clear();
     }
 
     #[inline]

@@ -27,6 +27,25 @@ pub struct DataSeg {
 }
 
 impl DataSeg {
+    /// A copy read field by field, each load the size of the store that
+    /// wrote the field. Read back right after the sender wrote it, a
+    /// segment copied in wider loads spans several of those stores: the
+    /// processor cannot forward them and the load waits until every older
+    /// store has reached the cache, cold per-connection lines included.
+    #[inline(always)]
+    pub fn read_fields(s: &DataSeg) -> DataSeg {
+        // SAFETY: each pointer comes from a reference to an initialised field.
+        unsafe {
+            DataSeg {
+                seq: std::ptr::read_volatile(&s.seq),
+                len: std::ptr::read_volatile(&s.len),
+                retx: std::ptr::read_volatile(&s.retx),
+                probe: std::ptr::read_volatile(&s.probe),
+                ts: std::ptr::read_volatile(&s.ts),
+            }
+        }
+    }
+
     #[inline]
     pub fn end(&self) -> u64 {
         self.seq + self.len as u64
