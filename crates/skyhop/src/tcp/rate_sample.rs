@@ -129,12 +129,18 @@ pub struct RateSampler {
     segs: VecDeque<TxRecord>,
     /// Bytes of `segs` not SACKed.
     outstanding: u64,
-    /// SACK blocks walked lately: every record inside one is done, and no
-    /// record can come to lie inside one later (records keep their bounds,
-    /// new ones start at the top, above any block), so a block repeated
-    /// unchanged by a later ACK has nothing left to count.
-    walked: [(u64, u64); 4],
+    /// SACK blocks walked lately, each with the absolute index (see
+    /// `popped`) its walk stopped at: every record inside one is done, and
+    /// no record can come to lie inside one later (records keep their
+    /// bounds, new ones start at the top, above any block), so a block
+    /// repeated unchanged by a later ACK has nothing left to count, and one
+    /// grown from the same start has nothing below that index (the common
+    /// case: the block holding the newest arrival, longer on every ACK).
+    walked: [(u64, u64, u64); 4],
     next_walked: usize,
+    /// Records popped from the front so far: record `i` of `segs` has the
+    /// absolute index `popped + i`.
+    popped: u64,
 }
 
 /// Per-ACK accumulator (the `rs` of the draft, before generation).
@@ -285,6 +291,7 @@ impl RateSampler {
                 break;
             }
             self.segs.pop_front();
+            self.popped += 1;
             if !r.done() {
                 self.outstanding -= r.len();
                 self.update(now, r, &mut p);
@@ -295,12 +302,19 @@ impl RateSampler {
         // above a block none lies in it, done or not: skipping done runs
         // visits the same records in the same order.
         for &(s, e) in sack {
-            if self.walked.contains(&(s, e)) {
-                continue;
-            }
-            self.walked[self.next_walked] = (s, e);
-            self.next_walked = (self.next_walked + 1) % self.walked.len();
-            let mut i = seqsearch::first_starting_at_or_above(&self.segs, s);
+            // The walk starts at the first record at or above `s`, or, for
+            // a block grown from a start walked before, where that walk
+            // stopped (every record between is done: the same visits).
+            let grown = |w: &(u64, u64, u64)| w.0 == s && w.0 < w.1 && w.1 <= e;
+            let (k, mut i) = match self.walked.iter().position(grown) {
+                Some(k) if self.walked[k].1 == e => continue,
+                Some(k) => (k, self.walked[k].2.saturating_sub(self.popped) as usize),
+                None => {
+                    let k = self.next_walked;
+                    self.next_walked = (k + 1) % self.walked.len();
+                    (k, seqsearch::first_starting_at_or_above(&self.segs, s))
+                }
+            };
             loop {
                 i = self.first_not_done(i);
                 if i >= self.segs.len() || self.segs[i].end() > e {
@@ -312,6 +326,7 @@ impl RateSampler {
                 self.update(now, r, &mut p);
                 i += 1;
             }
+            self.walked[k] = (s, e, self.popped + i as u64);
         }
         // GenerateRateSample.
         if self.app_limited != 0 && self.delivered > self.app_limited {
