@@ -27,6 +27,10 @@ pub(super) struct Treap {
     nodes: Vec<Node>,
     free: Vec<u32>,
     root: u32,
+    /// The root's byte total and range count, kept beside it: `bytes()` is
+    /// read on every ACK, and the root's node is seldom in the cache then.
+    total: u64,
+    count: u32,
     /// Deterministic priority stream (the tree's shape never affects results).
     rng: u64,
 }
@@ -53,11 +57,20 @@ impl Treap {
             nodes: Vec::new(),
             free: Vec::new(),
             root: NIL,
+            total: 0,
+            count: 0,
             rng: 0x9E37_79B9_7F4A_7C15,
         }
     }
 
     // ---- arena and treap primitives ----
+
+    /// Read the root's totals again after a change.
+    #[inline]
+    fn refresh(&mut self) {
+        self.total = self.sum(self.root);
+        self.count = self.cnt(self.root);
+    }
 
     #[inline]
     fn n(&self, t: u32) -> &Node {
@@ -295,14 +308,16 @@ impl Treap {
         debug_assert!(self.last().is_none_or(|(_, e)| start > e));
         let node = self.alloc(start, end);
         self.root = self.merge(self.root, node);
+        self.refresh();
     }
     pub(super) fn len(&self) -> usize {
-        self.cnt(self.root) as usize
+        self.count as usize
     }
     pub(super) fn clear(&mut self) {
         self.nodes.clear();
         self.free.clear();
         self.root = NIL;
+        self.refresh();
     }
     pub(super) fn first(&self) -> Option<(u64, u64)> {
         let t = self.min_node(self.root);
@@ -314,7 +329,8 @@ impl Treap {
     }
     /// Total bytes in the set (O(1)).
     pub(super) fn bytes(&self) -> u64 {
-        self.sum(self.root)
+        debug_assert_eq!(self.total, self.sum(self.root));
+        self.total
     }
 
     /// Insert `[start, end)` (not empty); returns how many bytes were not
@@ -322,6 +338,12 @@ impl Treap {
     /// (Ranges at the top are the tail's business: here one descent serves
     /// every case.)
     pub(super) fn insert(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
+        let r = self.insert_tree(start, end);
+        self.refresh();
+        r
+    }
+
+    fn insert_tree(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
         // Inside the set, one descent decides the common cases: a block held
         // already (an ACK repeats its SACK blocks), one that grows a range
         // without reaching the next, or one touching no range.
@@ -375,6 +397,12 @@ impl Treap {
 
     /// Remove everything below `seq`; returns the bytes removed.
     pub(super) fn remove_below(&mut self, seq: u64) -> u64 {
+        let r = self.remove_below_tree(seq);
+        self.refresh();
+        r
+    }
+
+    fn remove_below_tree(&mut self, seq: u64) -> u64 {
         let m = self.min_node(self.root);
         if m == NIL || self.n(m).s >= seq {
             return 0;
@@ -408,6 +436,7 @@ impl Treap {
         if self.root != NIL {
             self.root = go(self, self.root);
         }
+        self.refresh();
     }
 
     /// Remove and return the highest range.
@@ -416,6 +445,7 @@ impl Treap {
         let (below, top) = self.split(self.root, s);
         self.release(top);
         self.root = below;
+        self.refresh();
         Some((s, e))
     }
 
