@@ -37,15 +37,38 @@ const VACANT: u128 = u128::MAX;
 /// heaps but was slower on the 100-flow dumbbell bench; 2 was the faster on both.
 const ARITY: usize = 2;
 
+/// Bits of a winner-tree node that name its timer (the low ones, below
+/// the sequence number): a node is one 16-byte integer, (time, sequence,
+/// timer), ordered as (time, sequence) since sequence numbers are unique.
+const ID_BITS: u32 = 24;
+const ID_MASK: u128 = (1 << ID_BITS) - 1;
+
+/// A heap key (time, sequence) and timer `k` packed into a tree node.
+#[inline(always)]
+fn pack(key: u128, k: usize) -> u128 {
+    let seq = key as u64;
+    assert!(
+        seq < 1 << (64 - ID_BITS),
+        "more than 2^40 events scheduled in one run"
+    );
+    ((key >> 64) << 64) | ((seq as u128) << ID_BITS) | k as u128
+}
+
+/// A tree node's (time, sequence) key, as the heap's keys are.
+#[inline(always)]
+fn unpack(node: u128) -> u128 {
+    ((node >> 64) << 64) | ((node as u64) >> ID_BITS) as u128
+}
+
 /// The keyed timers: a winner tree over `cap` leaves (a power of two of at
-/// least 2, or 0). Node `cap + k` is timer `k`: its key (`VACANT`: none
-/// pending); inner node `i` (`1 <= i < cap`, children `2i` and `2i + 1`)
-/// holds the smallest key below it and whose it is. A match whose result
-/// did not change leaves every match above it as it was, so a replay
-/// stops there.
+/// least 2, or 0). Node `cap + k` is timer `k`: its packed key (`VACANT`:
+/// none pending); inner node `i` (`1 <= i < cap`, children `2i` and
+/// `2i + 1`) holds the smallest packed key below it, which names its timer.
+/// A match whose result did not change leaves every match above it as it
+/// was, so a replay stops there.
 struct Timers<E> {
     cap: usize,
-    nodes: Vec<(u128, u32)>,
+    nodes: Vec<u128>,
     evs: Vec<Option<E>>,
     pending: usize,
 }
@@ -60,15 +83,14 @@ impl<E: Copy> Timers<E> {
         }
     }
 
-    /// Set leaf `k`'s key and replay the matches above it.
+    /// Set leaf `k`'s node and replay the matches above it.
     #[inline(always)]
-    fn replay(&mut self, k: usize, key: u128) {
+    fn replay(&mut self, k: usize, node: u128) {
         let mut i = self.cap + k;
-        self.nodes[i] = (key, k as u32);
+        self.nodes[i] = node;
         i /= 2;
         while i >= 1 {
-            let (a, b) = (self.nodes[2 * i], self.nodes[2 * i + 1]);
-            let w = if b.0 < a.0 { b } else { a };
+            let w = self.nodes[2 * i].min(self.nodes[2 * i + 1]);
             if self.nodes[i] == w {
                 break;
             }
@@ -79,19 +101,16 @@ impl<E: Copy> Timers<E> {
 
     /// Room for timer `k`: the tree doubles and is rebuilt (rare).
     fn grow(&mut self, k: usize) {
+        assert!(k < 1 << ID_BITS, "more than 2^24 keyed timers");
         let cap = (k + 1).next_power_of_two().max(2);
-        let mut nodes = vec![(VACANT, 0); 2 * cap];
+        let mut nodes = vec![VACANT; 2 * cap];
         for (j, n) in nodes[cap..].iter_mut().enumerate() {
-            let key = if j < self.cap {
-                self.nodes[self.cap + j].0
-            } else {
-                VACANT
-            };
-            *n = (key, j as u32);
+            if j < self.cap {
+                *n = self.nodes[self.cap + j];
+            }
         }
         for i in (1..cap).rev() {
-            let (a, b) = (nodes[2 * i], nodes[2 * i + 1]);
-            nodes[i] = if b.0 < a.0 { b } else { a };
+            nodes[i] = nodes[2 * i].min(nodes[2 * i + 1]);
         }
         self.nodes = nodes;
         self.evs.resize(cap, None);
@@ -103,31 +122,30 @@ impl<E: Copy> Timers<E> {
         if k >= self.cap {
             self.grow(k);
         }
-        if self.nodes[self.cap + k].0 == VACANT {
+        if self.nodes[self.cap + k] == VACANT {
             self.pending += 1;
         }
         self.evs[k] = Some(e.ev);
-        self.replay(k, e.key);
+        self.replay(k, pack(e.key, k));
     }
 
     /// Remove and return the earliest timer's event (one must be pending).
     #[inline]
     fn pop(&mut self) -> Entry<E> {
-        let (key, k) = self.nodes[1];
+        let node = self.nodes[1];
+        let k = (node & ID_MASK) as usize;
         let e = Entry {
-            key,
-            ev: self.evs[k as usize]
-                .take()
-                .expect("a pending timer's event"),
+            key: unpack(node),
+            ev: self.evs[k].take().expect("a pending timer's event"),
         };
         self.pending -= 1;
-        self.replay(k as usize, VACANT);
+        self.replay(k, VACANT);
         e
     }
 
     #[inline(always)]
     fn first_key(&self) -> Option<u128> {
-        (self.pending > 0).then(|| self.nodes[1].0)
+        (self.pending > 0).then(|| unpack(self.nodes[1]))
     }
 }
 
