@@ -441,8 +441,8 @@ impl World {
     #[inline]
     pub(super) fn send_data(&mut self, now: Time, c: usize, out: &mut Vec<DataSeg>) {
         let (route, header) = (self.conns[c].fwd_route, self.conns[c].header);
-        for k in 0..out.len() {
-            let seg = crate::tcp::seg::DataSeg::read_fields(&out[k]);
+        for s in out.iter() {
+            let seg = crate::tcp::seg::DataSeg::read_fields(s);
             let slot = self.packets.alloc(Packet {
                 size_bytes: seg.len + header,
                 conn: c as u32,
@@ -490,7 +490,8 @@ impl World {
             };
             // One pending event per sender: a timer moved earlier replaces
             // the event it had instead of leaving it to be popped for nothing.
-            self.q.set_timer(sender_timer(c), conn.s_timer.at.max(now), ev);
+            self.q
+                .set_timer(sender_timer(c), conn.s_timer.at.max(now), ev);
         }
         if let Some(tr) = conn.trace.as_mut() {
             let s = &conn.sender;
