@@ -409,6 +409,41 @@ mod tests {
     }
 
     #[test]
+    fn a_sack_block_growing_from_one_start_counts_each_segment_once() {
+        // Segments 0..10 of 1000 bytes sent at 0..9 ms; 0 and 5 are lost.
+        // The block holding the newest arrival grows from 1000 ACK after
+        // ACK (the walk resumes where the last one stopped); 5's hole stays.
+        let mut r = RateSampler::new();
+        for k in 0..10u64 {
+            r.on_send(ms(k), 1000 * k, 1000, false, 1000 * k);
+        }
+        let s = r.on_ack(ms(101), 0, &[(1000, 3000)], None);
+        assert_eq!((s.newly_delivered, s.total_delivered), (2000, 2000));
+        let s = r.on_ack(ms(103), 0, &[(1000, 5000)], None);
+        assert_eq!((s.newly_delivered, s.total_delivered), (2000, 4000));
+        // The newest arrival is above the hole at 5: a second block; the
+        // first repeated unchanged counts nothing.
+        let s = r.on_ack(ms(106), 0, &[(6000, 7000), (1000, 5000)], None);
+        assert_eq!((s.newly_delivered, s.inflight), (1000, 5000));
+        // 0 is retransmitted and arrives: the cumulative ACK covers 0..5
+        // (only 0 is new) and pops those records; the grown block above
+        // resumes at an index counted from the records popped.
+        r.on_send(ms(107), 0, 1000, true, 10_000);
+        let s = r.on_ack(ms(208), 5000, &[(6000, 9000)], None);
+        assert_eq!((s.newly_delivered, s.total_delivered), (3000, 8000));
+        // The sample's segment is the one sent with the most delivered
+        // before it: 0's retransmission (delivered 5000 then), so no RTT.
+        assert_eq!((s.prior_delivered, s.rtt), (5000, None));
+        let s = r.on_ack(ms(209), 5000, &[(6000, 10_000)], None);
+        assert_eq!((s.newly_delivered, s.inflight), (1000, 1000));
+        let s = r.on_ack(ms(300), 10_000, &[], None);
+        assert_eq!(
+            (s.newly_delivered, s.total_delivered, s.inflight),
+            (1000, 10_000, 0)
+        );
+    }
+
+    #[test]
     fn sacked_segments_count_once_and_a_retransmission_gives_no_rtt() {
         let mut r = RateSampler::new();
         for k in 0..4u64 {
