@@ -3,7 +3,8 @@
 //! asserts that time never runs backwards.
 //!
 //! Beside it, keyed timers: at most one pending event per key (a
-//! connection's sender timer), replaced in place when the key is set again.
+//! connection's sender timer, its receiver's delayed-ACK timer), replaced
+//! in place when the key is set again.
 //! A timer moved earlier would otherwise leave its former event behind, to
 //! be popped later and ignored (a paced sender moves its timer earlier on
 //! most transmissions, and thousands of such leftovers made the heap deep).
