@@ -135,6 +135,10 @@ pub struct Rack {
     segs: VecDeque<Seg>,
     /// Absolute index of `segs[0]` (records are never inserted in the middle).
     base: u64,
+    /// The end of the last record while there is one (a transmission
+    /// compares with it without reading that record, out of the cache
+    /// since the previous transmission).
+    top: u64,
     /// The transmission-time chain (absolute indices), oldest first.
     head: u64,
     tail: u64,
@@ -191,6 +195,7 @@ impl Rack {
         Rack {
             segs: VecDeque::new(),
             base: 0,
+            top: 0,
             head: NIL,
             tail: NIL,
             pending: BTreeSet::new(),
@@ -348,7 +353,8 @@ impl Rack {
     /// Segment.xmit_ts = Now, and it moves to the end of the time chain.
     pub fn on_send(&mut self, now: Time, seq: u64, len: u32) {
         let end = seq + len as u64;
-        let top = self.segs.back().map_or(0, |r| r.end());
+        debug_assert!(self.segs.back().is_none_or(|r| r.end() == self.top));
+        let top = self.top;
         if self.segs.is_empty() || seq >= top {
             self.push(now, seq, end);
             return;
@@ -383,6 +389,7 @@ impl Rack {
     fn push(&mut self, now: Time, seq: u64, end: u64) {
         let id = self.base + self.segs.len() as u64;
         let len = u32::try_from(end - seq).expect("a segment is shorter than 4 GiB");
+        self.top = end;
         self.segs.push_back(Seg {
             seq,
             xmit_ts: now,
@@ -394,23 +401,15 @@ impl Rack {
         self.link_tail(id);
     }
 
-    /// A SACK block `[s, e)` of the ACK being processed, before the sender
-    /// adds it to its scoreboard `sb`: remember the bytes it newly covers.
-    pub fn note_sack_block(&mut self, sb: &RangeSet, s: u64, e: u64) {
-        let mut x = s;
-        while x < e {
-            if let Some((_, b)) = sb.range_of(x) {
-                x = b;
-                continue;
-            }
-            let g1 = sb.first_gap_from(x).map_or(e, |(_, g1)| g1.min(e));
-            self.newly.push((x, g1));
-            x = g1;
-        }
+    /// A SACK block `[s, e)` of the ACK being processed: add it to the
+    /// sender's scoreboard `sb` and remember the bytes it newly covers.
+    /// Returns the bytes added (as `RangeSet::insert`).
+    pub fn sack_block(&mut self, sb: &mut RangeSet, s: u64, e: u64) -> u64 {
+        sb.insert_noting(s, e, &mut self.newly)
     }
 
     /// Section 6.2, upon receiving an ACK: the cumulative ACK `ack`, the
-    /// SACK blocks noted (`note_sack_block`) and the scoreboard `sb` after
+    /// SACK blocks noted (`sack_block`) and the scoreboard `sb` after
     /// them. `est_min_rtt`: the sender's RFC 6298 minimum RTT. Returns the
     /// number of segments newly marked lost.
     pub fn on_ack(
@@ -451,7 +450,13 @@ impl Rack {
                 let mut i = seqsearch::first_ending_above(&self.segs, g0);
                 while i < self.segs.len() && self.segs[i].seq < g1 {
                     let r = self.segs[i];
-                    if !r.has(SACKED) && sb.range_of(r.seq).is_some_and(|(_, b)| b >= r.end()) {
+                    // A record inside the gap is SACKed now (the gap went
+                    // into `sb`, above the cumulative ACK); one across its
+                    // edge is looked up.
+                    let inside = g0 <= r.seq && r.end() <= g1;
+                    if !r.has(SACKED)
+                        && (inside || sb.range_of(r.seq).is_some_and(|(_, b)| b >= r.end()))
+                    {
                         self.delivered(now, self.base + i as u64);
                         self.segs[i].set(SACKED, true);
                         self.segs_sacked += 1;

@@ -269,6 +269,49 @@ impl RangeSet {
         added
     }
 
+    /// `insert`, also appending to `gaps` the parts of `[start, end)` not
+    /// in the set before, in order (each a maximal gap the insert fills).
+    /// Above `low` they are read off the tail; elsewhere found by the
+    /// range and gap queries, before the insert.
+    pub fn insert_noting(&mut self, start: u64, end: u64, gaps: &mut Vec<(u64, u64)>) -> u64 {
+        if start >= end || self.holds_recent(start, end) {
+            return 0;
+        }
+        if self.low_end.is_none_or(|le| start > le) {
+            let mut x = start;
+            for &(a, b) in self.tail() {
+                if b <= x {
+                    continue;
+                }
+                if a >= end {
+                    break;
+                }
+                if a > x {
+                    gaps.push((x, a));
+                }
+                x = b;
+                if x >= end {
+                    break;
+                }
+            }
+            if x < end {
+                gaps.push((x, end));
+            }
+        } else {
+            let mut x = start;
+            while x < end {
+                if let Some((_, b)) = self.range_of(x) {
+                    x = b;
+                    continue;
+                }
+                let g1 = self.first_gap_from(x).map_or(end, |(_, g1)| g1.min(end));
+                gaps.push((x, g1));
+                x = g1;
+            }
+        }
+        self.insert(start, end)
+    }
+
     /// `insert`, also returning the range that now holds `[start, end)`.
     fn insert_range(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
         self.changed();
@@ -524,6 +567,21 @@ mod tests {
             self.0.splice(i..j, std::iter::once((s, e)));
             (end - start) - covered
         }
+        /// The maximal parts of `[start, end)` outside the set, in order,
+        /// byte by byte.
+        fn gaps(&self, start: u64, end: u64) -> Vec<(u64, u64)> {
+            let mut g: Vec<(u64, u64)> = Vec::new();
+            for x in start..end {
+                if self.0.iter().any(|r| r.0 <= x && x < r.1) {
+                    continue;
+                }
+                match g.last_mut() {
+                    Some(l) if l.1 == x => l.1 = x + 1,
+                    _ => g.push((x, x + 1)),
+                }
+            }
+            g
+        }
         fn remove_below(&mut self, seq: u64) -> u64 {
             let mut removed = 0;
             let mut k = 0;
@@ -612,7 +670,15 @@ mod tests {
                 let a = rnd(span);
                 let len = 1 + rnd(20);
                 match op {
-                    0..=5 => assert_eq!(s.insert(a, a + len), m.insert(a, a + len)),
+                    0..=2 => assert_eq!(s.insert(a, a + len), m.insert(a, a + len)),
+                    3..=5 => {
+                        // Kept appending to what is there (RACK's list).
+                        let mut gaps = vec![(0, 0)];
+                        let want = m.gaps(a, a + len);
+                        assert_eq!(s.insert_noting(a, a + len, &mut gaps), m.insert(a, a + len));
+                        assert_eq!(gaps[0], (0, 0));
+                        assert_eq!(&gaps[1..], &want[..], "gaps of [{a}, {})", a + len);
+                    }
                     6 => assert_eq!(s.remove_below(a / 4), m.remove_below(a / 4)),
                     7 => assert_eq!(s.pop_covering(a / 4), m.pop_covering(a / 4)),
                     _ => {}

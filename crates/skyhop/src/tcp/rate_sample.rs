@@ -141,6 +141,10 @@ pub struct RateSampler {
     /// Records popped from the front so far: record `i` of `segs` has the
     /// absolute index `popped + i`.
     popped: u64,
+    /// The end of the last record (while there is one): a transmission
+    /// compares with it without reading that record, which the sender last
+    /// touched a pacing interval ago and is out of the cache by now.
+    top: u64,
 }
 
 /// Per-ACK accumulator (the `rs` of the draft, before generation).
@@ -192,8 +196,10 @@ impl RateSampler {
             len_flags: len | flags,
             skip: 0,
         };
-        if self.segs.back().is_none_or(|b| b.end() <= seq) {
+        debug_assert!(self.segs.back().is_none_or(|r| r.end() == self.top));
+        if self.segs.is_empty() || self.top <= seq {
             self.outstanding += len as u64;
+            self.top = seq + len as u64;
             self.segs.push_back(rec);
             return;
         }
@@ -209,6 +215,7 @@ impl RateSampler {
                 if last && rec_end > e {
                     self.outstanding += rec_end - e;
                     e = rec_end;
+                    self.top = e;
                 }
                 let len = u32::try_from(e - s).ok().filter(|&l| l < LEN);
                 *r = TxRecord {

@@ -297,10 +297,10 @@ impl SendCore {
                 // A block held already (an ACK repeats its blocks) changes
                 // nothing: no descent for RACK or the scoreboard.
                 if s < e && !self.sb.holds_recent(s, e) {
-                    if let Some(r) = self.rack.as_deref_mut() {
-                        r.note_sack_block(&self.sb, s, e);
-                    }
-                    sacked += self.sb.insert(s, e);
+                    sacked += match self.rack.as_deref_mut() {
+                        Some(r) => r.sack_block(&mut self.sb, s, e),
+                        None => self.sb.insert(s, e),
+                    };
                 }
             }
         }
