@@ -143,22 +143,46 @@ impl Treap {
         self.free.push(t);
     }
 
-    /// The node with the largest start `<= key` (or NIL), and the smallest
-    /// start above `key`, in one descent.
-    fn floor_and_next(&self, key: u64) -> (u32, Option<u64>) {
+    /// The node with the largest start `<= key` and the node with the
+    /// smallest start above it (each NIL if none), in one descent.
+    fn floor_and_next(&self, key: u64) -> (u32, u32) {
         let mut t = self.root;
-        let (mut best, mut next) = (NIL, None);
+        let (mut best, mut next) = (NIL, NIL);
         while t != NIL {
             let n = self.n(t);
             if n.s <= key {
                 best = t;
                 t = n.r;
             } else {
-                next = Some(n.s);
+                next = t;
                 t = n.l;
             }
         }
         (best, next)
+    }
+
+    /// Take node `x` out of the tree: the counts and sums on the path to it
+    /// lose it, and the merge of its children takes its place.
+    fn remove_node(&mut self, x: u32) {
+        let Node { s: key, e, .. } = *self.n(x);
+        let (mut parent, mut t) = (NIL, self.root);
+        while t != x {
+            let n = self.nm(t);
+            n.cnt -= 1;
+            n.sum -= e - key;
+            parent = t;
+            t = if key < n.s { n.l } else { n.r };
+        }
+        let (l, r) = (self.n(x).l, self.n(x).r);
+        let joined = self.merge(l, r);
+        if parent == NIL {
+            self.root = joined;
+        } else if key < self.n(parent).s {
+            self.nm(parent).l = joined;
+        } else {
+            self.nm(parent).r = joined;
+        }
+        self.free.push(x);
     }
 
     /// Add `added` bytes to the subtree sums on the path to the node starting at `key`.
@@ -347,7 +371,8 @@ impl Treap {
         // Inside the set, one descent decides the common cases: a block held
         // already (an ACK repeats its SACK blocks), one that grows a range
         // without reaching the next, or one touching no range.
-        let (f, next) = self.floor_and_next(start);
+        let (f, nx) = self.floor_and_next(start);
+        let next = (nx != NIL).then(|| self.n(nx).s);
         let clear_above = next.is_none_or(|ns| ns > end);
         if f != NIL && self.n(f).e >= start {
             let (fs, fe) = (self.n(f).s, self.n(f).e);
@@ -359,6 +384,16 @@ impl Treap {
                 self.add_on_path(fs, added);
                 self.nm(f).e = end;
                 return (added, (fs, end));
+            }
+            let (ns, ne) = (self.n(nx).s, self.n(nx).e);
+            if end <= ne {
+                // It fills the gap between two neighbours and reaches no
+                // further (ranges never touch: the one after `nx` starts
+                // above `ne`): `f` takes `nx`'s end, `nx` goes.
+                self.remove_node(nx);
+                self.add_on_path(fs, ne - fe);
+                self.nm(f).e = ne;
+                return (ns - fe, (fs, ne));
             }
         } else if clear_above {
             let node = self.alloc(start, end);
