@@ -370,7 +370,8 @@ impl Treap {
     fn insert_tree(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
         // Inside the set, one descent decides the common cases: a block held
         // already (an ACK repeats its SACK blocks), one that grows a range
-        // without reaching the next, or one touching no range.
+        // without reaching the next, one that fills the gap to the next (a
+        // repaired hole), or one touching no range.
         let (f, nx) = self.floor_and_next(start);
         let next = (nx != NIL).then(|| self.n(nx).s);
         let clear_above = next.is_none_or(|ns| ns > end);
