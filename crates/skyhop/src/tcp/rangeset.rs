@@ -263,6 +263,12 @@ impl RangeSet {
         if start >= end || self.holds_recent(start, end) {
             return 0;
         }
+        self.insert_unheld(start, end)
+    }
+
+    /// `insert` of a non-empty range no hint holds; the range now holding
+    /// it becomes a hint.
+    fn insert_unheld(&mut self, start: u64, end: u64) -> u64 {
         let (added, held) = self.insert_range(start, end);
         self.hints[self.next_hint] = held;
         self.next_hint = (self.next_hint + 1) % HINTS;
@@ -309,7 +315,7 @@ impl RangeSet {
                 x = g1;
             }
         }
-        self.insert(start, end)
+        self.insert_unheld(start, end)
     }
 
     /// `insert`, also returning the range that now holds `[start, end)`.
