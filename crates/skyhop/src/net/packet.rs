@@ -164,24 +164,78 @@ impl PacketStore {
             hop: p.hop,
             body,
         };
-        let i = match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = s;
-                i as usize
+        let i = self.take_free();
+        self.slots[i] = s;
+        if let Payload::Ack(a) = p.payload {
+            self.put_blocks(i, &a.sack);
+        }
+        i as u32
+    }
+
+    /// Slot `i`'s SACK blocks into the side table (nothing without blocks).
+    #[inline(always)]
+    fn put_blocks(&mut self, i: usize, sack: &SackBlocks) {
+        if !sack.is_empty() {
+            if i >= self.sack.len() {
+                self.sack.resize(self.slots.len(), SackLine::default());
             }
+            self.sack[i] = SackLine(sack.blocks());
+        }
+    }
+
+    /// A free slot's number (a new one at the end if none is free).
+    #[inline(always)]
+    fn take_free(&mut self) -> usize {
+        match self.free.pop() {
+            Some(i) => i as usize,
             None => {
-                self.slots.push(s);
+                self.slots.push(Slot {
+                    size_bytes: 0,
+                    conn: 0,
+                    route: 0,
+                    hop: 0,
+                    body: Body::External,
+                });
                 self.slots.len() - 1
             }
-        };
-        if let Payload::Ack(a) = p.payload {
-            if !a.sack.is_empty() {
-                if i >= self.sack.len() {
-                    self.sack.resize(self.slots.len(), SackLine::default());
-                }
-                self.sack[i] = SackLine(a.sack.blocks());
-            }
         }
+    }
+
+    /// `alloc` for a TCP data segment at its route's start, written into
+    /// its slot field by field: a `Packet` built on the stack and copied
+    /// in wide loads spans several of the stores that built it, which the
+    /// processor cannot forward, and the copy waits for every older store
+    /// (cold per-connection lines included) to reach the cache.
+    #[inline(always)]
+    pub fn alloc_data(&mut self, size_bytes: u32, conn: u32, route: u32, seg: &DataSeg) -> u32 {
+        let i = self.take_free();
+        let s = &mut self.slots[i];
+        s.size_bytes = size_bytes;
+        s.conn = conn;
+        s.route = route;
+        s.hop = 0;
+        s.body = Body::Data(DataSeg::read_fields(seg));
+        i as u32
+    }
+
+    /// `alloc` for an ACK at its route's start, written in place as
+    /// `alloc_data` is (its SACK blocks, if any, in the side table).
+    #[inline(always)]
+    pub fn alloc_ack(&mut self, size_bytes: u32, conn: u32, route: u32, a: &AckSeg) -> u32 {
+        let i = self.take_free();
+        let s = &mut self.slots[i];
+        s.size_bytes = size_bytes;
+        s.conn = conn;
+        s.route = route;
+        s.hop = 0;
+        s.body = Body::Ack(AckHead {
+            ack: a.ack,
+            wnd: a.wnd,
+            tsecr: a.tsecr,
+            window_update: a.window_update,
+            n_sack: a.sack.len() as u8,
+        });
+        self.put_blocks(i, &a.sack);
         i as u32
     }
 
@@ -355,5 +409,45 @@ mod tests {
         assert_eq!(st.alloc(ack(1)), i);
         assert!(same(&st.get(i), &ack(1)));
         assert_eq!(st.live().len(), all.len());
+    }
+
+    #[test]
+    fn a_segment_or_ack_written_in_place_is_the_packet_alloc_would_store() {
+        // Each kind into a fresh slot and into slots a packet of another
+        // kind (or an ACK with more blocks) held before.
+        let mut st = PacketStore::default();
+        let seg = DataSeg {
+            seq: 1 << 40,
+            len: 1448,
+            retx: false,
+            probe: true,
+            ts: Time(77),
+        };
+        let as_packet = |size_bytes, payload| Packet {
+            size_bytes,
+            conn: 5,
+            route: 9,
+            hop: 0,
+            payload,
+        };
+        for round in 0..3 {
+            let d = st.alloc_data(1500, 5, 9, &seg);
+            assert!(same(&st.get(d), &as_packet(1500, Payload::Data(seg))));
+            let mut acks = Vec::new();
+            for n in [MAX_SACK_BLOCKS, 0, 2, 1] {
+                let Payload::Ack(a) = ack(n).payload else {
+                    unreachable!()
+                };
+                let k = st.alloc_ack(40 + n as u32, 5, 9, &a);
+                assert!(same(&st.get(k), &as_packet(40 + n as u32, Payload::Ack(a))));
+                acks.push(k);
+            }
+            // Free them in an order that puts ACKs where data was and back.
+            st.release(d);
+            for &k in acks.iter().rev() {
+                st.release(k);
+            }
+            assert_eq!(st.live().len(), 0, "round {round}");
+        }
     }
 }

@@ -442,14 +442,7 @@ impl World {
     pub(super) fn send_data(&mut self, now: Time, c: usize, out: &mut Vec<DataSeg>) {
         let (route, header) = (self.conns[c].fwd_route, self.conns[c].header);
         for s in out.iter() {
-            let seg = crate::tcp::seg::DataSeg::read_fields(s);
-            let slot = self.packets.alloc(Packet {
-                size_bytes: seg.len + header,
-                conn: c as u32,
-                route,
-                hop: 0,
-                payload: Payload::Data(seg),
-            });
+            let slot = self.packets.alloc_data(s.len + header, c as u32, route, s);
             self.transmit(now, slot);
         }
         out.clear();
@@ -461,22 +454,17 @@ impl World {
         if let Some(pi) = self.conns[c].proxy_out {
             self.note_proxy_acks(c, pi, acks);
         }
-        for ack in acks.drain(..) {
+        for ack in acks.iter() {
             // An ACK is the header; with SACK, 2 bytes + 8 per block (RFC 2018).
             let sack = if ack.sack.is_empty() {
                 0
             } else {
                 2 + 8 * ack.sack.len() as u32
             };
-            let slot = self.packets.alloc(Packet {
-                size_bytes: header + sack,
-                conn: c as u32,
-                route,
-                hop: 0,
-                payload: Payload::Ack(ack),
-            });
+            let slot = self.packets.alloc_ack(header + sack, c as u32, route, ack);
             self.transmit(now, slot);
         }
+        acks.clear();
     }
 
     /// After any sender input: re-arm its timer, record its trace.
