@@ -43,7 +43,6 @@
 use super::{AckSample, CcState, CongestionOps};
 use crate::engine::time::{Dur, Time};
 use crate::tcp::rate_sample::RateSample;
-use std::collections::VecDeque;
 
 /// 4.3.1.1: 2/ln 2, the smallest gain that doubles the delivery rate each round.
 pub const HIGH_GAIN: f64 = 2.885_390_081_777_926_8;
@@ -79,8 +78,8 @@ pub struct Bbr {
     pacing_rate: f64,
     /// The pacing rate was set from a measured SRTT.
     has_seen_rtt: bool,
-    /// (round, rate) of a windowed max filter, rates decreasing.
-    bw_filter: VecDeque<(u64, f64)>,
+    /// BtlBw's windowed max filter.
+    bw_filter: MaxFilter,
     rtprop: Option<Dur>,
     rtprop_stamp: Time,
     rtprop_expired: bool,
@@ -126,7 +125,7 @@ impl Bbr {
             // with 1 ms when no RTT sample exists yet.
             pacing_rate: HIGH_GAIN * init_cwnd as f64 / 1e-3,
             has_seen_rtt: false,
-            bw_filter: VecDeque::new(),
+            bw_filter: MaxFilter::default(),
             rtprop: None,
             rtprop_stamp: Time::ZERO,
             rtprop_expired: false,
@@ -164,7 +163,7 @@ impl Bbr {
     }
     /// BtlBw, payload bytes per second.
     pub fn btl_bw(&self) -> f64 {
-        self.bw_filter.front().map_or(0.0, |x| x.1)
+        self.bw_filter.max()
     }
     pub fn rtprop(&self) -> Option<Dur> {
         self.rtprop
@@ -238,22 +237,7 @@ impl Bbr {
             // Windowed max over the last BtlBwFilterLen rounds. As Linux's
             // minmax filter, it moves only when a sample enters: through
             // application-limited stretches the estimate stays as it was.
-            while self
-                .bw_filter
-                .front()
-                .is_some_and(|f| f.0 + BTLBW_FILTER_LEN <= self.round_count)
-            {
-                self.bw_filter.pop_front();
-            }
-            while self
-                .bw_filter
-                .back()
-                .is_some_and(|b| b.1 <= rs.delivery_rate)
-            {
-                self.bw_filter.pop_back();
-            }
-            self.bw_filter
-                .push_back((self.round_count, rs.delivery_rate));
+            self.bw_filter.update(self.round_count, rs.delivery_rate);
         }
     }
 
@@ -380,6 +364,54 @@ impl Bbr {
         } else {
             self.prior_cwnd.max(s.cwnd)
         };
+    }
+}
+
+/// The maximum of the samples of the last `BTLBW_FILTER_LEN` rounds, kept
+/// in place (it sits in the sender's state, read on every ACK): the
+/// samples that can still become the maximum, at most one per round, by
+/// round, rates decreasing. A sample no larger than the one kept for its
+/// round is not kept: the two leave together, by age or behind a larger
+/// sample, so it never becomes the maximum.
+#[derive(Clone, Copy, Debug, Default)]
+struct MaxFilter {
+    /// (round, rate), oldest first; `len` of them.
+    e: [(u64, f64); BTLBW_FILTER_LEN as usize],
+    len: usize,
+}
+
+impl MaxFilter {
+    /// The maximum (0 before the first sample).
+    #[inline]
+    fn max(&self) -> f64 {
+        if self.len == 0 {
+            0.0
+        } else {
+            self.e[0].1
+        }
+    }
+
+    /// A sample `rate` of round `round` (rounds never decrease).
+    fn update(&mut self, round: u64, rate: f64) {
+        let old = self.e[..self.len]
+            .iter()
+            .take_while(|f| f.0 + BTLBW_FILTER_LEN <= round)
+            .count();
+        if old > 0 {
+            self.e.copy_within(old..self.len, 0);
+            self.len -= old;
+        }
+        while self.len > 0 && self.e[self.len - 1].1 <= rate {
+            self.len -= 1;
+        }
+        if self.len > 0 && self.e[self.len - 1].0 == round {
+            // The round's larger sample stays; this one would leave with it.
+            return;
+        }
+        // Rounds kept are above round - BTLBW_FILTER_LEN and distinct, and
+        // this round is not among them: there is room.
+        self.e[self.len] = (round, rate);
+        self.len += 1;
     }
 }
 
@@ -529,5 +561,52 @@ impl CongestionOps for Bbr {
 
     fn rate_estimate_bps(&self) -> Option<f64> {
         Some(self.btl_bw() * 8.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_max_filter_is_the_windowed_max_of_every_sample() {
+        // Nondecreasing rounds with many samples per round (rates with
+        // ties) against the maximum over every sample still in the window
+        // when a sample enters, and against a filter that keeps every
+        // candidate (the deque this one replaced).
+        let mut rng = crate::engine::rng::RngStream::derive(11, "bw_filter");
+        for _ in 0..200 {
+            let mut f = MaxFilter::default();
+            let mut all: Vec<(u64, f64)> = Vec::new();
+            let mut deque: std::collections::VecDeque<(u64, f64)> = Default::default();
+            let mut round = 0u64;
+            for _ in 0..500 {
+                let u = rng.uniform();
+                if u < 0.2 {
+                    round += 1 + (rng.uniform() * 3.0) as u64 * (u < 0.02) as u64 * 5;
+                }
+                let rate = (rng.uniform() * 20.0).floor() * 1e5;
+                f.update(round, rate);
+                all.push((round, rate));
+                while deque
+                    .front()
+                    .is_some_and(|x| x.0 + BTLBW_FILTER_LEN <= round)
+                {
+                    deque.pop_front();
+                }
+                while deque.back().is_some_and(|x| x.1 <= rate) {
+                    deque.pop_back();
+                }
+                deque.push_back((round, rate));
+                let want = all
+                    .iter()
+                    .filter(|x| x.0 + BTLBW_FILTER_LEN > round)
+                    .map(|x| x.1)
+                    .fold(0.0, f64::max);
+                assert_eq!(f.max(), want);
+                assert_eq!(deque.front().unwrap().1, want);
+                assert!(f.len <= BTLBW_FILTER_LEN as usize);
+            }
+        }
     }
 }
