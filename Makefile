@@ -12,6 +12,7 @@ dev:
 ## lint: clippy with warnings as errors, ruff (lint and format check)
 lint:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p skyhop --features event-cycles --all-targets -- -D warnings
 	$(PY) -m ruff check python tests
 	$(PY) -m ruff format --check python tests
 
@@ -23,6 +24,7 @@ test: test-rust test-python
 # compiled by `make lint` (clippy --all-targets), not here.
 test-rust:
 	$(CARGO) test --release --workspace --lib --tests
+	$(CARGO) test --release -p skyhop --features event-cycles --lib sim::cycles
 
 test-python:
 	$(PY) -m pytest -q

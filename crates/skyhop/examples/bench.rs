@@ -35,5 +35,35 @@ fn main() {
             best.0 / 1e6,
             best.1 / 1e6
         );
+        #[cfg(feature = "event-cycles")]
+        print_cycles();
     }
+}
+
+/// Cycles by kind of event over every run of the case (feature `event-cycles`).
+#[cfg(feature = "event-cycles")]
+fn print_cycles() {
+    let t = skyhop::sim::cycles::take();
+    let events: u64 = t.iter().map(|(_, c)| c.events).sum();
+    let cycles: u64 = t.iter().map(|(_, c)| c.cycles).sum();
+    println!(
+        "  {:<18} {:>12} {:>10} {:>8} {:>14}",
+        "event kind", "events", "cycles/ev", "share", "per any event"
+    );
+    for (k, c) in &t {
+        println!(
+            "  {:<18} {:>12} {:>10.0} {:>7.1}% {:>14.1}",
+            k.name(),
+            c.events,
+            c.cycles as f64 / c.events as f64,
+            100.0 * c.cycles as f64 / cycles as f64,
+            c.cycles as f64 / events as f64
+        );
+    }
+    println!(
+        "  {:<18} {:>12} {:>10.0}",
+        "all",
+        events,
+        cycles as f64 / events as f64
+    );
 }

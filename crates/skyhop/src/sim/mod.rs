@@ -16,10 +16,13 @@
 //!   and route changes.
 //! - `assemble.rs`: the results when the run stops.
 //! - `driver.rs`: the [`Driver`] trait and the virtual-time driver.
+//! - `cycles.rs` (feature `event-cycles`): processor cycles by kind of event.
 
 mod apps;
 mod assemble;
 mod build;
+#[cfg(feature = "event-cycles")]
+pub mod cycles;
 mod driver;
 mod external;
 mod mobile;

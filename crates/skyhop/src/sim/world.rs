@@ -348,6 +348,12 @@ impl World {
     pub(super) fn deliver(&mut self, now: Time, slot: u32) {
         let p = self.packets.take(slot);
         let c = p.conn as usize;
+        #[cfg(feature = "event-cycles")]
+        super::cycles::set_kind(match p.payload {
+            Payload::Data(_) => super::cycles::Kind::DataArrival,
+            Payload::Ack(_) => super::cycles::Kind::AckArrival,
+            _ => super::cycles::Kind::OtherArrival,
+        });
         match p.payload {
             Payload::Data(seg) => self.data_at_receiver(now, c, &seg),
             Payload::Ack(ack) => self.ack_at_sender(now, c, &ack),
@@ -568,7 +574,16 @@ impl World {
             if self.events == last {
                 return Ok(Step::Paused);
             }
+            #[cfg(feature = "event-cycles")]
+            super::cycles::begin();
             let (now, ev) = self.q.pop().unwrap();
+            #[cfg(feature = "event-cycles")]
+            super::cycles::set_kind(match ev {
+                Ev::Link { .. } => super::cycles::Kind::Hop,
+                Ev::SenderTimer { .. } => super::cycles::Kind::SenderTimer,
+                Ev::ReceiverTimer { .. } => super::cycles::Kind::ReceiverTimer,
+                _ => super::cycles::Kind::Other,
+            });
             self.events += 1;
             if self.events > self.event_budget {
                 return Err(SimError::EventBudgetExceeded {
@@ -577,6 +592,8 @@ impl World {
                 });
             }
             self.dispatch(now, ev);
+            #[cfg(feature = "event-cycles")]
+            super::cycles::end();
             if let Some(e) = self.error.take() {
                 return Err(e);
             }
