@@ -9,6 +9,8 @@
 //! The time stamp counter costs some 20–40 cycles a read; the totals
 //! include two per event, so compare kinds and variants, not absolute costs.
 
+use super::state::Ev;
+use crate::net::Payload;
 use std::cell::RefCell;
 
 /// The kinds events are counted by.
@@ -98,10 +100,31 @@ pub(super) fn begin() {
     ACC.with_borrow_mut(|a| a.start = now());
 }
 
-/// The event popped is of kind `k` (a link arrival refines it later).
 #[inline(always)]
-pub(super) fn set_kind(k: Kind) {
+fn set_kind(k: Kind) {
     ACC.with_borrow_mut(|a| a.current = k);
+}
+
+/// The event `ev` was popped (a link arrival that ends a route is refined
+/// by `arrived`).
+#[inline(always)]
+pub(super) fn popped(ev: &Ev) {
+    set_kind(match ev {
+        Ev::Link { .. } => Kind::Hop,
+        Ev::SenderTimer { .. } => Kind::SenderTimer,
+        Ev::ReceiverTimer { .. } => Kind::ReceiverTimer,
+        _ => Kind::Other,
+    });
+}
+
+/// A packet carrying `p` reached its destination.
+#[inline(always)]
+pub(super) fn arrived(p: &Payload) {
+    set_kind(match p {
+        Payload::Data(_) => Kind::DataArrival,
+        Payload::Ack(_) => Kind::AckArrival,
+        _ => Kind::OtherArrival,
+    });
 }
 
 /// The event's dispatch ended.

@@ -349,11 +349,7 @@ impl World {
         let p = self.packets.take(slot);
         let c = p.conn as usize;
         #[cfg(feature = "event-cycles")]
-        super::cycles::set_kind(match p.payload {
-            Payload::Data(_) => super::cycles::Kind::DataArrival,
-            Payload::Ack(_) => super::cycles::Kind::AckArrival,
-            _ => super::cycles::Kind::OtherArrival,
-        });
+        super::cycles::arrived(&p.payload);
         match p.payload {
             Payload::Data(seg) => self.data_at_receiver(now, c, &seg),
             Payload::Ack(ack) => self.ack_at_sender(now, c, &ack),
@@ -578,12 +574,7 @@ impl World {
             super::cycles::begin();
             let (now, ev) = self.q.pop().unwrap();
             #[cfg(feature = "event-cycles")]
-            super::cycles::set_kind(match ev {
-                Ev::Link { .. } => super::cycles::Kind::Hop,
-                Ev::SenderTimer { .. } => super::cycles::Kind::SenderTimer,
-                Ev::ReceiverTimer { .. } => super::cycles::Kind::ReceiverTimer,
-                _ => super::cycles::Kind::Other,
-            });
+            super::cycles::popped(&ev);
             self.events += 1;
             if self.events > self.event_budget {
                 return Err(SimError::EventBudgetExceeded {
