@@ -86,6 +86,17 @@ pub enum SlotView {
 }
 
 impl Slot {
+    /// Write the routing header of a packet at its route's start, field by
+    /// field (for `PacketStore::alloc_data` and `alloc_ack`).
+    #[inline(always)]
+    fn set_head(&mut self, size_bytes: u32, conn: u32, route: u32) -> &mut Slot {
+        self.size_bytes = size_bytes;
+        self.conn = conn;
+        self.route = route;
+        self.hop = 0;
+        self
+    }
+
     /// What a link layer is told of this packet.
     #[inline(always)]
     pub fn view(&self) -> SlotView {
@@ -209,12 +220,8 @@ impl PacketStore {
     #[inline(always)]
     pub fn alloc_data(&mut self, size_bytes: u32, conn: u32, route: u32, seg: &DataSeg) -> u32 {
         let i = self.take_free();
-        let s = &mut self.slots[i];
-        s.size_bytes = size_bytes;
-        s.conn = conn;
-        s.route = route;
-        s.hop = 0;
-        s.body = Body::Data(DataSeg::read_fields(seg));
+        self.slots[i].set_head(size_bytes, conn, route).body =
+            Body::Data(DataSeg::read_fields(seg));
         i as u32
     }
 
@@ -223,12 +230,7 @@ impl PacketStore {
     #[inline(always)]
     pub fn alloc_ack(&mut self, size_bytes: u32, conn: u32, route: u32, a: &AckSeg) -> u32 {
         let i = self.take_free();
-        let s = &mut self.slots[i];
-        s.size_bytes = size_bytes;
-        s.conn = conn;
-        s.route = route;
-        s.hop = 0;
-        s.body = Body::Ack(AckHead {
+        self.slots[i].set_head(size_bytes, conn, route).body = Body::Ack(AckHead {
             ack: a.ack,
             wnd: a.wnd,
             tsecr: a.tsecr,
