@@ -66,10 +66,12 @@ fn unpack(node: u128) -> u128 {
 /// none pending); inner node `i` (`1 <= i < cap`, children `2i` and
 /// `2i + 1`) holds the smallest packed key below it, which names its timer.
 /// A match whose result did not change leaves every match above it as it
-/// was, so a replay stops there.
+/// was, so a replay stops there. Siblings are stored side by side
+/// (`pairs[i]` holds nodes `2i` and `2i + 1`, the root is `pairs[0][1]`),
+/// so a match reads its two players with one load.
 struct Timers<E> {
     cap: usize,
-    nodes: Vec<u128>,
+    pairs: Vec<[u128; 2]>,
     evs: Vec<Option<E>>,
     pending: usize,
 }
@@ -78,24 +80,32 @@ impl<E: Copy> Timers<E> {
     fn new() -> Self {
         Timers {
             cap: 0,
-            nodes: Vec::new(),
+            pairs: Vec::new(),
             evs: Vec::new(),
             pending: 0,
         }
+    }
+
+    /// Node `i` of the tree.
+    #[inline(always)]
+    fn node(&self, i: usize) -> u128 {
+        self.pairs[i / 2][i % 2]
     }
 
     /// Set leaf `k`'s node and replay the matches above it.
     #[inline(always)]
     fn replay(&mut self, k: usize, node: u128) {
         let mut i = self.cap + k;
-        self.nodes[i] = node;
+        self.pairs[i / 2][i % 2] = node;
         i /= 2;
         while i >= 1 {
-            let w = self.nodes[2 * i].min(self.nodes[2 * i + 1]);
-            if self.nodes[i] == w {
+            let [a, b] = self.pairs[i];
+            let w = a.min(b);
+            let up = &mut self.pairs[i / 2][i % 2];
+            if *up == w {
                 break;
             }
-            self.nodes[i] = w;
+            *up = w;
             i /= 2;
         }
     }
@@ -107,13 +117,13 @@ impl<E: Copy> Timers<E> {
         let mut nodes = vec![VACANT; 2 * cap];
         for (j, n) in nodes[cap..].iter_mut().enumerate() {
             if j < self.cap {
-                *n = self.nodes[self.cap + j];
+                *n = self.node(self.cap + j);
             }
         }
         for i in (1..cap).rev() {
             nodes[i] = nodes[2 * i].min(nodes[2 * i + 1]);
         }
-        self.nodes = nodes;
+        self.pairs = nodes.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
         self.evs.resize(cap, None);
         self.cap = cap;
     }
@@ -123,7 +133,7 @@ impl<E: Copy> Timers<E> {
         if k >= self.cap {
             self.grow(k);
         }
-        if self.nodes[self.cap + k] == VACANT {
+        if self.node(self.cap + k) == VACANT {
             self.pending += 1;
         }
         self.evs[k] = Some(e.ev);
@@ -133,7 +143,7 @@ impl<E: Copy> Timers<E> {
     /// Remove and return the earliest timer's event (one must be pending).
     #[inline]
     fn pop(&mut self) -> Entry<E> {
-        let node = self.nodes[1];
+        let node = self.node(1);
         let k = (node & ID_MASK) as usize;
         let e = Entry {
             key: unpack(node),
@@ -146,7 +156,7 @@ impl<E: Copy> Timers<E> {
 
     #[inline(always)]
     fn first_key(&self) -> Option<u128> {
-        (self.pending > 0).then(|| unpack(self.nodes[1]))
+        (self.pending > 0).then(|| unpack(self.node(1)))
     }
 }
 
