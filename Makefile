@@ -19,9 +19,9 @@ lint:
 ## test: the Rust engine's tests, then the Python/CLI tests against the installed package
 test: test-rust test-python
 
-# The library and integration tests; the examples (each a thin-LTO link of
-# the whole engine, about a minute of a two-core machine for the three) are
-# compiled by `make lint` (clippy --all-targets), not here.
+# The library and integration tests; the examples (each a whole-program,
+# fat-LTO link of the engine: minutes of a two-core machine for the
+# three) are compiled by `make lint` (clippy --all-targets), not here.
 test-rust:
 	$(CARGO) test --release --workspace --lib --tests
 	$(CARGO) test --release -p skyhop --features event-cycles --lib sim::cycles
