@@ -61,3 +61,53 @@ def test_variants_takes_no_scenario_files(cli):
     proc = cli("bench", "--variants", TINY)
     assert proc.returncode == 2
     assert "--variants takes no scenario files" in proc.stderr
+
+
+def test_rounds_report_the_fastest_round_and_ratios_to_the_baseline():
+    # Two rounds of two cases, the second compared with the first: each case
+    # reports its fastest round's figures and every round's events/s; the
+    # compared one its events/s over the baseline's, round by round, and
+    # their median. The engine's counts are the same in every round.
+    from skyhop.bench import bench
+
+    two = str(REPO / "tests" / "data" / "two_flows.toml")
+    report = bench([str(TINY), two], repeat=1, rounds=3, baselines={two: str(TINY)})
+    assert report["rounds"] == 3
+    base, other = report["results"]
+    for r in (base, other):
+        assert len(r["rounds_events_per_s"]) == 3
+        assert r["events_per_s"] == max(r["rounds_events_per_s"])
+        assert r["events_per_s"] == r["events"] / r["wall_s"]
+    assert "baseline" not in base
+    assert other["baseline"] == str(TINY)
+    pairs = zip(other["rounds_events_per_s"], base["rounds_events_per_s"], strict=True)
+    ratios = [a / b for a, b in pairs]
+    assert other["vs_baseline"] == ratios
+    assert other["vs_baseline_median"] == sorted(ratios)[1]
+
+
+def test_a_baseline_not_benchmarked_is_a_clear_error(cli):
+    from skyhop.bench import bench
+    from skyhop.errors import ScenarioError
+
+    two = str(REPO / "tests" / "data" / "two_flows.toml")
+    try:
+        bench([two], baselines={two: str(TINY)})
+    except ScenarioError as e:
+        assert "must both be benchmarked" in str(e)
+    else:
+        raise AssertionError("a baseline outside the list was accepted")
+    proc = cli("bench", TINY, "--rounds", "0")
+    assert proc.returncode == 2 and "--rounds" in proc.stderr
+
+
+def test_bench_rounds_on_the_command_line(cli):
+    proc = cli("bench", TINY, "--rounds", "2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["rounds"] == 2
+    (r,) = report["results"]
+    assert len(r["rounds_events_per_s"]) == 2 and r["events_per_s"] == max(r["rounds_events_per_s"])
+    proc = cli("bench", TINY, "--rounds", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "fastest of 2 rounds" in proc.stdout

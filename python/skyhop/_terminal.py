@@ -231,18 +231,34 @@ def print_bench_table(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="skyhop bench (one thread)")
-    for col in ("scenario", "runs", "wall (s)", "events/s", "packet-hops/s", "sim s / wall s"):
+    rounds = report.get("rounds", 1)
+    title = "skyhop bench (one thread)"
+    if rounds > 1:
+        title = f"skyhop bench (one thread; fastest of {rounds} rounds)"
+    table = Table(title=title)
+    cols = ["scenario", "runs", "wall (s)", "events/s", "packet-hops/s", "sim s / wall s"]
+    compared = [r for r in report["results"] if "baseline" in r]
+    if compared:
+        cols.append("vs baseline" + (" (median)" if rounds > 1 else ""))
+        names = sorted({Path(r["baseline"]).stem for r in compared})
+        table.caption = "vs baseline: events/s over that of the case compared with (" + (
+            ", ".join(names) + ")"
+        )
+    for col in cols:
         table.add_column(col, justify="left" if col == "scenario" else "right")
     for r in report["results"]:
-        table.add_row(
+        row = [
             cell(Path(r["scenario"]).stem),
             str(r["runs"]),
             f"{r['wall_s']:.3f}",
             _si(r["events_per_s"]),
             _si(r["packet_hops_per_s"]),
             f"{r['sim_s_per_wall_s']:.1f}" if r["sim_s_per_wall_s"] else "—",
-        )
+        ]
+        if compared:
+            m = r.get("vs_baseline_median")
+            row.append(f"{m:.2f}" if m is not None else "—")
+        table.add_row(*row)
     Console().print(table)
 
 

@@ -5,12 +5,19 @@ one thread, and reports wall time, events per second, packet-hops per second
 (one packet crossing one link direction) and simulated seconds per wall
 second, from the engine counters of each RunResult. Wall time is measured
 here and only reported, never asserted.
+
+With several rounds the whole list runs again in each, so that every case
+is timed beside the others under the same load: a case reports its fastest
+round (the least disturbed), and a case timed against another (a variant
+against its NewReno case) reports its events/s relative to that case's in
+each round, under the same load, and the median of those ratios.
 """
 
 from __future__ import annotations
 
 import json
 import platform
+import statistics
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +27,7 @@ from . import _core
 from .api import check_int, load_scenario
 from .errors import ScenarioError
 
-__all__ = ["DEFAULT_BENCHES", "VARIANT_BENCHES", "bench"]
+__all__ = ["DEFAULT_BENCHES", "VARIANT_BASELINES", "VARIANT_BENCHES", "bench"]
 
 #: Benchmark scenarios, relative to the repository root.
 DEFAULT_BENCHES = ("benches/e1_chain.toml", "benches/dumbbell_1g.toml")
@@ -37,6 +44,15 @@ VARIANT_BENCHES = (
     "benches/holes.toml",
     "benches/holes_sack.toml",
 )
+
+#: The case each variant is compared with (its events/s relative to that
+#: case's, round by round).
+VARIANT_BASELINES = {
+    "benches/dumbbell_1g_sack.toml": "benches/dumbbell_1g.toml",
+    "benches/dumbbell_1g_linux.toml": "benches/dumbbell_1g.toml",
+    "benches/dumbbell_1g_bbr_rack.toml": "benches/dumbbell_1g.toml",
+    "benches/holes_sack.toml": "benches/holes.toml",
+}
 
 
 def bench_one(path: str, repeat: int | None = None) -> dict[str, Any]:
@@ -67,7 +83,12 @@ def bench_one(path: str, repeat: int | None = None) -> dict[str, Any]:
     }
 
 
-def bench(paths: Sequence[str] = DEFAULT_BENCHES, repeat: int | None = None) -> dict[str, Any]:
+def bench(
+    paths: Sequence[str] = DEFAULT_BENCHES,
+    repeat: int | None = None,
+    rounds: int = 1,
+    baselines: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """Run the benchmarks.
 
     Parameters
@@ -76,18 +97,35 @@ def bench(paths: Sequence[str] = DEFAULT_BENCHES, repeat: int | None = None) -> 
         Benchmark scenario files.
     repeat : int, optional
         Runs per scenario (default: each scenario's ``run.runs``).
+    rounds : int
+        Times the whole list is run, one round after the other (default 1).
+        Each scenario reports its fastest round.
+    baselines : dict, optional
+        For a scenario of ``paths``, another of ``paths`` it is compared with:
+        its events/s relative to that one's in each round (``vs_baseline``)
+        and their median (``vs_baseline_median``).
 
     Returns
     -------
     dict
-        ``{"machine": {...}, "results": [{"scenario", "runs", "wall_s", "events",
-        "packet_hops", "sim_time_s", "events_per_s", "packet_hops_per_s",
-        "sim_s_per_wall_s"}, ...]}``
+        ``{"machine": {...}, "rounds": n, "results": [{"scenario", "runs",
+        "wall_s", "events", "packet_hops", "sim_time_s", "events_per_s",
+        "packet_hops_per_s", "sim_s_per_wall_s", "rounds_events_per_s"},
+        ...]}``; the figures are the fastest round's, ``rounds_events_per_s``
+        every round's; a compared scenario adds ``baseline``, ``vs_baseline``
+        and ``vs_baseline_median``.
     """
     if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence):
         raise ScenarioError("<options>", "paths", f"must be a list of files, got {paths!r}")
     if repeat is not None:
         repeat = check_int("repeat", repeat, minimum=1)
+    rounds = check_int("rounds", rounds, minimum=1)
+    baselines = dict(baselines or {})
+    for p, b in baselines.items():
+        if p not in paths or b not in paths:
+            raise ScenarioError(
+                "<options>", "baselines", f"{p!r} and its baseline {b!r} must both be benchmarked"
+            )
     for p in paths:
         if not Path(p).is_file():
             hint = (
@@ -96,6 +134,23 @@ def bench(paths: Sequence[str] = DEFAULT_BENCHES, repeat: int | None = None) -> 
                 else ""
             )
             raise ScenarioError(p, "", f"no such benchmark scenario{hint}")
+    timed = [[bench_one(p, repeat) for p in paths] for _ in range(rounds)]
+    results = []
+    for i, p in enumerate(paths):
+        mine = [t[i] for t in timed]
+        best = dict(max(mine, key=lambda r: r["events_per_s"] or 0.0))
+        best["rounds_events_per_s"] = [r["events_per_s"] for r in mine]
+        if p in baselines:
+            j = list(paths).index(baselines[p])
+            ratios = [
+                t[i]["events_per_s"] / t[j]["events_per_s"]
+                for t in timed
+                if t[i]["events_per_s"] and t[j]["events_per_s"]
+            ]
+            best["baseline"] = baselines[p]
+            best["vs_baseline"] = ratios
+            best["vs_baseline_median"] = statistics.median(ratios) if ratios else None
+        results.append(best)
     return {
         "machine": {
             "python": platform.python_version(),
@@ -104,5 +159,6 @@ def bench(paths: Sequence[str] = DEFAULT_BENCHES, repeat: int | None = None) -> 
             "skyhop": _core.version(),
             "threads": 1,
         },
-        "results": [bench_one(p, repeat) for p in paths],
+        "rounds": rounds,
+        "results": results,
     }

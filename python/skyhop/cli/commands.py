@@ -433,12 +433,13 @@ def cmd_channel_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ..bench import DEFAULT_BENCHES, VARIANT_BENCHES, bench
+    from ..bench import DEFAULT_BENCHES, VARIANT_BASELINES, VARIANT_BENCHES, bench
 
     if args.variants and args.scenarios:
         raise UsageError("--variants takes no scenario files")
     default = VARIANT_BENCHES if args.variants else DEFAULT_BENCHES
-    report = bench(args.scenarios or default, args.repeat)
+    baselines = VARIANT_BASELINES if args.variants else None
+    report = bench(args.scenarios or default, args.repeat, args.rounds, baselines)
     if args.json:
         sys.stdout.write(output.dump_json(report) + "\n")
     else:

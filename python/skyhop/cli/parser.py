@@ -451,6 +451,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="runs per scenario (default: the scenario's run.runs)",
     )
+    p_bench.add_argument(
+        "--rounds",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="run the whole list N times, one round after the other; each scenario "
+        "reports its fastest round, and with --variants each variant its events/s "
+        "relative to its NewReno case in every round and their median (default: 1)",
+    )
     p_bench.add_argument("--json", action="store_true", help="machine-readable output")
     p_bench.set_defaults(func=cmd_bench)
     return parser
