@@ -240,10 +240,8 @@ def print_bench_table(report: dict[str, Any]) -> None:
     compared = [r for r in report["results"] if "baseline" in r]
     if compared:
         cols.append("vs baseline" + (" (median)" if rounds > 1 else ""))
-        names = sorted({Path(r["baseline"]).stem for r in compared})
-        table.caption = "vs baseline: events/s over that of the case compared with (" + (
-            ", ".join(names) + ")"
-        )
+        names = ", ".join(sorted({Path(r["baseline"]).stem for r in compared}))
+        table.caption = f"vs baseline: events/s over that of the case compared with ({names})"
     for col in cols:
         table.add_column(col, justify="left" if col == "scenario" else "right")
     for r in report["results"]:
