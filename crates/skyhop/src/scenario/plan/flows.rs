@@ -9,7 +9,7 @@ use crate::app::{AppSpec, FlowShape};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::scenario::schema::{FlowSection, FlowSize, Profile, Scenario};
-use crate::tcp::{CcKind, Variant};
+use crate::tcp::Variant;
 use std::collections::{BTreeMap, VecDeque};
 
 /// What every flow is resolved against.
@@ -294,7 +294,7 @@ fn legs(
             .filter_map(|w| adjacency.get(&(w[1], w[0])).copied())
             .collect::<Vec<_>>();
         let mut cfg = tcp_config(cx.scn, &f.options, variant);
-        if variant.cc == CcKind::AeroTcp {
+        if variant.cc.traits().allocation {
             let (sec, akey) = aero_section(cx.scn, name, &f.options);
             let dirs = &cx.net.dirs;
             let bottleneck = fwd

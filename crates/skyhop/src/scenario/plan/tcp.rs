@@ -11,7 +11,7 @@ use crate::scenario::schema::{
 };
 use crate::tcp::cc::{FilterInput, WestwoodParams};
 use crate::tcp::config::{aero_segments, AeroAdaptive, AeroAllocation};
-use crate::tcp::{CcKind, RecKind, TcpConfig, Variant};
+use crate::tcp::{TcpConfig, Variant};
 
 /// Bytes of the RFC 7323 timestamp option in every segment (10, padded to 12).
 pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
@@ -33,26 +33,25 @@ pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> Tc
         };
     }
     let mut variant = variant;
-    if linux && variant.cc != CcKind::AeroTcp {
-        // A Linux host recovers with SACK + PRR whatever the controller
-        // (BBR keeps RFC 6675: it sets cwnd itself; AeroTCP its own
-        // recovery). The controller is the one named: `reno`, `newreno`,
-        // `sack` and `tahoe` are Reno AIMD, as Linux's "reno".
-        if variant.cc != CcKind::Bbr {
-            variant.recovery = RecKind::Prr;
+    if linux {
+        // A Linux host recovers with what it pairs with each controller
+        // (its `host_recovery` in `tcp/registry.rs`): SACK + PRR, BBR plain
+        // RFC 6675 (it sets cwnd itself), AeroTCP its own recovery. The
+        // controller is the one named: `reno`, `newreno`, `sack` and
+        // `tahoe` are Reno AIMD, as Linux's "reno".
+        if let Some(r) = variant.cc.traits().host_recovery {
+            variant.recovery = r;
+            variant.sack = true;
         }
-        variant.sack = true;
     }
     if let Some(r) = o.recovery.or(g.recovery) {
         // PRR is defined over the RFC 6675 scoreboard: both SACK recoveries
         // turn the SACK option on, the others off.
         variant.recovery = r.0;
-        variant.sack = matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
+        variant.sack = variant.recovery.scoreboard();
     }
     // RACK works over the RFC 6675 scoreboard: other recoveries ignore it.
-    let rack = pick!(rack).unwrap_or(d.rack)
-        && variant.sack
-        && matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
+    let rack = pick!(rack).unwrap_or(d.rack) && variant.sack && variant.recovery.scoreboard();
     // `mss` and `header` are those of a segment without options; RFC 7323
     // timestamps take 12 bytes of each (payload 12 B less, header 12 B more).
     let timestamps = pick!(timestamps).unwrap_or(d.timestamps);
