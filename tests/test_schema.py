@@ -14,7 +14,7 @@ from conftest import REPO, skyhop_cli
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not importable")
 
-from skyhop.schema import keys_rows, scenario_schema, update_doc  # noqa: E402
+from skyhop.schema import TCP_BEGIN, TCP_END, keys_rows, scenario_schema, update_doc  # noqa: E402
 
 SCENARIO_FILES = sorted(
     {
@@ -155,3 +155,33 @@ def test_schema_module_is_importable_without_writing(tmp_path):
     with pytest.raises(ValueError):
         update_doc(doc)  # the BEGIN marker must be exactly the one of this module
     assert "old" in Path(doc).read_text()
+
+
+def _tables_of(text: str, begin: str, end: str) -> list[list[str]]:
+    """The body rows of the Markdown table between two markers, as cells."""
+    body = text[text.index(begin) + len(begin) : text.index(end)]
+    rows = [line for line in body.splitlines() if line.startswith("|")][2:]
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]] for row in rows]
+
+
+def test_docs_tcp_table_has_every_key_and_each_profiles_default():
+    """The `[tcp]` table of docs/scenario.md lists exactly the engine's TCP
+    keys (the table of tcp/params.rs), with each profile's default as the
+    engine resolves it."""
+    schema = scenario_schema()
+    props = schema["definitions"]["TcpOptions"]["properties"]
+    text = (REPO / "docs" / "scenario.md").read_text(encoding="utf-8")
+    rows = _tables_of(text, TCP_BEGIN, TCP_END)
+    header = text[text.index(TCP_BEGIN) :].splitlines()[2]
+    profiles = [c.strip().strip("`") for c in header.split("|")[3:-3]]
+    assert profiles == ["linux", "studies"]
+    documented = {r[0].strip("`"): r for r in rows}
+    assert set(documented) == set(props), set(documented) ^ set(props)
+    for key, prop in props.items():
+        for i, profile in enumerate(profiles):
+            assert documented[key][2 + i] == prop["x-skyhop-defaults"][profile], (key, profile)
+        assert documented[key][2 + len(profiles)] == prop.get("x-skyhop-range", ""), key
+    # the defaults the engine runs with, as the docs say them
+    assert documented["rto_min"][2:4] == ["200 ms", "1 s"]
+    assert documented["initial_window"][2:4] == ["10", "1"]
+    assert documented["delayed_ack"][2:4] == ["true", "false"]

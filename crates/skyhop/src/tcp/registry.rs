@@ -1,5 +1,5 @@
 //! The one place a congestion controller, a loss recovery or a TCP variant
-//! name is registered. Adding a controller: its file in `tcp/cc/`, one line
+//! name is registered (the TCP parameters have theirs: `tcp/params.rs`). Adding a controller: its file in `tcp/cc/`, one line
 //! in `controllers!`, and the variant names that use it in [`VARIANTS`].
 //! Adding a recovery: its file in `tcp/recovery/`, one line in `recoveries!`.
 //!
@@ -21,7 +21,10 @@ macro_rules! controllers {
     ($then:ident ! $($args:tt)*) => {
         $then! { $($args)*
             Reno(RenoCc) = "reno" => RenoCc::new; CcTraits::STUDIES,
-            Westwood(Westwood) = "westwood" => |cfg| Westwood::new(cfg.westwood); CcTraits::STUDIES,
+            Westwood(Westwood) = "westwood" => |cfg| Westwood::new(WestwoodParams {
+                tau: cfg.westwood_tau,
+                input: cfg.westwood_filter,
+            }); CcTraits::STUDIES,
             WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default();
                 CcTraits::STUDIES,
             // RFC 9438.
