@@ -148,21 +148,46 @@ def key_type(path: str, schema: dict[str, Any] | None = None) -> str | None:
     return types.pop() if len(types) == 1 else None
 
 
+#: quantities with units, by definition name
+_QUANTITIES = {
+    "Rate": "rate",
+    "Duration": "duration",
+    "Size": "size",
+    "FlowSize": "size",
+    "Length": "length",
+    "Speed": "speed",
+}
+
+
+def _is_tagged(schema: dict[str, Any], branches: list[Any]) -> bool:
+    """Branches that are tables told apart by a ``model`` key."""
+    return all("model" in _resolve(schema, b).get("properties", {}) for b in branches)
+
+
 def _type_name(schema: dict[str, Any], node: dict[str, Any]) -> str:
     raw = dict(node)
     if "allOf" in raw and len(raw["allOf"]) == 1:
         raw = raw["allOf"][0]
     if "$ref" in raw:
         name = raw["$ref"].rsplit("/", 1)[-1]
-        quantity = {"Rate": "rate", "Duration": "duration", "Size": "size", "FlowSize": "size"}
-        if name in quantity:
-            return f"{quantity[name]} (string with unit)"
-        target = schema["definitions"][name]
-        if "enum" in target:
-            return " | ".join(f'`"{v}"`' for v in target["enum"])
-        if "oneOf" in target:
+        if name in _QUANTITIES:
+            return f"{_QUANTITIES[name]} (string with unit)"
+        return _type_name(schema, schema["definitions"][name])
+    branches = raw.get("oneOf") or raw.get("anyOf")
+    if branches:
+        if _is_tagged(schema, branches):
             return "table `{ model = ... }`"
-        return "table"
+        names: list[str] = []
+        for b in branches:
+            t = _type_name(schema, b)
+            if t not in names:
+                names.append(t)
+        # one word per branch (a documented choice each): the words
+        if all(t.startswith('`"') and " " not in t for t in names):
+            return " | ".join(names)
+        return " or ".join(names)
+    if "enum" in raw:
+        return " | ".join(f'`"{v}"`' for v in raw["enum"])
     t = raw.get("type")
     if isinstance(t, list):
         t = next(x for x in t if x != "null")
@@ -175,8 +200,6 @@ def _type_name(schema: dict[str, Any], node: dict[str, Any]) -> str:
         return "number"
     if t == "integer":
         return "integer ≥ 0" if raw.get("minimum") == 0 else "integer"
-    if "enum" in raw:
-        return " | ".join(f'`"{v}"`' for v in raw["enum"])
     return str(t or "any")
 
 
@@ -210,10 +233,10 @@ def keys_rows(schema: dict[str, Any] | None = None) -> list[tuple[str, str, str,
             rows.append((path, _type_name(schema, sub), default, res.get("description", "")))
             if "properties" in res:
                 walk(res, f"{path}.", req)
-            elif "oneOf" in res:
+            elif "oneOf" in res and _is_tagged(schema, res["oneOf"]):
                 for variant in res["oneOf"]:
                     v = _resolve(schema, variant)
-                    model = v.get("properties", {}).get("model", {}).get("enum", ["?"])[0]
+                    model = v["properties"]["model"]["enum"][0]
                     vprops = {k: p for k, p in v.get("properties", {}).items() if k != "model"}
                     rows.append(
                         (f'{path} {{model = "{model}"}}', "table", "", v.get("description", ""))

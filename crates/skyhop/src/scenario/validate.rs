@@ -125,7 +125,7 @@ impl V<'_> {
         match r {
             Some(v) if v.0 > MAX_RATE_BPS => Err(self.err(
                 key,
-                format!("{v} is out of range: must be at most {MAX_RATE_BPS} bps (10 Tbps)"),
+                format!("{v} is out of range: must be at most {MAX_RATE_BPS} bps (10000 Gbps)"),
             )),
             _ => Ok(()),
         }
