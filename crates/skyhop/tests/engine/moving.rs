@@ -147,7 +147,10 @@ fn an_aircraft_on_a_great_circle_at_250_m_s_changes_its_geo_slant_delay_as_compu
 /// is γ = arccos(R·cos el / (R + h)) − el.
 fn central_angle_deg(alt_m: f64, el_deg: f64) -> f64 {
     let r = EARTH_RADIUS_M;
-    (r * el_deg.to_radians().cos() / (r + alt_m)).acos().to_degrees() - el_deg
+    (r * el_deg.to_radians().cos() / (r + alt_m))
+        .acos()
+        .to_degrees()
+        - el_deg
 }
 
 /// The ground node to satellite range at central angle `gamma_deg` (law of

@@ -78,7 +78,10 @@ fn flows_on_different_paths_share_the_common_hop_and_start_on_time() {
     assert!((j - want).abs() < 1e-12, "{j} vs {want} from {x1}, {x2}");
     let (b1, b2) = (early.bytes_delivered as f64, late.bytes_delivered as f64);
     let of_bytes = (b1 + b2).powi(2) / (2.0 * (b1 * b1 + b2 * b2));
-    assert!((j - of_bytes).abs() > 1e-3, "{j}: the rates' index, not the bytes'");
+    assert!(
+        (j - of_bytes).abs() > 1e-3,
+        "{j}: the rates' index, not the bytes'"
+    );
 }
 
 #[test]
