@@ -4,8 +4,9 @@
 //!
 //! The cost is counted, not timed: the treap nodes the range sets (the
 //! receiver's reassembly queue, the sender's SACK scoreboard) visit, per
-//! event (`tcp::rangeset::counts`, built with the `op-counts` feature; `make
-//! test` runs `cargo test --features op-counts --test engine holes::`). The
+//! event (`tcp::rangeset::counts`, built with the `op-counts` feature, as
+//! `make test` builds the tests; alone: `cargo test --release -p skyhop
+//! --features op-counts --test engine holes::`). The
 //! benchmark's initial window sets how many holes the first round trip
 //! leaves; at a tenth and a hundredth of it the same run has a tenth and a
 //! hundredth of the holes. Per event, an O(log n) structure visits a few
