@@ -184,6 +184,13 @@ pub struct LinkResult {
     pub mean_queue_packets: f64,
     /// Largest number of packets waiting or in service.
     pub max_queue_packets: u32,
+    /// The link layer's own counters of this direction, as keys of its own
+    /// (a DVB-S forward link: `frames_sent`, `frames_lost`,
+    /// `frames_retransmitted`, `frames_misaligned`, `mode_switches`,
+    /// `arq_acks_sent`, `arq_acks_lost`, `reports_sent`, `asto_expiries`,
+    /// `give_ups`); none for a FIFO link.
+    #[serde(flatten)]
+    pub layer: BTreeMap<String, u64>,
 }
 
 /// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); `None` for fewer than

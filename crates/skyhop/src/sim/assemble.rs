@@ -234,6 +234,11 @@ impl World {
                     link_drops: st.link_drops,
                     mean_queue_packets: st.mean_queue(stop.0),
                     max_queue_packets: st.max_occupancy,
+                    layer: layer
+                        .counters(dir)
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect(),
                 });
                 if let Some(tr) = layer.queue_trace(dir, stop) {
                     let (t_s, value) = tr
