@@ -32,6 +32,13 @@ impl World {
             }
         }
         for (fi, f) in self.flows.into_iter().enumerate() {
+            if f.quic.is_some() {
+                let (fr, warning) =
+                    super::quic::quic_flow_result(&f.name, &f, &plan.nodes, stop, &mut res.quic);
+                res.warnings.extend(warning);
+                res.flows.insert(f.name.clone(), fr);
+                continue;
+            }
             if let Some(d) = &f.dgram {
                 let end = f.done_at.unwrap_or(stop);
                 let active = end.since(f.start).as_secs_f64();

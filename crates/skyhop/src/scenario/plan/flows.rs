@@ -127,6 +127,7 @@ fn flow(
         path,
         legs,
         proxies,
+        quic: None,
     })
 }
 
