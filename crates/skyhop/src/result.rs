@@ -33,7 +33,7 @@ pub struct FlowResult {
     /// from the client's first packet until quinn reports the connection
     /// established (the server's Finished processed). `None`: the
     /// handshake did not finish, or a datagram probe (no connection).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub handshake_s: Option<f64>,
     /// A QUIC flow whose connection the stack closed with an error: its
     /// words (the flow's outcome; the run goes on and warns).

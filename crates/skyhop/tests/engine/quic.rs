@@ -447,3 +447,31 @@ fn a_cbr_probe_sends_quic_datagrams_once_the_connection_is_up() {
     assert!(d.flows["f"].delay_max_s.unwrap() > 1.0);
     assert!(d.flows["f"].delay_mean_s.unwrap() > mean);
 }
+
+// ---- handshake_s on TCP flows (the key every flow has) ---------------------
+
+fn tcp_run(sets: &[&str]) -> RunResult {
+    let mut all = vec!["tcp.profile=studies", "flows.ftp.size=\"100 kB\""];
+    all.extend_from_slice(sets);
+    let path = format!(
+        "{}/../../scenarios/geo_single.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let sets: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+    let scn = load_str(&text, "geo_single.toml", &sets).unwrap();
+    skyhop::run(&scn, 1, &RunOptions::default()).unwrap()
+}
+
+#[test]
+fn a_tcp_flow_reports_its_clients_syn_to_syn_ack_time() {
+    // geo_single: A - SAT - B, 1 Mb/s and 125 ms per hop. A 40-byte SYN or
+    // SYN-ACK: 320 us of serialisation and 125 ms per hop, four hops.
+    let hs = |r: &RunResult| r.flows["ftp"].handshake_s;
+    assert_eq!(hs(&tcp_run(&[])), Some(0.0), "no handshake: 0");
+    let on = tcp_run(&["tcp.handshake=true"]);
+    assert_eq!(ns(hs(&on).unwrap()), 4 * (320_000 + 125_000_000));
+    // With a proxy at SAT the client's connection ends there: two hops.
+    let split = tcp_run(&["tcp.handshake=true", "flows.ftp.proxies=[\"SAT\"]"]);
+    assert_eq!(ns(hs(&split).unwrap()), 2 * (320_000 + 125_000_000));
+}
