@@ -57,6 +57,8 @@ struct End {
     connected_at: Option<Time>,
     /// Inputs since the last drain.
     dirty: bool,
+    /// Stream, crypto and datagram frames sent so far.
+    data_frames: u64,
 }
 
 /// One QUIC connection between the two ends of a flow.
@@ -106,6 +108,7 @@ impl QuicConn {
             ptos: 0,
             connected_at: None,
             dirty: false,
+            data_frames: 0,
         };
         QuicConn {
             transport: Arc::new(cfg.transport()),
@@ -341,18 +344,21 @@ impl QuicConn {
         let at = instant(now);
         loop {
             self.scratch.clear();
-            let before = data_frames(&c.stats());
             let Some(t) = c.poll_transmit(at, 1, &mut self.scratch) else {
                 break;
             };
+            // Frames are written only here, so the count after the last
+            // transmission is the count before this one.
+            let frames = data_frames(&c.stats());
             let q = &self.scratch[..t.size];
             let kind = if q[0] & 0x80 != 0 {
                 PacketKind::Syn
-            } else if data_frames(&c.stats()) > before {
+            } else if frames > e.data_frames {
                 PacketKind::Data
             } else {
                 PacketKind::Ack
             };
+            e.data_frames = frames;
             let seq = e.sent;
             e.sent += 1;
             out.push(Datagram {

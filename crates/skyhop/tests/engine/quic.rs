@@ -475,3 +475,75 @@ fn a_tcp_flow_reports_its_clients_syn_to_syn_ack_time() {
     let split = tcp_run(&["tcp.handshake=true", "flows.ftp.proxies=[\"SAT\"]"]);
     assert_eq!(ns(hs(&split).unwrap()), 2 * (320_000 + 125_000_000));
 }
+
+#[test]
+fn a_split_proxy_on_the_path_passes_a_quic_flow_through() {
+    // A - S - B with a split proxy at S: a TCP flow would be two
+    // connections; a QUIC flow is one, end to end (its packets are
+    // encrypted), and no proxy reports. The handshake crosses both hops.
+    let toml = r#"
+[run]
+duration = "30 s"
+[nodes.A]
+[nodes.S]
+[nodes.B]
+[links.up]
+between = ["A", "S"]
+rate = "10 Mbps"
+delay = "125 ms"
+[links.down]
+between = ["S", "B"]
+rate = "10 Mbps"
+delay = "145 ms"
+[flows.f]
+from = "A"
+to = "B"
+size = "500 kB"
+proxies = ["S"]
+"#;
+    let r = run_quic(toml, &QuicConfig::default(), 1);
+    let f = &r.flows["f"];
+    assert_eq!(f.bytes_delivered, 500_000);
+    assert!(r.proxies.is_empty());
+    assert_eq!(r.quic.len(), 2);
+    // Store and forward at S: each 1228-byte datagram is serialised twice.
+    assert_eq!(
+        ns(f.handshake_s.unwrap()),
+        540_000_000 + 4 * ser(1228, 10_000_000)
+    );
+}
+
+#[test]
+fn a_quic_flow_crosses_a_moving_leo_network_deterministically() {
+    let path = format!(
+        "{}/../../scenarios/starlink_rome.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let scn = load_str(
+        &text,
+        "starlink_rome.toml",
+        &["run.duration=\"10 s\"".into()],
+    )
+    .unwrap();
+    let mut plan = Plan::build(&scn, "starlink_rome.toml").unwrap();
+    plan.flows[0].quic = Some(QuicConfig::default());
+    let go = || run_plan(&plan, 5, &RunOptions::default()).unwrap();
+    let (a, b) = (go(), go());
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
+    let f = &a.flows["download"];
+    assert!(f.connection_error.is_none(), "{:?}", f.connection_error);
+    assert!(f.bytes_delivered > 1_000_000, "{}", f.bytes_delivered);
+    // The client (the server host, sending first) and the user in Rome.
+    let nodes: Vec<&str> = a.quic.iter().map(|q| q.node.as_str()).collect();
+    assert_eq!(nodes, ["server", "Rome"]);
+    // Rome to Frankfurt through the shell and back: some 12 ms.
+    assert!(
+        a.quic[0].min_rtt_s > 0.008 && a.quic[0].min_rtt_s < 0.03,
+        "{:?}",
+        a.quic
+    );
+}
