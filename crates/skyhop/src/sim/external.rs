@@ -129,6 +129,7 @@ impl External {
     }
 
     /// Packet `id` was lost on the way.
+    #[inline]
     pub fn forget(&mut self, id: u32) {
         if let Some(r) = self.slab[id as usize].take() {
             self.free.push(id);
