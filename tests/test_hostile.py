@@ -493,3 +493,45 @@ def test_a_missing_trace_is_a_table_error_not_a_key_error():
 def test_an_empty_grid_is_refused_on_the_command_line(tmp_path):
     proc = skyhop_cli("sweep", TINY, "--grid", "=", "--out", tmp_path / "s")
     assert_one_line_error(proc, "<options>: --grid:")
+
+
+# ---------------------------------------------------------------------------
+# issue 39: signals from the command's first line of Python on
+
+_SIGNALLED_WHILE_STARTING = """
+import os, signal, sys
+sys.orig_argv = [sys.executable, "/usr/local/bin/skyhop", "run", sys.argv[1]]
+import skyhop.cli  # what the console script imports before it calls main
+os.kill(os.getpid(), signal.{sig})
+sys.exit(skyhop.cli.main(["run", sys.argv[1], "--runs", "1000000"]))
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_while_the_command_starts_is_an_interruption(sig):
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "SKYHOP_DEBUG"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _SIGNALLED_WHILE_STARTING.format(sig=sig), str(TINY)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stderr) == (130, "skyhop: interrupted\n"), proc.stderr
+    assert proc.stdout == ""
+
+
+def test_importing_skyhop_leaves_a_programs_signals_alone():
+    import subprocess
+    import sys
+
+    code = (
+        "import signal, skyhop, skyhop.cli; "
+        "print(signal.getsignal(signal.SIGTERM) is signal.SIG_DFL, "
+        "signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.split() == ["True", "True"], proc.stderr

@@ -73,3 +73,40 @@ def test_channel_plot_draws_a_dvbs_fade_process(tmp_path):
 def test_the_scenario_documentation_knows_the_sender_has_rack():
     text = (REPO / "docs" / "scenario.md").read_text()
     assert "The sender has no RACK" not in text
+
+
+# ---------------------------------------------------------------------------
+# issue 39, item 3: a command a script starts in the background (`cmd &`:
+# the shell starts it with SIGINT ignored) still stops on Ctrl-C
+
+
+def test_ctrl_c_stops_a_command_started_with_sigint_ignored():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import TINY
+
+    def ignore_sigint():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    env = {k: v for k, v in os.environ.items() if k != "SKYHOP_DEBUG"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skyhop", "run", str(TINY), "--runs", "1000000", "--jobs", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=ignore_sigint,
+    )
+    time.sleep(1.0)  # starting or running: either way an interruption
+    proc.send_signal(signal.SIGINT)
+    try:
+        _out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("SIGINT ignored: the run went on") from None
+    assert (proc.returncode, err) == (130, "skyhop: interrupted\n")
