@@ -130,6 +130,13 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<Origins, Scen
             }
         }
         let count = match tt.get("count") {
+            Some(toml::Value::Integer(n)) if *n < 0 => {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    format!("N = {n}: a template's count is a whole number from 0 to {MAX_COUNT}"),
+                ))
+            }
             Some(toml::Value::Integer(n)) if *n as u64 > MAX_COUNT => {
                 return Err(ScenarioError::new(
                     file,
@@ -141,14 +148,7 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<Origins, Scen
             }
             // 0: a part of the scenario switched off until `--set
             // templates.NAME.count=N` (e.g. a live scenario's simulated twin)
-            Some(toml::Value::Integer(n)) if *n >= 0 => *n as u64,
-            Some(toml::Value::Integer(n)) => {
-                return Err(ScenarioError::new(
-                    file,
-                    key("count"),
-                    format!("N = {n}: a template's count is a whole number from 0 to {MAX_COUNT}"),
-                ))
-            }
+            Some(toml::Value::Integer(n)) => *n as u64,
             Some(v) => {
                 return Err(ScenarioError::new(
                     file,
