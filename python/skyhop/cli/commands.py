@@ -275,9 +275,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             "give at least one --grid PATH=V1,V2,... (or --case NAME:PATH=V,...)",
         )
     _check_backend_args(args)
-    from ..sweep.local import quiet_resource_tracker
-
-    quiet_resource_tracker()
+    output.quiet_resource_tracker()
     progress = output.RunProgress("sweep", quiet=args.quiet)
     try:
         info = run_sweep(
@@ -347,9 +345,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     _check_backend_args(args)
     out = args.out or str(Path("out") / name)
     output.check_writable_dir(out)
-    from ..sweep.local import quiet_resource_tracker
-
-    quiet_resource_tracker()
+    output.quiet_resource_tracker()
     progress = output.RunProgress(name, quiet=args.quiet)
     try:
         doc = run_experiment(

@@ -22,7 +22,7 @@ from ..errors import ScenarioError, SimulationError, SkyhopError
 from .grid import Point
 from .store import compute_part, store_part
 
-__all__ = ["Terminated", "WorkerLost", "at_point", "execute", "quiet_resource_tracker"]
+__all__ = ["Terminated", "WorkerLost", "at_point", "execute"]
 
 
 class Terminated(Exception):
@@ -31,46 +31,6 @@ class Terminated(Exception):
 
 class WorkerLost(Exception):
     """A worker process of the pool died (BrokenProcessPool)."""
-
-
-def quiet_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker (the helper process that
-    removes the pool's semaphores if the sweep dies) with its standard error
-    on /dev/null, also when it is started again after being killed.
-
-    Its only output is Python's own: a traceback for each semaphore a
-    restarted tracker never saw registered, and a "leaked semaphore objects"
-    warning after the sweep was killed outright. Neither is skyhop's line
-    nor the user's business; what the tracker does (clean-up) is unchanged,
-    and the sweep's own warning that the tracker was restarted still shows.
-    For the command line (``skyhop sweep``, ``skyhop experiment``), where
-    skyhop owns the process."""
-    from multiprocessing import resource_tracker
-
-    tracker = resource_tracker._resource_tracker
-    if getattr(tracker, "_skyhop_quiet", False):
-        return
-    start = tracker.ensure_running
-
-    def ensure_running() -> None:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        saved = os.dup(2)
-        null = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(null, 2)
-            start()
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            os.close(null)
-
-    tracker.ensure_running = ensure_running  # type: ignore[method-assign]
-    tracker._skyhop_quiet = True  # type: ignore[attr-defined]
-    resource_tracker.ensure_running = ensure_running
 
 
 def _worker_init(parent_pid: int) -> None:
