@@ -81,11 +81,14 @@ def mark(ax: Any, runs: int | None) -> list[str]:
             linestyle="none",
             zorder=4,
         )
+        lo, hi = ax.get_xlim()
+        right = (x - lo) > 0.6 * (hi - lo) if hi > lo else False
         ax.annotate(
             text,
             (x, y),
             textcoords="offset points",
-            xytext=(5, 5),
+            xytext=(-6, 6) if right else (6, 6),
+            ha="right" if right else "left",
             fontsize=6.5,
             color=color,
         )
