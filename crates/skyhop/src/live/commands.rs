@@ -213,7 +213,7 @@ fn cover_name_files(files: &[(CString, CString)]) {
             return;
         }
         // private: nothing mounted here reaches the machine's namespace
-        let root = b"/\0".as_ptr().cast();
+        let root = c"/".as_ptr();
         if libc::mount(
             std::ptr::null(),
             root,
