@@ -8,8 +8,7 @@ mod thin;
 
 use crate::engine::time::Time;
 pub use packet_log::{ConnLabel, PacketEvent, PacketEventKind, PacketLog, PacketLogOptions};
-use serde::{Deserialize, Serialize};
-pub use thin::{thin, TraceOptions, QUANTITIES, SENDER_QUANTITIES};
+pub use thin::{thin, Series, TraceOptions, QUANTITIES, SENDER_QUANTITIES};
 
 /// Sampling while a run goes (a sampling interval, [`TraceOptions::every`]):
 /// the row last recorded, held until the next change shows which multiple
@@ -220,11 +219,4 @@ impl ValueTrace {
             value: self.v,
         }
     }
-}
-
-/// A named time series: `t_s` and `value` columns of equal length.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct Series {
-    pub t_s: Vec<f64>,
-    pub value: Vec<f64>,
 }

@@ -1,4 +1,5 @@
-//! Which time series a traced run keeps, and how densely.
+//! Time series ([`Series`]), and which of them a traced run keeps, and
+//! how densely.
 //!
 //! A traced run records every change of every series: a leg's window and
 //! round-trip estimate at each acknowledgement, each link queue at each
@@ -16,9 +17,16 @@
 //!   thinned series is the full series seen at those instants; what
 //!   changes and changes back between two of them is not in it.
 
-use super::Series;
 use crate::engine::time::{Dur, Time};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// A named time series: `t_s` and `value` columns of equal length.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Series {
+    pub t_s: Vec<f64>,
+    pub value: Vec<f64>,
+}
 
 /// The quantities of a leg's sender trace.
 pub const SENDER_QUANTITIES: &[&str] = &[
