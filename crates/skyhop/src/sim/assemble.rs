@@ -16,6 +16,7 @@ impl World {
     /// The run's results, the world stopped at `stop`.
     pub fn finish(self, plan: &Plan, seed: u64, stop: Time) -> RunResult {
         let events = self.events;
+        let trace = self.trace;
         let mut res = RunResult {
             seed,
             warnings: plan.warnings.clone(),
@@ -117,7 +118,7 @@ impl World {
                         slot => *slot = Some(lr),
                     }
                     if let Some(tr) = c.trace {
-                        for (k, s) in tr.into_series(&format!("{}.{}", f.name, pos)) {
+                        for (k, s) in tr.into_series(&format!("{}.{}", f.name, pos), stop) {
                             res.traces.insert(k, s);
                         }
                     }
@@ -178,7 +179,7 @@ impl World {
                 let node = &plan.nodes[f.proxies[pi].node as usize];
                 res.traces.insert(
                     format!("{}.proxy.{}.occupancy", f.name, node),
-                    tr.into_series(),
+                    tr.into_series(stop),
                 );
             }
             res.flows.insert(f.name.clone(), fr);
@@ -276,6 +277,9 @@ impl World {
                 }
             }
             res.network_events = std::mem::take(&mut m.events);
+        }
+        if let Some(t) = trace {
+            t.apply(&mut res.traces, stop);
         }
         res.packet_log = self.log.map(|b| *b);
         let goodputs: Vec<f64> = res.flows.values().map(|f| f.goodput_bps).collect();

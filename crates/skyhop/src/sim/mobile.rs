@@ -110,11 +110,16 @@ impl World {
     }
 
     /// The link direction from `a` to its neighbour `b`, built on first use.
-    fn link_dir(&mut self, a: u32, b: u32) -> u32 {
+    /// A built link is named and directed from its lower-numbered end,
+    /// whichever way its first packet goes: `forward` is a ground station
+    /// (a scenario node) to its satellite, or the lower-numbered satellite
+    /// to the higher.
+    fn link_dir(&mut self, from: u32, to: u32) -> u32 {
         let m = self.mobile.as_deref_mut().unwrap();
-        if let Some(&(_, ld)) = m.out[a as usize].iter().find(|&&(n, _)| n == b) {
+        if let Some(&(_, ld)) = m.out[from as usize].iter().find(|&&(n, _)| n == to) {
             return ld;
         }
+        let (a, b) = (from.min(to), from.max(to));
         let (class, vis) = m
             .net
             .link_kind(a, b)
@@ -146,7 +151,7 @@ impl World {
         let mut link = FifoLink {
             dirs: [mk(a, b, vis), mk(b, a, flip(vis))],
         };
-        if self.trace {
+        if self.trace.as_ref().is_some_and(|t| t.wants("queue")) {
             for d in link.dirs.iter_mut() {
                 d.trace_queue();
             }
@@ -163,7 +168,11 @@ impl World {
         m.dir_ends.push((b, a));
         m.out[a as usize].push((b, 2 * k));
         m.out[b as usize].push((a, 2 * k + 1));
-        2 * k
+        if from == a {
+            2 * k
+        } else {
+            2 * k + 1
+        }
     }
 
     /// Recompute the routes (a routing update is due).

@@ -34,7 +34,7 @@ use crate::engine::{EventQueue, Time};
 use crate::error::SimError;
 use crate::net::fifo::FifoSent;
 use crate::net::{AnyLinkLayer, Dir, LinkIo, LinkPacket, Packet, PacketStore, Payload, SlotView};
-use crate::observe::{PacketEventKind, PacketLog};
+use crate::observe::{PacketEventKind, PacketLog, TraceOptions};
 use crate::pep::RelayOut;
 use crate::tcp::{AckSeg, DataSeg};
 
@@ -60,7 +60,7 @@ pub struct World {
     pub(super) event_budget: u64,
     /// Applications not yet done; a virtual-time run ends when none is left.
     pub(super) apps_pending: usize,
-    pub(super) trace: bool,
+    pub(super) trace: Option<Box<TraceOptions>>, // what a traced run records
     /// The per-packet observer (off unless asked for).
     pub(super) log: Option<Box<PacketLog>>,
     pub(super) error: Option<SimError>,
