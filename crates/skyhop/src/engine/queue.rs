@@ -158,6 +158,12 @@ impl<E: Copy> Timers<E> {
     fn first_key(&self) -> Option<u128> {
         (self.pending > 0).then(|| unpack(self.node(1)))
     }
+
+    /// The earliest timer's event (one must be pending).
+    #[inline(always)]
+    fn first_ev(&self) -> Option<&E> {
+        self.evs[(self.node(1) & ID_MASK) as usize].as_ref()
+    }
 }
 
 pub struct EventQueue<E: Copy> {
@@ -284,6 +290,18 @@ impl<E: Copy> EventQueue<E> {
             (None, None) => return None,
         };
         Some(Time((k >> 64) as u64))
+    }
+
+    /// The event [`pop`](Self::pop) would return next, left in place (for
+    /// bringing in what it will read while the current event runs).
+    #[inline(always)]
+    pub fn peek(&self) -> Option<&E> {
+        match (self.heap.first(), self.timers.first_key()) {
+            (Some(a), Some(b)) if b < a.key => self.timers.first_ev(),
+            (None, Some(_)) => self.timers.first_ev(),
+            (Some(a), _) => Some(&a.ev),
+            (None, None) => None,
+        }
     }
 
     /// Pop the earliest event and advance `now` to its time.

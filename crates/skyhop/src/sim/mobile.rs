@@ -4,7 +4,7 @@
 //! links given their moving delay and visibility, and the routes
 //! recomputed on the policy's schedule.
 
-use super::network::{Mobile, DYN_ROUTE, MAX_HOPS};
+use super::network::{Mobile, DYN_ROUTE, MAX_HOPS, NO_LD};
 use super::state::Ev;
 use super::world::World;
 use crate::engine::time::Dur;
@@ -99,13 +99,18 @@ impl World {
 
     fn dyn_forward(&mut self, now: Time, slot: u32, node: u32, dslot: u32) {
         let m = self.mobile();
-        let next = m.routing.next_hop(dslot, node);
-        if next == NO_HOP {
-            m.unroutable += 1;
-            self.free_lost(slot);
-            return;
+        let at = dslot as usize * m.out.len() + node as usize;
+        let mut ld = m.next_ld[at];
+        if ld == NO_LD {
+            let next = m.routing.next_hop(dslot, node);
+            if next == NO_HOP {
+                m.unroutable += 1;
+                self.free_lost(slot);
+                return;
+            }
+            ld = self.link_dir(node, next);
+            self.mobile().next_ld[at] = ld;
         }
-        let ld = self.link_dir(node, next);
         self.transmit_on(now, slot, ld as usize);
     }
 

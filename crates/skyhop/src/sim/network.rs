@@ -11,14 +11,24 @@
 //! crossing a routing update continues from where it is on the new routes
 //! (packets already on a link keep it; a shorter new path overtakes them:
 //! the receiver sees reordering). A node with no route drops the packet.
+//!
+//! Also here, for every world: the hint that brings in the next event's
+//! packet before it runs (`World::prefetch_next`), which the many busy
+//! directions of a moving network need most.
 
+use super::state::Ev;
+use super::world::World;
 use crate::engine::time::Dur;
 use crate::engine::Time;
 use crate::net::mobile::{MotionPlan, MovingNet, RoutingState};
+use crate::net::AnyLinkLayer;
 use crate::result::{NetworkEvent, NetworkStats, Series};
 
 /// Marks a packet route as a (source, destination) pair of a moving world.
 pub(super) const DYN_ROUTE: u32 = 1 << 31;
+
+/// An entry of `Mobile::next_ld` not yet looked up.
+pub(super) const NO_LD: u32 = u32::MAX;
 
 /// Hops after which a packet is dropped (transient loops across updates).
 pub(super) const MAX_HOPS: u16 = 255;
@@ -35,6 +45,11 @@ pub(super) struct Mobile {
     pub dir_ends: Vec<(u32, u32)>,
     /// Per node: (neighbour, link direction) of every link built.
     pub out: Vec<Vec<(u32, u32)>>,
+    /// The link direction a packet for destination slot `s` takes at node
+    /// `n`, at `s * nodes + n` ([`NO_LD`]: not looked up since the last
+    /// recomputation): the next hop and the link towards it, found once
+    /// per update instead of at every hop.
+    pub next_ld: Vec<u32>,
     /// Node names: the plan's, then the extra ones.
     pub names: Vec<String>,
     /// Ground nodes of ground-to-satellite rules (handovers are theirs).
@@ -70,6 +85,7 @@ impl Mobile {
             paths: Vec::new(),
             dir_ends,
             out,
+            next_ld: Vec::new(),
             names: plan
                 .nodes
                 .iter()
@@ -87,6 +103,10 @@ impl Mobile {
     /// The route from `src` to `dst` (registered on first use).
     pub fn route(&mut self, src: u32, dst: u32) -> u32 {
         let slot = self.routing.slot(dst);
+        let nodes = self.out.len();
+        if self.next_ld.len() < (slot as usize + 1) * nodes {
+            self.next_ld.resize((slot as usize + 1) * nodes, NO_LD);
+        }
         let i = match self.routes.iter().position(|&r| r == (src, slot)) {
             Some(i) => i,
             None => {
@@ -111,6 +131,7 @@ impl Mobile {
     /// Recompute the routes at `t` and record what changed.
     pub fn update(&mut self, t: Time) {
         self.routing.recompute(&mut self.net, Dur(t.0));
+        self.next_ld.fill(NO_LD);
         let t_s = t.as_secs_f64();
         let mut handovers: Vec<(u32, u32, u32)> = Vec::new();
         for i in 0..self.routes.len() {
@@ -174,6 +195,24 @@ impl Mobile {
             route_updates: self.routing.updates,
             links_built: self.built.len() as u64,
             unroutable: self.unroutable,
+        }
+    }
+}
+
+impl World {
+    /// A hint, before an event runs: if the next event is a packet's
+    /// arrival at the end of a FIFO link, bring in its slot and the line of
+    /// the direction's in-flight list it pops, so that those misses overlap
+    /// with this event's work. With many link directions busy (a moving
+    /// network carrying hundreds of thousands of packets) a direction's
+    /// next arrival is hundreds of events away and its lines have left the
+    /// cache by then; the next event's are still there.
+    #[inline(always)]
+    pub(super) fn prefetch_next(&self) {
+        if let Some(&Ev::Link { link, token }) = self.q.peek() {
+            if let AnyLinkLayer::Fifo(l) = &self.layers[link as usize] {
+                l.prefetch_head(token, &self.packets);
+            }
         }
     }
 }

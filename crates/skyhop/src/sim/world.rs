@@ -105,6 +105,7 @@ impl World {
                         self.packets.prefetch(a);
                     }
                     if let Some((w, n)) = next {
+                        let token = w.token;
                         self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
                         self.prefetch_arrival(n);
                     }
@@ -573,6 +574,7 @@ impl World {
             #[cfg(feature = "event-cycles")]
             super::cycles::begin();
             let (now, ev) = self.q.pop().unwrap();
+            self.prefetch_next();
             #[cfg(feature = "event-cycles")]
             super::cycles::popped(&ev);
             self.events += 1;
