@@ -353,12 +353,11 @@ impl<E: Copy> EventQueue<E> {
             if c >= n {
                 break;
             }
+            // The smaller child, chosen without a branch (which way the
+            // keys go is a coin toss the predictor loses half the time).
             let mut m = c;
-            let end = (c + ARITY).min(n);
-            for j in c + 1..end {
-                if h[j].key < h[m].key {
-                    m = j;
-                }
+            for j in c + 1..(c + ARITY).min(n) {
+                m += (j - m) * usize::from(h[j].key < h[m].key);
             }
             if h[m].key >= e.key {
                 break;

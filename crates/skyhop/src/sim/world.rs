@@ -325,10 +325,11 @@ impl World {
     /// prefetched an arrival earlier.
     #[inline(always)]
     fn prefetch_arrival(&self, slot: u32) {
+        if self.mobile.is_some() {
+            return; // next hops found on the way: no last hop to know (and a cold slot)
+        }
         let s = self.packets.slot(slot);
-        if s.route & super::network::DYN_ROUTE != 0
-            || s.hop as usize + 1 != self.routes[s.route as usize].len()
-        {
+        if s.hop as usize + 1 != self.routes[s.route as usize].len() {
             return;
         }
         let many = self.conns.len() > PREFETCH_CONNS;
