@@ -11,17 +11,10 @@
 //! crossing a routing update continues from where it is on the new routes
 //! (packets already on a link keep it; a shorter new path overtakes them:
 //! the receiver sees reordering). A node with no route drops the packet.
-//!
-//! Also here, for every world: the hint that brings in the next event's
-//! packet before it runs (`World::prefetch_next`), which the many busy
-//! directions of a moving network need most.
 
-use super::state::Ev;
-use super::world::World;
 use crate::engine::time::Dur;
 use crate::engine::Time;
 use crate::net::mobile::{MotionPlan, MovingNet, RoutingState};
-use crate::net::AnyLinkLayer;
 use crate::result::{NetworkEvent, NetworkStats, Series};
 
 /// Marks a packet route as a (source, destination) pair of a moving world.
@@ -195,24 +188,6 @@ impl Mobile {
             route_updates: self.routing.updates,
             links_built: self.built.len() as u64,
             unroutable: self.unroutable,
-        }
-    }
-}
-
-impl World {
-    /// A hint, before an event runs: if the next event is a packet's
-    /// arrival at the end of a FIFO link, bring in its slot and the line of
-    /// the direction's in-flight list it pops, so that those misses overlap
-    /// with this event's work. With many link directions busy (a moving
-    /// network carrying hundreds of thousands of packets) a direction's
-    /// next arrival is hundreds of events away and its lines have left the
-    /// cache by then; the next event's are still there.
-    #[inline(always)]
-    pub(super) fn prefetch_next(&self) {
-        if let Some(&Ev::Link { link, token }) = self.q.peek() {
-            if let AnyLinkLayer::Fifo(l) = &self.layers[link as usize] {
-                l.prefetch_head(token, &self.packets);
-            }
         }
     }
 }
