@@ -4,7 +4,7 @@
 //! links given their moving delay and visibility, and the routes
 //! recomputed on the policy's schedule.
 //!
-//! Also here, for every world: the hint that brings in the next event's
+//! Also here: the hint that brings in the next event's
 //! packet before it runs (`World::prefetch_next`), which the many busy
 //! directions of a moving network need most.
 
@@ -205,9 +205,14 @@ impl World {
     /// with this event's work. With many link directions busy (a moving
     /// network carrying hundreds of thousands of packets) a direction's
     /// next arrival is hundreds of events away and its lines have left the
-    /// cache by then; the next event's are still there.
+    /// cache by then; the next event's are still there. Only in a moving
+    /// world: a static one's few directions keep their lines, and its
+    /// prefetches two arrivals ahead (`World::dispatch`) find them in time.
     #[inline(always)]
     pub(super) fn prefetch_next(&self) {
+        if self.mobile.is_none() {
+            return;
+        }
         if let Some(&Ev::Link { link, token }) = self.q.peek() {
             if let AnyLinkLayer::Fifo(l) = &self.layers[link as usize] {
                 l.prefetch_head(token, &self.packets);
