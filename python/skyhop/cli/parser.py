@@ -503,7 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
         "scenarios",
         nargs="*",
         metavar="SCENARIO.toml",
-        help="scenarios to time (default: benches/e1_chain.toml benches/dumbbell_1g.toml)",
+        help="scenarios to time (default: benches/e1_chain.toml benches/dumbbell_1g.toml "
+        "benches/leo_b2_kuiper_1g.toml)",
     )
     p_bench.add_argument(
         "--variants",

@@ -105,6 +105,7 @@ impl World {
                         self.packets.prefetch(a);
                     }
                     if let Some((w, n)) = next {
+                        let token = w.token;
                         self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
                         self.prefetch_arrival(n);
                     }
@@ -325,10 +326,11 @@ impl World {
     /// prefetched an arrival earlier.
     #[inline(always)]
     fn prefetch_arrival(&self, slot: u32) {
+        if self.mobile.is_some() {
+            return; // next hops found on the way: no last hop to know (and a cold slot)
+        }
         let s = self.packets.slot(slot);
-        if s.route & super::network::DYN_ROUTE != 0
-            || s.hop as usize + 1 != self.routes[s.route as usize].len()
-        {
+        if s.hop as usize + 1 != self.routes[s.route as usize].len() {
             return;
         }
         let many = self.conns.len() > PREFETCH_CONNS;
@@ -574,6 +576,7 @@ impl World {
             #[cfg(feature = "event-cycles")]
             super::cycles::begin();
             let (now, ev) = self.q.pop().unwrap();
+            self.prefetch_next();
             #[cfg(feature = "event-cycles")]
             super::cycles::popped(&ev);
             self.events += 1;
