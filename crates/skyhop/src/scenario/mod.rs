@@ -15,7 +15,9 @@ pub use memory::{
     check_against, check_chains, check_with, estimate, estimate_memory, limit_from, memory_limit,
     Estimate, Recording, BYTES_PER_PACKET,
 };
-pub use plan::{LegNumbers, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory};
+pub use plan::{
+    bytes_in, LegFigures, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory,
+};
 pub use schema::*;
 pub use validate::MAX_RUNS;
 

@@ -1,6 +1,7 @@
 //! [`Plan::build`]: validation, then resolution in order: nodes, links,
 //! flows, the run's duration, and the warnings about the result.
 
+use super::figures::Figures;
 use super::{flows, links, motion, warnings, Plan};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
@@ -49,7 +50,9 @@ impl Plan {
                 net.grounds.extend(r.grounds.iter().copied());
             }
         }
-        let flows = flows::resolve(scn, file, &nodes, &index, &net, &mut warnings)?;
+        let figures = Figures::new(&net.dirs, motion.as_ref());
+        let flows = flows::resolve(scn, file, &nodes, &index, &net, &figures, &mut warnings)?;
+        drop(figures);
         let duration = match scn.run.duration {
             Some(d) => d.0,
             None if flows.iter().any(|f| !f.app.finite()) => Dur::from_secs(230),
@@ -64,7 +67,6 @@ impl Plan {
             event_budget: scn.run.event_budget,
             warnings,
             motion,
-            moving_start: Default::default(),
         };
         let more = warnings::receive_windows(&plan);
         plan.warnings.extend(more);

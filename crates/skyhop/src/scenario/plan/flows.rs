@@ -2,11 +2,11 @@
 //! between split proxies with each leg's TCP variant, configuration and link
 //! directions, the proxies themselves, and the application driving the flow.
 
+use super::figures::Figures;
 use super::links::Links;
 use super::tcp::{aero_allocation, aero_section, tcp_config};
 use super::{proxies, PlanFlow, PlanLeg};
 use crate::app::{AppSpec, FlowShape};
-use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::scenario::schema::{FlowSection, FlowSize, Scenario, VariantName};
 use std::collections::{BTreeMap, VecDeque};
@@ -18,6 +18,7 @@ struct Ctx<'a> {
     nodes: &'a [String],
     index: &'a BTreeMap<&'a str, u32>,
     net: &'a Links,
+    figures: &'a Figures<'a>,
 }
 
 impl Ctx<'_> {
@@ -46,6 +47,7 @@ pub(super) fn resolve(
     nodes: &[String],
     index: &BTreeMap<&str, u32>,
     net: &Links,
+    figures: &Figures,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<PlanFlow>, ScenarioError> {
     if scn.flows.is_empty() && !scn.nodes.values().any(|n| n.live == Some(true)) {
@@ -61,6 +63,7 @@ pub(super) fn resolve(
         nodes,
         index,
         net,
+        figures,
     };
     scn.flows
         .iter()
@@ -274,20 +277,12 @@ fn legs(
             .filter_map(|w| adjacency.get(&(w[1], w[0])).copied())
             .collect::<Vec<_>>();
         let mut cfg = tcp_config(cx.scn, &f.options, variant);
+        let figures = cx.figures.leg(&lp, &fwd, &rev, cfg.mss, cfg.header_bytes);
         if cfg.variant.cc.traits().allocation {
             let (sec, akey) = aero_section(cx.scn, name, &f.options);
-            let dirs = &cx.net.dirs;
-            let bottleneck = fwd
-                .iter()
-                .map(|&l| dirs[l as usize].rate_bps)
-                .min()
-                .unwrap_or(0);
-            let rtt = fwd
-                .iter()
-                .chain(rev.iter())
-                .map(|&l| dirs[l as usize].delay)
-                .fold(Dur::ZERO, |a, b| a + b);
-            cfg.aero = aero_allocation(&sec, bottleneck, rtt, &cfg)
+            // SatBW and SatRTT default to the leg's bottleneck and
+            // propagation round trip.
+            cfg.aero = aero_allocation(&sec, figures.bottleneck, figures.propagation, &cfg)
                 .map_err(|(k, m)| cx.err(format!("{akey}.{k}"), m))?;
             // No slow start: the first window is the allocation.
             cfg.initial_window = cfg.aero.cwnd_segments;
@@ -300,6 +295,7 @@ fn legs(
             cfg,
             fwd,
             rev,
+            figures,
         });
     }
     Ok(legs)
