@@ -2,7 +2,7 @@
 //! flows, the run's duration, and the warnings about the result.
 
 use super::figures::Figures;
-use super::{flows, links, motion, warnings, Plan};
+use super::{flows, links, motion, tcp, warnings, Plan};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::scenario::schema::Scenario;
@@ -53,6 +53,7 @@ impl Plan {
         let figures = Figures::new(&net.dirs, motion.as_ref());
         let flows = flows::resolve(scn, file, &nodes, &index, &net, &figures, &mut warnings)?;
         drop(figures);
+        links::tcp_rules(&net, &flows, tcp::default_rto_min(scn), &mut warnings);
         let duration = match scn.run.duration {
             Some(d) => d.0,
             None if flows.iter().any(|f| !f.app.finite()) => Dur::from_secs(230),

@@ -6,7 +6,7 @@
 //! against its directions.
 
 use super::motion::Places;
-use super::PlanLayer;
+use super::{PlanFlow, PlanLayer};
 use crate::channel::{ChannelSpec, HopGeometry};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
@@ -28,6 +28,9 @@ pub(super) struct Links {
     /// Nodes linked to a constellation: a flow between two of them needs
     /// no path over the links.
     pub grounds: std::collections::BTreeSet<u32>,
+    /// Per link: how many warnings there were once it was resolved (where
+    /// its rules about TCP go, `tcp_rules`).
+    pub warned: Vec<usize>,
 }
 
 pub(super) fn resolve(
@@ -45,6 +48,7 @@ pub(super) fn resolve(
         adjacency: BTreeMap::new(),
         motions: Vec::new(),
         grounds: Default::default(),
+        warned: Vec::new(),
     };
     for (name, l) in &scn.links {
         let key = |f: &str| format!("links.{name}.{f}");
@@ -167,21 +171,53 @@ pub(super) fn resolve(
             // the directions it defines, e.g. a return path).
             let n = out.dirs.len();
             let (f, r) = out.dirs.split_at_mut(n - 1);
-            let rto_min = scn.tcp.rto_min.map_or(Dur::from_secs(1), |d| d.0);
             let w = spec
-                .resolve(&mut f[n - 2], &mut r[0], rto_min)
+                .resolve(&mut f[n - 2], &mut r[0])
                 .map_err(|(k, m)| err(key(&format!("link_layer.{k}")), m))?;
             warnings.extend(
                 w.into_iter()
                     .map(|m| format!("links.{name}.link_layer: {m}")),
             );
         }
+        out.warned.push(warnings.len());
         out.layers.push(PlanLayer {
             name: name.clone(),
             spec,
         });
     }
     Ok(out)
+}
+
+/// Each link layer's rules about the TCP connections that cross it (a
+/// DVB-S link's RTO − RTT > ARTO), with the smallest minimum RTO among the
+/// legs whose data or ACKs cross it, as each leg resolved it (its flow's
+/// options, `[tcp]`, its profile); a link no leg crosses is held to what a
+/// flow without options would run with (`default_rto_min`). Each warning
+/// follows the link's own.
+pub(super) fn tcp_rules(
+    net: &Links,
+    flows: &[PlanFlow],
+    default_rto_min: Dur,
+    warnings: &mut Vec<String>,
+) {
+    for (k, layer) in net.layers.iter().enumerate().rev() {
+        let dirs = [2 * k as u32, 2 * k as u32 + 1];
+        let crossing = flows
+            .iter()
+            .flat_map(|f| &f.legs)
+            .filter(|l| l.fwd.iter().chain(&l.rev).any(|d| dirs.contains(d)))
+            .map(|l| l.cfg.rto_min);
+        let rto_min = crossing.min().unwrap_or(default_rto_min);
+        let w = layer
+            .spec
+            .check_tcp(&net.dirs[2 * k], &net.dirs[2 * k + 1], rto_min);
+        let at = net.warned[k];
+        warnings.splice(
+            at..at,
+            w.into_iter()
+                .map(|m| format!("links.{}.link_layer: {m}", layer.name)),
+        );
+    }
 }
 
 use super::motion::KeyedError;
