@@ -15,7 +15,6 @@ use crate::engine::{EventQueue, Time};
 use crate::net::datagram::DatagramPath;
 use crate::net::mobile::MotionPlan;
 use crate::net::moving::Visibility;
-use crate::net::topology::Topology;
 use crate::net::{AnyLinkLayer, LinkBuild};
 use crate::observe::{ConnLabel, PacketLog, SenderTrace, ValueTrace};
 use crate::pep::{ProxyRt, RelayOut};
@@ -180,7 +179,6 @@ impl World {
                 .next_after(crate::engine::time::Dur::ZERO);
             q.push(Time(next.0), Ev::Reroute);
         }
-        let topology = Topology::new(plan.nodes.len(), plan.links.iter().map(|d| (d.from, d.to)));
         let mut w = World {
             q,
             layers,
@@ -203,7 +201,7 @@ impl World {
                 .as_ref()
                 .map(|o| Box::new(PacketLog::new(plan.links.len(), o))),
             error: None,
-            ext: External::new(topology),
+            ext: External::new(plan.topology.clone()),
             aero,
             mobile,
         };

@@ -63,6 +63,7 @@ impl Plan {
             nodes,
             links: net.dirs,
             layers: net.layers,
+            topology: net.topology,
             flows,
             duration,
             event_budget: scn.run.event_budget,

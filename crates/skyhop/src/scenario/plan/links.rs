@@ -10,6 +10,7 @@ use super::{PlanFlow, PlanLayer};
 use crate::channel::{ChannelSpec, HopGeometry};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
+use crate::net::topology::Topology;
 use crate::net::LinkDirSpec;
 use crate::scenario::schema::{NodeSection, Scenario};
 use std::collections::BTreeMap;
@@ -21,8 +22,9 @@ const DEFAULT_QUEUE: u32 = 50;
 pub(super) struct Links {
     pub dirs: Vec<LinkDirSpec>,
     pub layers: Vec<PlanLayer>,
-    /// (from, to) node indices -> index into `dirs`.
-    pub adjacency: BTreeMap<(u32, u32), u32>,
+    /// The nodes and link directions as a graph: the fewest-hop routes
+    /// and the direction joining two nodes (`net::topology`).
+    pub topology: Topology,
     /// Per link: its motion when its ends move (or its visibility matters).
     pub motions: Vec<Option<crate::net::mobile::LinkMotion>>,
     /// Nodes linked to a constellation: a flow between two of them needs
@@ -45,11 +47,13 @@ pub(super) fn resolve(
     let mut out = Links {
         dirs: Vec::new(),
         layers: Vec::new(),
-        adjacency: BTreeMap::new(),
+        topology: Topology::default(),
         motions: Vec::new(),
         grounds: Default::default(),
         warned: Vec::new(),
     };
+    // (from, to) of every direction so far: one link per pair of nodes.
+    let mut joined = std::collections::BTreeSet::new();
     for (name, l) in &scn.links {
         let key = |f: &str| format!("links.{name}.{f}");
         if l.between.len() != 2 {
@@ -74,7 +78,7 @@ pub(super) fn resolve(
                 "a link needs two different nodes".into(),
             ));
         }
-        if out.adjacency.contains_key(&(ends[0], ends[1])) {
+        if !joined.insert((ends[0], ends[1])) || !joined.insert((ends[1], ends[0])) {
             return Err(err(
                 key("between"),
                 "another link already joins these nodes".into(),
@@ -153,7 +157,6 @@ pub(super) fn resolve(
                     .map_err(|(k, msg)| err(format!("{src}.{k}"), msg))?;
                 channels.push(m);
             }
-            out.adjacency.insert((from, to), out.dirs.len() as u32);
             out.dirs.push(LinkDirSpec {
                 name: format!("{name}:{dir_name}"),
                 from,
@@ -185,6 +188,7 @@ pub(super) fn resolve(
             spec,
         });
     }
+    out.topology = Topology::new(nodes.len(), out.dirs.iter().map(|d| (d.from, d.to)));
     Ok(out)
 }
 

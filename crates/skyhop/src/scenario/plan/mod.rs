@@ -26,6 +26,7 @@ pub use figures::{bytes_in, LegFigures};
 use super::schema::{FlowSize, Profile};
 use crate::app::AppSpec;
 use crate::engine::time::Dur;
+use crate::net::topology::Topology;
 use crate::net::{LinkDirSpec, LinkLayerSpec};
 use crate::pep::ProxyPolicy;
 use crate::tcp::TcpConfig;
@@ -88,6 +89,9 @@ pub struct Plan {
     pub links: Vec<LinkDirSpec>,
     /// Link layers, one per link (both directions).
     pub layers: Vec<PlanLayer>,
+    /// The nodes and link directions as a graph: the flows' fewest-hop
+    /// paths came from it, and so do the routes of packets from outside.
+    pub topology: Topology,
     pub flows: Vec<PlanFlow>,
     pub duration: Dur,
     pub event_budget: u64,
