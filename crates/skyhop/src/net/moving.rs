@@ -63,6 +63,22 @@ impl Visibility {
         let up = obs.scale(1.0 / obs.norm());
         d.dot(up) >= d.norm() * min_deg.to_radians().sin()
     }
+
+    /// Whether a direction from `from` to `to` (positions in the
+    /// Earth-fixed frame) is up: the one rule of the run, the moving
+    /// network's routing, the plan's checks and `describe`.
+    #[inline]
+    pub fn up(self, from: Vec3, to: Vec3) -> bool {
+        match self {
+            Visibility::Always => true,
+            Visibility::MinElevation {
+                observer_is_from: true,
+                min_deg,
+            } => Visibility::sees(min_deg, from, to),
+            Visibility::MinElevation { min_deg, .. } => Visibility::sees(min_deg, to, from),
+            Visibility::MaxRange(r) => from.distance(to) <= r,
+        }
+    }
 }
 
 /// The moving part of one FIFO direction.
@@ -118,24 +134,11 @@ impl DirMotion {
     /// Whether the direction is up at `t`.
     #[inline]
     pub fn up_at(&mut self, t: Time) -> bool {
-        match self.visibility {
-            Visibility::Always => true,
-            Visibility::MinElevation {
-                observer_is_from,
-                min_deg,
-            } => {
-                let (a, b) = self.ends(t);
-                if observer_is_from {
-                    Visibility::sees(min_deg, a, b)
-                } else {
-                    Visibility::sees(min_deg, b, a)
-                }
-            }
-            Visibility::MaxRange(r) => {
-                let (a, b) = self.ends(t);
-                a.distance(b) <= r
-            }
+        if self.visibility == Visibility::Always {
+            return true;
         }
+        let (a, b) = self.ends(t);
+        self.visibility.up(a, b)
     }
 
     /// When a transmission wanting to start at `start` may start: `start`

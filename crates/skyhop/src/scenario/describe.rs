@@ -393,7 +393,6 @@ fn sample_link(
     lm: crate::net::mobile::LinkMotion,
     end_s: f64,
 ) -> (Option<[f64; 2]>, f64) {
-    use crate::net::moving::Visibility;
     let n = 600;
     let (mut lo, mut hi, mut up) = (f64::INFINITY, 0f64, 0usize);
     for k in 0..=n {
@@ -402,21 +401,7 @@ fn sample_link(
         let d = crate::geo::delay_of(a.distance(b)).as_secs_f64();
         lo = lo.min(d);
         hi = hi.max(d);
-        let is_up = match lm.visibility {
-            Visibility::Always => true,
-            Visibility::MinElevation {
-                observer_is_from,
-                min_deg,
-            } => {
-                if observer_is_from {
-                    Visibility::sees(min_deg, a, b)
-                } else {
-                    Visibility::sees(min_deg, b, a)
-                }
-            }
-            Visibility::MaxRange(r) => a.distance(b) <= r,
-        };
-        up += is_up as usize;
+        up += lm.visibility.up(a, b) as usize;
     }
     (Some([lo, hi]), up as f64 / (n + 1) as f64)
 }
