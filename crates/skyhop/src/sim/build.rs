@@ -7,7 +7,7 @@ use super::external::External;
 use super::mobile::attach_motion;
 use super::network::Mobile;
 use super::options::RunOptions;
-use super::state::{AeroGroups, Conn, Ev, FlowRt, LegProto, StreamProto, TimerSlot};
+use super::state::{AeroGroups, Conn, Ev, FlowRt, LegProto, RunNames, StreamProto, TimerSlot};
 use super::world::World;
 use crate::app::{App, AppIo, ByteLedger, StreamDir};
 use crate::channel::{Channel, ChannelCtx};
@@ -204,6 +204,7 @@ impl World {
             ext: External::new(plan.topology.clone()),
             aero,
             mobile,
+            names: Box::new(RunNames::of(plan, seed)),
         };
         // Stream 0 of the applications that start with one (a file transfer,
         // a bulk source): its connections exist from the start.

@@ -70,6 +70,8 @@ pub struct World {
     pub(super) aero: AeroGroups,
     /// The network state of a moving world (`None`: static routes).
     pub(super) mobile: Option<Box<super::network::Mobile>>,
+    /// The seed and the plan's names and warnings, for the results.
+    pub(super) names: Box<super::state::RunNames>,
 }
 
 /// Connections above which a packet's arrival prefetches its endpoint's
