@@ -12,6 +12,7 @@ lost or duplicated. The tables are replaced only by a complete assembly.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _core
 from .._output import check_writable_dir, write_text_atomic
 from ..api import (
+    Scenario,
     ScenarioSource,
     SetOverrides,
     _set_strings,
@@ -33,7 +35,7 @@ from ..api import (
 )
 from ..errors import ScenarioError, SweepError
 from .base import SweepInterrupted, check_backend
-from .grid import GridSpec, build_points, parse_grid
+from .grid import GridSpec, Point, build_points, parse_grid
 from .local import Terminated, WorkerLost, at_point, execute
 from .store import (
     MANIFEST,
@@ -108,16 +110,19 @@ def run_sweep(
 
     # Validate every point up front: a bad grid path fails before any run.
     paths = [p for p, _ in parsed]
-    points = build_points(scenario, base_sets, parsed)
     # ... and a point whose runs would not fit in memory before any run
-    # (each worker holds one run; its traces go to its part).
-    at_once = min(len(points) * n, jobs or default_jobs())
-    for p in points:
+    # (each worker holds one run; its traces go to its part), on the plan
+    # its loading built.
+    at_once = min(math.prod(len(v) for _, v in parsed) * n, jobs or default_jobs())
+
+    def fits(p: Point, loaded: Scenario) -> None:
         try:
-            _core.check_memory(p.resolved_json, base.file, trace, None, at_once, at_once)
+            _core.check_memory(loaded.loaded, trace, None, at_once, at_once)
         except ScenarioError as e:
             where = f" (grid point {', '.join(p.sets)})" if p.sets else ""
             raise ScenarioError(e.file, e.key, e.message + where) from None
+
+    points = build_points(scenario, base_sets, parsed, check=fits)
 
     out = Path(out)
     manifest = manifest_of(base.file, base_sets, parsed, n, first_seed, points, trace)

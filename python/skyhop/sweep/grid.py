@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,11 +202,16 @@ def _schema() -> dict[str, Any]:
 
 
 def build_points(
-    scenario: Any, base_sets: list[str], parsed: list[tuple[str, list[GridValue]]]
+    scenario: Any,
+    base_sets: list[str],
+    parsed: list[tuple[str, list[GridValue]]],
+    check: Callable[[Point, Any], None] | None = None,
 ) -> list[Point]:
     """Every combination of the grid's values (the last path varying
     fastest), each loaded and validated by the engine: a bad value or path
-    fails here, before any run."""
+    fails here, before any run. ``check(point, scenario)`` sees each point
+    with the scenario its loading made (the engine's plan of it), which is
+    not kept."""
     import itertools
 
     from ..api import load_scenario
@@ -218,5 +223,8 @@ def build_points(
         sets = [f"{paths[k]}={parsed[k][1][i].text}" for k, i in enumerate(choice)]
         columns = {paths[k]: parsed[k][1][i].column for k, i in enumerate(choice)}
         scn = load_scenario(scenario, set=base_sets + sets)
-        points.append(Point(index, sets, columns, scn.json))
+        point = Point(index, sets, columns, scn.json)
+        if check is not None:
+            check(point, scn)
+        points.append(point)
     return points

@@ -8,6 +8,16 @@ use crate::error::ScenarioError;
 use crate::scenario::schema::Scenario;
 use crate::scenario::validate;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Plans built in this process (every call of [`Plan::build`]).
+static BUILDS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times this process has built a plan: a scenario loaded once
+/// and run many times builds one (tests count them).
+pub fn plan_builds() -> u64 {
+    BUILDS.load(Ordering::Relaxed)
+}
 
 impl Plan {
     /// Check every value of `scn` (`validate.rs`), then resolve it: node
@@ -15,6 +25,7 @@ impl Plan {
     /// applications. Errors name `file` and the scenario key; a scenario
     /// that builds runs.
     pub fn build(scn: &Scenario, file: &str) -> Result<Plan, ScenarioError> {
+        BUILDS.fetch_add(1, Ordering::Relaxed);
         validate::check(scn, file)?;
         let added = motion::added_cities(scn);
         if scn.nodes.is_empty() && added.is_empty() {

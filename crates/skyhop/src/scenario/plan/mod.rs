@@ -21,6 +21,7 @@ mod proxies;
 mod tcp;
 mod warnings;
 
+pub use build::plan_builds;
 pub use figures::{bytes_in, LegFigures};
 
 use super::schema::{FlowSize, Profile};
