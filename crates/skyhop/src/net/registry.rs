@@ -102,6 +102,12 @@ macro_rules! link_layers {
                     AnyLinkLayer::Custom(l) => l.queue_trace(dir, stop),
                 }
             }
+            pub fn counters(&self, dir: Dir) -> Vec<(&'static str, u64)> {
+                match self {
+                    $(AnyLinkLayer::$v(l) => l.counters(dir),)*
+                    AnyLinkLayer::Custom(l) => l.counters(dir),
+                }
+            }
         }
     };
 }

@@ -28,6 +28,7 @@ mod external;
 mod mobile;
 mod network;
 mod options;
+mod quic;
 mod relay;
 mod state;
 mod world;

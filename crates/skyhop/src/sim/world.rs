@@ -149,6 +149,7 @@ impl World {
             Ev::AppTimer { flow, gen } => self.app_timer(now, flow as usize, gen),
             Ev::Start(f) => self.start_flow(now, f as usize),
             Ev::Reroute => self.reroute(now),
+            Ev::QuicTimer { slot, gen } => self.quic_timer(now, slot, gen),
         }
     }
 
@@ -359,7 +360,7 @@ impl World {
                 let d = self.flows[c].dgram.as_mut().expect("a datagram flow");
                 d.on_arrival(now, sent_at, p.size_bytes);
             }
-            Payload::External => self.ext.leave(now, p.conn),
+            Payload::External => self.external_arrived(now, p.conn),
         }
     }
 
@@ -639,6 +640,7 @@ impl World {
             from,
             exit,
             injected_at: now,
+            quic: None,
         });
         if from == to
             || (route & super::network::DYN_ROUTE == 0 && self.routes[route as usize].is_empty())

@@ -132,6 +132,7 @@ fn flow(
         path,
         legs,
         proxies,
+        quic: None,
     })
 }
 
