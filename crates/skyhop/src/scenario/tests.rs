@@ -796,3 +796,21 @@ fn the_dvbs_timer_rule_holds_each_leg_to_its_own_minimum_rto() {
     let w = dvbs_rto_warnings(&["tcp.profile=linux", "flows.ftp.options.rto_min=\"1.2 s\""]);
     assert_eq!(w, Vec::<String>::new());
 }
+
+#[test]
+fn a_legs_figures_are_worked_once_from_its_links() {
+    use crate::engine::time::Dur;
+    // A-B-C, 1 Mb/s and 10 ms each, under the linux profile: full segments
+    // of 1448 + 52 B (12 ms per hop), ACKs of 52 B (416 µs per hop).
+    let plan = Plan::build(&load(&[]).unwrap(), "t.toml").unwrap();
+    let f = &plan.flows[0].legs[0].figures;
+    assert_eq!(f.bottleneck, 1_000_000);
+    assert_eq!(f.packet, 1500);
+    assert_eq!(f.propagation, Dur::from_millis(40));
+    // 2 × (10 ms + 12 ms) there, 2 × (10 ms + 0.416 ms) back.
+    assert_eq!(f.rtt, Dur::from_micros(64_832));
+    assert_eq!(f.bdp, 8104);
+    assert_eq!(f.propagation_bdp, 5000);
+    assert_eq!(f.route_at_start, None);
+    assert_eq!(bytes_in(1_000_000, Dur::from_micros(64_832)), 8104);
+}
