@@ -321,6 +321,8 @@ def test_nothing_survives_the_run(tmp_path, how):
     time.sleep(0.3)
     assert _leftovers(marker) == []
     assert not ours & _netns_all()
+    # The devices lived in those namespaces only: none in the machine's.
+    assert not Path("/sys/class/net/sky0").exists()
 
 
 def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, cli):
