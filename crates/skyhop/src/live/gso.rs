@@ -187,7 +187,7 @@ fn complete_checksum(h: &VnetHdr, p: &mut [u8]) -> Result<(), Refused> {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub mod tests {
     use super::*;
 
     /// The one's complement sum, word by word, of a segment and its
