@@ -93,9 +93,6 @@ pub struct WallClock<'a> {
     scratch: Vec<u8>,
 }
 
-/// Sleeps shorter than this are spent polling (a sleep's wake-up costs
-/// more than that).
-const SPIN_NS: u64 = 20_000;
 /// How often the stop condition is asked.
 const CHECK_NS: u64 = 5_000_000;
 /// How often the packet log is written to the pcap files.
@@ -354,8 +351,12 @@ impl Driver for WallClock<'_> {
                 }
             }
             // One look at the devices; asleep until the next event, a
-            // host's packet, or the next check (waits too short for a
-            // sleep's wake-up are spent looking again).
+            // host's packet, or the next check. Every wait is a sleep, however
+            // short: a thread that looks without pause takes its CPU from the
+            // hosts and, under SCHED_FIFO, is stopped by the kernel's
+            // real-time throttling for 50 ms of each second it stays busy
+            // (docs/live.md, "Speed": measured against looking through waits
+            // under 20 µs).
             let deadline = world
                 .next_deadline()
                 .unwrap_or(Time::MAX)
@@ -365,8 +366,7 @@ impl Driver for WallClock<'_> {
             for f in fds.iter_mut() {
                 f.revents = 0;
             }
-            let timeout = if wait < SPIN_NS { 0 } else { wait };
-            sys::wait_readable(&mut fds, Some(timeout)).map_err(|e| SimError::Live {
+            sys::wait_readable(&mut fds, Some(wait)).map_err(|e| SimError::Live {
                 detail: format!("waiting for the hosts' devices: {e}"),
             })?;
         }
