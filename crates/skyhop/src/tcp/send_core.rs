@@ -335,8 +335,9 @@ impl SendCore {
         if a < end {
             return None;
         }
-        let r = now - t0;
-        self.rtt.sample(r);
+        // The estimator's own sample: the time elapsed, or with ns-2's
+        // timer the clock ticks between the send and this ACK.
+        let r = self.rtt.sample_sent(t0, now);
         self.timed = None;
         Some(r)
     }
