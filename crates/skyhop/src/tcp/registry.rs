@@ -43,6 +43,12 @@ macro_rules! recoveries {
             // RFC 6582 recommends Impatient; it is also the studies' default.
             NewReno(NewRenoRecovery) = "newreno" => |_| NewRenoRecovery::new(true),
             NewRenoSbs(NewRenoRecovery) = "newreno-sbs" => |_| NewRenoRecovery::new(false),
+            // ns-2's Agent/TCP/Newreno (the studies' simulator): Impatient
+            // (newreno_changes1_ 1) or Slow-but-Steady (0, ns-2's default
+            // until 2003-05-05), with partial window deflation (ns-2's
+            // default from 2003-05-05).
+            Ns2NewReno(Ns2NewRenoRecovery) = "ns2-newreno" => |_| Ns2NewRenoRecovery::new(true, true),
+            Ns2NewRenoSbs(Ns2NewRenoRecovery) = "ns2-newreno-sbs" => |_| Ns2NewRenoRecovery::new(false, true),
             Sack(SackRecovery) = "sack" => |_| SackRecovery::default(),
             // RFC 6937 PRR-SSRB over RFC 6675 (needs the SACK option).
             Prr(PrrRecovery) = "prr" => |_| PrrRecovery::default(),

@@ -21,6 +21,7 @@ mod hystart;
 mod idle_restart;
 mod limited_transmit;
 mod newreno;
+mod ns2_newreno;
 mod persist;
 mod prr;
 mod rack;
