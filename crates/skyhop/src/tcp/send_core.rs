@@ -60,6 +60,9 @@ pub struct SendCore {
     pub(super) losses: u64,
     /// How much of cwnd the sender uses (Linux's `tcp_cwnd_validate`).
     pub(super) cwnd_use: CwndUse,
+    /// At most this many segments per transmission opportunity outside a
+    /// recovery (ns-2's `maxburst_`; 0: as many as the window allows).
+    pub(super) maxburst: u32,
 }
 
 /// Linux's record of how much of its window a sender uses
@@ -126,6 +129,7 @@ impl SendCore {
             pace_at: None,
             losses: 0,
             cwnd_use: CwndUse::default(),
+            maxburst: 0,
         }
     }
 

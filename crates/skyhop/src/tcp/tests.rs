@@ -20,6 +20,7 @@ mod handshake;
 mod hystart;
 mod idle_restart;
 mod limited_transmit;
+mod maxburst;
 mod newreno;
 mod ns2_newreno;
 mod persist;
