@@ -20,6 +20,8 @@ macro_rules! controllers {
         $then! { $($args)*
             Reno(RenoCc) = "reno" => RenoCc::new,
             Westwood(Westwood) = "westwood" => |cfg| Westwood::new(cfg.westwood),
+            // Casetti et al., MobiCom 2001, as UCLA's ns-2 agent (2001).
+            Westwood2001(Westwood2001) = "westwood-2001" => |_| Westwood2001::default(),
             WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default(),
             // RFC 9438.
             Cubic(Cubic) = "cubic" => Cubic::new,
@@ -43,17 +45,17 @@ macro_rules! recoveries {
             // RFC 6582 recommends Impatient; it is also the studies' default.
             NewReno(NewRenoRecovery) = "newreno" => |_| NewRenoRecovery::new(true),
             NewRenoSbs(NewRenoRecovery) = "newreno-sbs" => |_| NewRenoRecovery::new(false),
+            Sack(SackRecovery) = "sack" => |_| SackRecovery::default(),
+            // RFC 6937 PRR-SSRB over RFC 6675 (needs the SACK option).
+            Prr(PrrRecovery) = "prr" => |_| PrrRecovery::default(),
+            // Shang 2007: super fast error control on the first duplicate ACK.
+            Aero(AeroRecovery) = "aero" => |_| AeroRecovery::default(),
             // ns-2's Agent/TCP/Newreno (the studies' simulator): Impatient
             // (newreno_changes1_ 1) or Slow-but-Steady (0, ns-2's default
             // until 2003-05-05), with partial window deflation (ns-2's
             // default from 2003-05-05).
             Ns2NewReno(Ns2NewRenoRecovery) = "ns2-newreno" => |_| Ns2NewRenoRecovery::new(true, true),
             Ns2NewRenoSbs(Ns2NewRenoRecovery) = "ns2-newreno-sbs" => |_| Ns2NewRenoRecovery::new(false, true),
-            Sack(SackRecovery) = "sack" => |_| SackRecovery::default(),
-            // RFC 6937 PRR-SSRB over RFC 6675 (needs the SACK option).
-            Prr(PrrRecovery) = "prr" => |_| PrrRecovery::default(),
-            // Shang 2007: super fast error control on the first duplicate ACK.
-            Aero(AeroRecovery) = "aero" => |_| AeroRecovery::default(),
         }
     };
 }
@@ -121,6 +123,13 @@ pub const VARIANTS: &[VariantDef] = &[
     // The studies run Westwood with NewReno recovery.
     v("westwood", CcKind::Westwood, RecKind::NewReno, false),
     v("westwood+", CcKind::WestwoodPlus, RecKind::NewReno, false),
+    // The Westwood the on-board split-proxy study cites (MobiCom 2001).
+    v(
+        "westwood-2001",
+        CcKind::Westwood2001,
+        RecKind::NewReno,
+        false,
+    ),
     v("westwood-sack", CcKind::Westwood, RecKind::Sack, true),
     v("westwood+-sack", CcKind::WestwoodPlus, RecKind::Sack, true),
     // Today's controllers, with the recovery a Linux host runs them with:

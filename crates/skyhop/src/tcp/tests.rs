@@ -33,3 +33,4 @@ mod rto;
 mod sack;
 mod slow_start;
 mod timestamps;
+mod westwood2001;

@@ -5,7 +5,7 @@
 
 use super::{
     AckSample, AeroTcp, Bbr, CcState, CongestionOps, Cubic, Hybla, RateSample, RenoCc, SendSample,
-    Westwood, WestwoodPlus,
+    Westwood, Westwood2001, WestwoodPlus,
 };
 use crate::engine::time::{Dur, Time};
 use crate::tcp::config::TcpConfig;
