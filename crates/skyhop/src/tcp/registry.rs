@@ -56,6 +56,8 @@ macro_rules! recoveries {
             // default from 2003-05-05).
             Ns2NewReno(Ns2NewRenoRecovery) = "ns2-newreno" => |_| Ns2NewRenoRecovery::new(true, true),
             Ns2NewRenoSbs(Ns2NewRenoRecovery) = "ns2-newreno-sbs" => |_| Ns2NewRenoRecovery::new(false, true),
+            // ns-2's Agent/TCP/Sack1 (Fall and Floyd's pipe counting; needs SACK).
+            Ns2Sack1(Ns2Sack1Recovery) = "ns2-sack1" => |_| Ns2Sack1Recovery::default(),
         }
     };
 }

@@ -23,6 +23,7 @@ mod limited_transmit;
 mod maxburst;
 mod newreno;
 mod ns2_newreno;
+mod ns2_sack1;
 mod persist;
 mod prr;
 mod rack;

@@ -3,8 +3,8 @@
 //! constructor from a `TcpConfig`, and `Custom` for a recovery from user code.
 
 use super::{
-    AeroRecovery, NewRenoRecovery, Ns2NewRenoRecovery, PrrRecovery, RecoveryOps, RenoRecovery,
-    SackRecovery, TahoeRecovery,
+    AeroRecovery, NewRenoRecovery, Ns2NewRenoRecovery, Ns2Sack1Recovery, PrrRecovery, RecoveryOps,
+    RenoRecovery, SackRecovery, TahoeRecovery,
 };
 use crate::engine::time::Time;
 use crate::tcp::cc::AckSample;

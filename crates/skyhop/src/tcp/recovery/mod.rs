@@ -11,6 +11,7 @@
 //! - `reno.rs`: Reno and NewReno Impatient / Slow-but-Steady (RFC 5681, RFC 6582).
 //! - `ns2_newreno.rs`: NewReno as ns-2's `Agent/TCP/Newreno` runs it (the
 //!   studies' simulator), with or without partial window deflation.
+//! - `ns2_sack1.rs`: SACK recovery as ns-2's `Agent/TCP/Sack1` runs it.
 //! - `sack.rs`: RFC 6675 SACK-based recovery.
 //! - `aero.rs`: AeroTCP's super fast error control (Shang 2007).
 //! - `prr.rs`: RFC 6937 Proportional Rate Reduction over RFC 6675.
@@ -21,6 +22,7 @@
 mod aero;
 mod dispatch;
 mod ns2_newreno;
+mod ns2_sack1;
 mod prr;
 mod reno;
 mod sack;
@@ -28,6 +30,7 @@ mod tahoe;
 
 pub use aero::AeroRecovery;
 pub use ns2_newreno::{ns2_halving_basis, Ns2NewRenoRecovery};
+pub use ns2_sack1::Ns2Sack1Recovery;
 pub use prr::PrrRecovery;
 
 pub use reno::{NewRenoRecovery, RenoRecovery};
