@@ -28,7 +28,8 @@ NS2_ERAS: dict[str, dict[str, Any]] = {
         "tcp.rtt_tick": "100 ms",  # tcpTick_ 0.1 s until 2002-03-08
         "tcp.rto_min_before_backoff": False,  # rfc2988_ from 2002-03-08
         "tcp.limited_transmit": False,  # singledup_ 1 from 2001-11-28
-        "tcp.header": "0 B",  # useHeaders_ true from 2001-11-28
+        # useHeaders_ (from 2001-11-28) was false: packetSize_ bytes on the
+        # wire with no header; the experiment sizes its packets so.
     },
     # ns-2.1b9 (April 2002) to ns-2.26 (February 2003): E2–E4.
     "2003": {},

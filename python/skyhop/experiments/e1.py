@@ -10,11 +10,12 @@ packets).
 Under the ``ns2`` profile (the study's ns-2.1b8a, docs/ns2.md) the study's
 0.1 % error "between T and G" is the satellite path's as a whole (each GEO
 link 1 − √0.999), the file is cut into whole 1500-byte packets with no
-header (ns-2's FTP: 3 334 packets, 40.0 Mb on the wire), NewReno is ns-2's
-Slow-but-Steady without partial window deflation; the per-link reading
-(0.1 % on each GEO link) runs beside it for Fig. 9. Under ``studies`` the
-runs are those of earlier releases (0.1 % on each GEO link, 1460-byte
-segments in 1500-byte packets).
+header (ns-2's FTP: 3 334 packets, 40.0 Mb on the wire; skyhop carries each
+as 1460 bytes of payload and a 40-byte header, the same 1500 bytes on the
+wire), NewReno is ns-2's Slow-but-Steady without partial window deflation;
+the per-link reading (0.1 % on each GEO link) runs beside it for Fig. 9.
+Under ``studies`` the runs are those of earlier releases (0.1 % on each GEO
+link, 5 MB in 1460-byte segments, 3 425 packets of 1500 bytes).
 """
 
 from __future__ import annotations
@@ -37,10 +38,16 @@ PER_SATELLITE = 0.001
 #: that error over the two GEO links of the path as a whole: each link
 #: 1 − √(1 − 0.001), so that a packet crosses T–S–G with 0.1 % loss
 PER_LINK_PATH_READING = 1 - math.sqrt(1 - PER_SATELLITE)
-#: packets on the wire per profile: (payload, header) bytes. ns-2.1b8a's FTP
-#: cuts the file into whole packetSize_ packets with no header; the studies
-#: profile carries 1460-byte segments in 1500-byte packets.
-PACKET = {"ns2": (1500, 0), "studies": (1460, 40)}
+#: the study's packets on the wire (ns-2's packetSize_, no header in 2001)
+WIRE_PACKET = 1500
+#: payload per packet in skyhop's accounting (a 40-byte header on top)
+MSS = 1460
+#: packets of the file: ns-2.1b8a's FTP cuts it into whole packetSize_
+#: packets (3 334); the studies profile into 1460-byte segments (3 425)
+FILE_PACKETS = {
+    "ns2": math.ceil(FILE_BYTES / WIRE_PACKET),
+    "studies": math.ceil(FILE_BYTES / MSS),
+}
 PERS = [0.001, 0.005, 0.01]
 TCPS = ["newreno", "westwood"]
 CACHES = list(range(10, 251, 10))
@@ -69,25 +76,22 @@ def profile_keys(profile: str) -> dict[str, Any]:
     keys = profile_sets(profile, ERA)
     if profile == "ns2":
         keys["tcp.recovery"] = "ns2-newreno-sbs"
-        keys["tcp.mss"] = f"{PACKET['ns2'][0]} B"
         keys["links.ts.per"] = PER_LINK_PATH_READING
         keys["links.sg.per"] = PER_LINK_PATH_READING
     return keys
 
 
 def file_size(profile: str) -> str:
-    """The 5 MB file: under ns2 a whole number of 1500-byte packets
-    (ns-2's sendmsg rounds up: 3 334 packets)."""
+    """The 5 MB file: under ns2 the study's 3 334 packets of 1500 bytes
+    (ns-2's sendmsg rounds up), each 1460 bytes of payload here."""
     if profile == "ns2":
-        mss = PACKET["ns2"][0]
-        return f"{math.ceil(FILE_BYTES / mss) * mss} B"
+        return f"{FILE_PACKETS['ns2'] * MSS} B"
     return "5 MB"
 
 
 def wire_bits(profile: str) -> int:
     """The file's packets on the wire, each counted once, in bits."""
-    mss, header = PACKET[profile]
-    return math.ceil(FILE_BYTES / mss) * (mss + header) * 8
+    return FILE_PACKETS[profile] * WIRE_PACKET * 8
 
 
 class E1:
