@@ -69,10 +69,13 @@ macro_rules! recoveries {
             Aero(AeroRecovery) = "aero" => |_| AeroRecovery::default(),
             // ns-2's Agent/TCP/Newreno (the studies' simulator): Impatient
             // (newreno_changes1_ 1) or Slow-but-Steady (0, ns-2's default
-            // until 2003-05-05), with partial window deflation (ns-2's
-            // default from 2003-05-05).
-            Ns2NewReno(Ns2NewRenoRecovery) = "ns2-newreno" => |_| Ns2NewRenoRecovery::new(true, true),
-            Ns2NewRenoSbs(Ns2NewRenoRecovery) = "ns2-newreno-sbs" => |_| Ns2NewRenoRecovery::new(false, true),
+            // until 2003-05-05), partial window deflation as
+            // `tcp.partial_window_deflation` says (ns-2's default from
+            // 2003-05-05).
+            Ns2NewReno(Ns2NewRenoRecovery) = "ns2-newreno" =>
+                |cfg| Ns2NewRenoRecovery::new(true, cfg.partial_window_deflation),
+            Ns2NewRenoSbs(Ns2NewRenoRecovery) = "ns2-newreno-sbs" =>
+                |cfg| Ns2NewRenoRecovery::new(false, cfg.partial_window_deflation),
             // ns-2's Agent/TCP/Sack1 (Fall and Floyd's pipe counting; needs SACK).
             Ns2Sack1(Ns2Sack1Recovery) = "ns2-sack1" => |_| Ns2Sack1Recovery::default(),
         }
@@ -173,6 +176,24 @@ impl RecKind {
     /// option on; RACK may run beside it).
     pub fn scoreboard(self) -> bool {
         matches!(self, RecKind::Sack | RecKind::Prr)
+    }
+
+    /// The recovery reads SACK blocks (the option on): the RFC 6675 ones
+    /// and ns-2's Sack1.
+    pub fn sack_option(self) -> bool {
+        self.scoreboard() || self == RecKind::Ns2Sack1
+    }
+
+    /// The recovery as ns-2's agents run it (profile "ns2"): NewReno is
+    /// `Agent/TCP/Newreno` (Impatient or Slow-but-Steady), RFC 6675 SACK
+    /// is `Agent/TCP/Sack1`; the others stay.
+    pub fn ns2(self) -> RecKind {
+        match self {
+            RecKind::NewReno => RecKind::Ns2NewReno,
+            RecKind::NewRenoSbs => RecKind::Ns2NewRenoSbs,
+            RecKind::Sack => RecKind::Ns2Sack1,
+            other => other,
+        }
     }
 }
 

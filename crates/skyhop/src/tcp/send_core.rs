@@ -16,7 +16,7 @@ use super::config::TcpConfig;
 use super::rack::Rack;
 use super::rangeset::RangeSet;
 use super::rate_sample::RateSampler;
-use super::rtt::RttEstimator;
+use super::rtt::{Ns2Timer, RttEstimator};
 use super::seg::{DataSeg, SackBlocks};
 use crate::engine::time::{Dur, Time};
 
@@ -93,12 +93,25 @@ impl SendCore {
             ssthresh: cfg.initial_ssthresh,
             mss,
         };
-        let rtt = RttEstimator::new(
-            cfg.rto_initial,
-            cfg.rto_min,
-            cfg.rto_max,
-            cfg.clock_granularity,
-        )
+        let rtt = if cfg.rtt_tick > Dur::ZERO {
+            // ns-2's timer (its tcpTick_, rfc2988_).
+            RttEstimator::ns2(
+                cfg.rto_initial,
+                cfg.rto_min,
+                cfg.rto_max,
+                Ns2Timer {
+                    tick: cfg.rtt_tick,
+                    clamp_before_backoff: cfg.rto_min_before_backoff,
+                },
+            )
+        } else {
+            RttEstimator::new(
+                cfg.rto_initial,
+                cfg.rto_min,
+                cfg.rto_max,
+                cfg.clock_granularity,
+            )
+        }
         .with_var_floor(if cfg.rttvar_floor {
             cfg.rto_min
         } else {
@@ -109,6 +122,7 @@ impl SendCore {
             .then(|| Box::new(RateSampler::new()));
         let rack = rack.then(|| Box::new(Rack::new(cfg.dupthresh)));
         SendCore {
+            maxburst: cfg.maxburst,
             rs,
             rack,
             rwnd: cfg.rcv_buffer,
@@ -129,7 +143,6 @@ impl SendCore {
             pace_at: None,
             losses: 0,
             cwnd_use: CwndUse::default(),
-            maxburst: 0,
         }
     }
 
