@@ -2,8 +2,10 @@
 orderings, numbers and shapes of reference/targets.toml, the output files,
 resuming, and the ``skyhop experiment`` command line.
 
-E1 and E2 each run once per session (4 runs per point, seed 1, about 35 s
-and 20 s on two cores); the tests read the summary document they return.
+E1 and E2 each run once per session under both their TCP profiles (ns2,
+the studies' simulator, in OUT; studies in OUT/studies; 4 runs per point,
+seed 1, about 70 s and 80 s on two cores); the tests read the summary
+documents they write.
 Every check is written so that it fails if the published ordering or shape
 breaks. Where a published threshold sits inside the 4-run noise of one cell,
 the comment at the check says so and what the 40- or 100-run value is.
@@ -56,6 +58,12 @@ class Experiment:
     doc: dict[str, Any]
     wall_s: float
 
+    def under(self, profile: str) -> dict[str, Any]:
+        """The experiment's part of the summary under ``profile``."""
+        if profile == self.doc[self.name]["profile"]:
+            return self.doc[self.name]
+        return json.loads((self.out / profile / "summary.json").read_text())[self.name]
+
 
 def _run(name: str, out: Path) -> Experiment:
     t0 = time.perf_counter()
@@ -86,18 +94,45 @@ def _spread(values: list[float]) -> float:
 # E1, fig. 9
 
 
+@pytest.mark.parametrize("profile", ("ns2", "studies"))
 @pytest.mark.parametrize("tcp", TCPS)
-def test_e1_fig9_ordering_none_slower_than_t_slower_than_ts(e1, tcp):
-    cell = e1.doc["E1"]["fig9"][tcp]
+def test_e1_fig9_ordering_none_slower_than_t_slower_than_ts(e1, tcp, profile):
+    cell = e1.under(profile)["fig9"][tcp]
     none, t, ts = (_mean(cell[p]) for p in ("none", "T", "TS"))
     assert none > t > ts, f"{tcp}: none {none:.1f} s, T {t:.1f} s, TS {ts:.1f} s"
 
 
+def test_e1_runs_under_ns2_first_and_studies_beside():
+    assert e1_profiles() == ("ns2", "studies")
+
+
+def e1_profiles():
+    from skyhop.experiments import EXPERIMENTS
+
+    return EXPERIMENTS["E1"].profiles
+
+
+#: Fig. 9's cells within the published tolerance, per profile. Under ns2 the
+#: proxy-at-T cells are slower than published at the published run count
+#: (NewReno +33 %, Westwood +48 % at 20 runs: the T->G leg's slow start
+#: with an unlimited initial ssthresh, repaired by ns-2's Slow-but-Steady
+#: NewReno one hole per round trip; docs/VALIDATION.md, E1): they are
+#: checked to be slower, not within.
+WITHIN = {
+    "studies": [(t, p) for t in TCPS for p in ("none", "T", "TS")],
+    "ns2": [(t, p) for t in TCPS for p in ("none", "TS")],
+}
+
+
+@pytest.mark.parametrize("profile", ("ns2", "studies"))
 @pytest.mark.parametrize("tcp", TCPS)
 @pytest.mark.parametrize("placement", ("none", "T", "TS"))
-def test_e1_fig9_numbers_within_tolerance(e1, tcp, placement):
-    s = e1.doc["E1"]["fig9"][tcp][placement]
+def test_e1_fig9_numbers_within_tolerance(e1, tcp, placement, profile):
+    s = e1.under(profile)["fig9"][tcp][placement]
     published = FIG9[tcp][placement]
+    if (tcp, placement) not in WITHIN[profile]:
+        assert s["mean"] > published, (tcp, placement, s["mean"])
+        return
     assert s["published"] == published
     assert s["n"] == RUNS  # every 5 MB transfer finished
     deviation = _mean(s) / published - 1
@@ -122,7 +157,9 @@ def test_e1_fig9_claims_recorded_as_holding(e1):
 @pytest.mark.parametrize("direction", DIRECTIONS)
 @pytest.mark.parametrize("tcp", TCPS)
 def test_e1_proxy_at_t_is_flat_across_per_and_no_proxy_is_not(e1, direction, tcp):
-    table = e1.doc["E1"]["per_sweep"][direction]["transfer_time_s"][tcp]
+    # Under studies (under ns2 the W->G proxy at T is not flat: the T->G
+    # leg's start-up; docs/VALIDATION.md, E1).
+    table = e1.under("studies")["per_sweep"][direction]["transfer_time_s"][tcp]
     with_t = _spread([_mean(table["T"][p]) for p in PERS])
     without = _spread([_mean(table["none"][p]) for p in PERS])
     msg = f"max/min over PER: proxy at T {with_t:.2f}, no proxy {without:.2f}"
@@ -145,7 +182,9 @@ def test_e1_proxy_at_t_is_flat_across_per_and_no_proxy_is_not(e1, direction, tcp
 @pytest.mark.parametrize("direction", DIRECTIONS)
 @pytest.mark.parametrize("tcp", TCPS)
 def test_e1_half_free_cache_knee_near_twice_the_pipe(e1, direction, tcp):
-    sweep = e1.doc["E1"]["cache_sweep"][direction][tcp]
+    # Under studies, as before the ns2 profile (its knees at 20 runs are in
+    # docs/VALIDATION.md, E1).
+    sweep = e1.under("studies")["cache_sweep"][direction][tcp]
     at = {c: _mean(s) for c, s in zip(sweep["cache_packets"], sweep["throughput_bps"], strict=True)}
     plateau_caches = [c for c in at if c >= 100]
     assert len(plateau_caches) >= 5
