@@ -119,12 +119,18 @@ def run_experiment(
     total = sum(sizes)
     t0 = time.perf_counter()
     docs: dict[str, dict[str, Any]] = {}
+    # runs a resume found finished, in the profiles before the current one
+    # and in it so far
+    found = {"before": 0, "now": 0}
     for i, p in enumerate(profiles):
         base = sum(sizes[:i])
+        found["before"] += found["now"]
+        found["now"] = 0
 
         def progress(done: int, _total: int, step: str, skipped: int, base: int = base, p=p):
+            found["now"] = skipped
             if on_progress:
-                on_progress(base + done, total, f"{p}: {step}", skipped)
+                on_progress(base + done, total, f"{p}: {step}", found["before"] + skipped)
 
         ctx = Context(
             out=out if i == 0 else out / p,
