@@ -205,7 +205,7 @@ mod tests {
         // One segment 10 ms later: b_2 = 800 000;
         // b̂_2 = 0.9047·3808 + 0.0476·(800 000 + 80 000) = 45 333.0976.
         w.observe_ack(&s, &ack(110, MSS, None));
-        assert!((w.bwe_bps() - 45_333.0976).abs() < 1e-6);
+        assert!((w.bwe_bps() - 45_333.097_6).abs() < 1e-6);
         // A steady 800 kbit/s: the fixed point is 0.0952/0.0953 of it (the
         // agent's four-digit weights sum to 0.9999).
         for k in 3..2000 {
