@@ -2,10 +2,14 @@
 orderings, numbers and shapes of reference/targets.toml, the output files,
 resuming, and the ``skyhop experiment`` command line.
 
-E1 and E2 each run once per session under both their TCP profiles (ns2,
-the studies' simulator, in OUT; studies in OUT/studies; 4 runs per point,
-seed 1, about 70 s and 80 s on two cores); the tests read the summary
-documents they write.
+E1 runs once per session under both its TCP profiles (ns2, the studies'
+simulator, in OUT; studies, the runs of earlier releases, in OUT/studies),
+E2 under ns2 alone (its studies runs are the earlier releases' and run the
+engine the golden runs pin); 4 runs per point, seed 1, about 80 s and 30 s
+on two cores. The command line runs E1 under ns2 alone at 2 runs. (Running
+every profile of the two-profile orchestration -- progress, resume -- is
+tested by E6, tests/test_e6.py.) The tests read the summary documents the
+runs write.
 Every check is written so that it fails if the published ordering or shape
 breaks. Where a published threshold sits inside the 4-run noise of one cell,
 the comment at the check says so and what the 40- or 100-run value is.
@@ -65,9 +69,13 @@ class Experiment:
         return json.loads((self.out / profile / "summary.json").read_text())[self.name]
 
 
+#: the profiles each experiment runs under here (None: all it lists)
+PROFILE = {"E1": None, "E2": "ns2"}
+
+
 def _run(name: str, out: Path) -> Experiment:
     t0 = time.perf_counter()
-    doc = run_experiment(name, out, runs=RUNS, seed=SEED)
+    doc = run_experiment(name, out, runs=RUNS, seed=SEED, profile=PROFILE[name])
     return Experiment(name, out, doc, time.perf_counter() - t0)
 
 
@@ -332,7 +340,10 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-@pytest.mark.parametrize("exp", ["e1", "e2"])
+# E2 alone: a second run of E1 would redo its summaries and figures under
+# both profiles for no more coverage (a resume across profiles is tested by
+# E6, tests/test_e6.py).
+@pytest.mark.parametrize("exp", ["e2"])
 def test_second_run_reuses_finished_sub_sweeps(request, tmp_path, exp):
     e = request.getfixturevalue(exp)
     out = tmp_path / e.name
@@ -359,18 +370,28 @@ def test_cli_experiment_e1(cli, tmp_path):
     from skyhop.experiments import total_runs
 
     out = tmp_path / "e1"
-    proc = cli("experiment", "E1", "--runs", "2", "--out", out)
+    proc = cli("experiment", "E1", "--runs", "2", "--profile", "ns2", "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     # stderr is not a terminal: progress lines with runs done, total and time
     lines = proc.stderr.splitlines()
     assert lines and all(line.startswith("skyhop: progress: E1: ") for line in lines), lines
-    total = total_runs("E1", 2)
+    total = total_runs("E1", 2, profile="ns2")
+    assert total_runs("E1", 2) == total + total_runs("E1", 2, profile="studies")
     assert f"0/{total} runs (0 %)" in lines[0]
     assert f"{total}/{total} runs (100 %)" in lines[-1]
     assert any(" left [" in line for line in lines)  # an estimate and the sub-sweep under way
     assert str(out) in proc.stdout
+    # per claim its figure and threshold and the profile's verdict, then the count
     doc = json.loads((out / "summary.json").read_text())
+    for c in doc["claims"]:
+        assert c["claim"] in proc.stdout, c["claim"]
+    assert proc.stdout.count("    figure: ") == len(doc["claims"])
+    assert proc.stdout.count("    threshold: ") == len(doc["claims"])
+    assert proc.stdout.count("    ns2: holds: ") + proc.stdout.count(
+        "    ns2: does not hold: "
+    ) == len(doc["claims"])
+    assert f" of {len(doc['claims'])}" in proc.stdout.splitlines()[-1]
     assert doc["runs_per_point"] == 2
     for tcp in TCPS:
         for placement in ("none", "T", "TS"):
