@@ -1,9 +1,11 @@
 """E6 (satellite forward link, 3G return) at a reduced size: 2 runs per point
-under both its profiles (ns2, then studies in OUT/studies; about 10 s on two
-cores). Checks the summary layout relied upon (kB/s
-goodputs under ``E6.return_path.<rct|rcs>.<variant>``, the measured mean
-layer-2 rate, one entry per published claim), the figures, and the
-mechanisms the claims rest on."""
+under both its profiles (ns2, then studies in OUT/studies; about 35 s each
+on this shared two-core machine; the suite's test of an experiment run
+across profiles: progress, resume, the claims per profile). Checks the
+summary layout relied upon (kB/s goodputs under
+``E6.return_path.<rct|rcs>.<variant>``, the measured mean layer-2 rate, one
+entry per published claim), the figures, and the mechanisms the claims rest
+on."""
 
 from __future__ import annotations
 

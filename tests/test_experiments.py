@@ -6,7 +6,7 @@ E1 runs once per session under both its TCP profiles (ns2, the studies'
 simulator, in OUT; studies, the runs of earlier releases, in OUT/studies),
 E2 under ns2 alone (its studies runs are the earlier releases' and run the
 engine the golden runs pin); 4 runs per point, seed 1, about 80 s and 30 s
-on two cores. The command line runs E1 under ns2 alone at 2 runs. (Running
+on this shared two-core machine. The command line runs E1 under ns2 alone at 2 runs. (Running
 every profile of the two-profile orchestration -- progress, resume -- is
 tested by E6, tests/test_e6.py.) The tests read the summary documents the
 runs write.
