@@ -102,9 +102,10 @@ def _walk_published(node, path, out):
 
 @pytest.fixture(scope="module")
 def e1_folder(tmp_path_factory) -> Path:
-    """E1 at reduced size (2 runs per point) and its report."""
+    """E1 at reduced size (2 runs per point, under ns2 alone: the report
+    reads OUT, the study's profile) and its report."""
     out = tmp_path_factory.mktemp("e1") / "E1"
-    proc = skyhop_cli("experiment", "E1", "--runs", "2", "--out", out)
+    proc = skyhop_cli("experiment", "E1", "--runs", "2", "--profile", "ns2", "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert all(line.startswith("skyhop: progress: ") for line in proc.stderr.splitlines())
     proc = skyhop_cli("report", out)
