@@ -238,7 +238,8 @@ def test_e4_at_reduced_size_writes_its_summary_claims_and_figures(tmp_path):
     from skyhop.experiments import run_experiment
 
     out = tmp_path / "E4"
-    doc = run_experiment("E4", out, runs=2, seed=1)
+    # under ns2 alone: the studies profile runs the same grid into OUT/studies
+    doc = run_experiment("E4", out, runs=2, seed=1, profile="ns2")
     body = doc["E4"]
     for rate in ("1Mbps", "20Mbps"):
         for ber in ("1e-06", "1e-07", "1e-08"):

@@ -102,9 +102,10 @@ def _walk_published(node, path, out):
 
 @pytest.fixture(scope="module")
 def e1_folder(tmp_path_factory) -> Path:
-    """E1 at reduced size (2 runs per point) and its report."""
+    """E1 at reduced size (2 runs per point, under ns2 alone: the report
+    reads OUT, the study's profile) and its report."""
     out = tmp_path_factory.mktemp("e1") / "E1"
-    proc = skyhop_cli("experiment", "E1", "--runs", "2", "--out", out)
+    proc = skyhop_cli("experiment", "E1", "--runs", "2", "--profile", "ns2", "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert all(line.startswith("skyhop: progress: ") for line in proc.stderr.splitlines())
     proc = skyhop_cli("report", out)
@@ -161,6 +162,44 @@ def test_experiment_report_in_chromium_holds_the_summary(e1_folder, tmp_path):
                 ]
                 assert cells, (sub.name, e["point"], flow)
                 assert f"{st['mean'] / 1e6:.4g}" in cells[0]["text"]
+
+
+def test_experiment_report_gives_each_profiles_verdict_beside_the_claim(tmp_path):
+    """An experiment run under two TCP profiles: each claim's figure, ours
+    and holds under the first (the claim's own) and under the other, and
+    the count that hold under each."""
+    from skyhop.report import build_report
+
+    def claim(words: str, ns2: bool, studies: bool) -> dict:
+        return {
+            "experiment": "E1.fig9",
+            "claim": words,
+            "figure": f"Fig. 9 for {words}",
+            "quantity": "q",
+            "threshold": "t",
+            "reading": "r",
+            "ours": f"{words} under ns2",
+            "holds": ns2,
+            "evidence": "",
+            "profiles": {
+                "ns2": {"ours": f"{words} under ns2", "holds": ns2},
+                "studies": {"ours": f"{words} under studies", "holds": studies},
+            },
+        }
+
+    claims = [claim("first", True, False), claim("second", False, False)]
+    doc = {"E1": {}, "claims": claims, "runs_per_point": 1, "wall_time_s": 1.0}
+    (tmp_path / "summary.json").write_text(json.dumps(doc))
+    kind, page = build_report(tmp_path)
+    assert kind == "experiment"
+    assert "1 of 2 hold (ns2). Under studies: 0 of 2." in page
+    assert "<th>ours (studies)</th><th>holds (studies)</th>" in page
+    rows = [r for r in page.split("<tr") if 'class="claim ' in r]
+    assert len(rows) == 2
+    assert "Fig. 9 for first" in rows[0]
+    assert re.search(r"first under ns2</td><td class=\"yes\">✔ holds</td>", rows[0])
+    assert re.search(r"first under studies</td><td class=\"no\">✘ does not hold</td>", rows[0])
+    assert re.search(r"second under studies</td><td class=\"no\">✘ does not hold</td>", rows[1])
 
 
 def test_experiment_report_embeds_the_experiment_figures(e1_folder):

@@ -91,7 +91,9 @@ def test_files_follow_the_umask(tmp_path, mask):
 
 def test_experiment_files_follow_the_umask(tmp_path):
     out = tmp_path / "E6"
-    proc = _cli_with_umask(0o077, "experiment", "E6", "--runs", "1", "--out", out)
+    proc = _cli_with_umask(
+        0o077, "experiment", "E6", "--runs", "1", "--profile", "ns2", "--out", out
+    )
     assert proc.returncode == 0, proc.stderr
     modes = _modes(out)
     assert {"summary.json", "claims.md", "results.parquet", "e6_cqe.pdf"} <= {

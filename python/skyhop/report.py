@@ -445,26 +445,61 @@ def _published_rows(node: Any, path: list[str], out: list[tuple[str, dict[str, A
             _published_rows(v, [*path, str(k)], out)
 
 
+def _claim_profiles(claims: list[dict[str, Any]]) -> list[str]:
+    """The TCP profiles the claims carry verdicts for (an experiment run
+    under several: ``profiles`` per claim), in their order; none: one."""
+    seen: list[str] = []
+    for c in claims:
+        for p in c.get("profiles") or {}:
+            if p not in seen:
+                seen.append(p)
+    return seen
+
+
 def _experiment_sections(doc: dict[str, Any], d: Path) -> list[str]:
     claims = doc.get("claims", [])
     names = [k for k in doc if k not in ("claims", "runs_per_point", "wall_time_s")]
     parts = []
     held = sum(1 for c in claims if c.get("holds"))
+    # the first profile's verdict is the claim's own (``holds``, ``ours``);
+    # each further profile gets its own columns
+    profiles = _claim_profiles(claims)
+    others = profiles[1:]
+    counts = "".join(
+        f" Under {_e(p)}: "
+        f"{sum(1 for c in claims if (c.get('profiles') or {}).get(p, {}).get('holds'))}"
+        f" of {len(claims)}."
+        for p in others
+    )
+    own = f" ({_e(profiles[0])})" if profiles else ""
     parts.append(
-        f'<section id="claims"><h2>Published claims</h2><p>{held} of {len(claims)} hold.</p>'
+        f'<section id="claims"><h2>Published claims</h2><p>{held} of {len(claims)} hold'
+        f"{own}.{counts}</p>"
         '<table class="claims"><tr><th>#</th><th>figure</th><th>claim</th>'
-        "<th>quantity tested</th><th>threshold</th><th>ours</th><th>holds</th>"
-        "<th>evidence</th></tr>"
+        f"<th>quantity tested</th><th>threshold</th><th>ours{own}</th><th>holds{own}</th>"
+        + "".join(f"<th>ours ({_e(p)})</th><th>holds ({_e(p)})</th>" for p in others)
+        + "<th>evidence</th></tr>"
     )
     for i, c in enumerate(claims):
         mark = "✔ holds" if c.get("holds") else "✘ does not hold"
         cls = "yes" if c.get("holds") else "no"
+        # the figure and operating point the claim's words describe
+        figure = f"<br>{_e(c['figure'])}" if c.get("figure") else ""
+        extra = ""
+        for p in others:
+            r = (c.get("profiles") or {}).get(p)
+            if r is None:
+                extra += "<td>—</td><td>—</td>"
+                continue
+            pc = "yes" if r.get("holds") else "no"
+            pm = "✔ holds" if r.get("holds") else "✘ does not hold"
+            extra += f'<td>{_e(r.get("ours", ""))}</td><td class="{pc}">{pm}</td>'
         parts.append(
             f'<tr class="claim {cls}" data-holds="{_value_attr(bool(c.get("holds")))}"><td>{i + 1}</td>'
-            f"<td>{_e(c.get('experiment', ''))}</td><td>{_e(c.get('claim', ''))}</td>"
+            f"<td>{_e(c.get('experiment', ''))}{figure}</td><td>{_e(c.get('claim', ''))}</td>"
             f"<td>{_e(c.get('quantity', ''))}</td><td>{_e(c.get('threshold', ''))}</td>"
             f"<td>{_e(c.get('ours', ''))}</td>"
-            f'<td class="{cls}">{mark}</td><td>{_e(c.get("evidence", ""))}</td></tr>'
+            f'<td class="{cls}">{mark}</td>{extra}<td>{_e(c.get("evidence", ""))}</td></tr>'
         )
     parts.append("</table></section>")
     rows: list[tuple[str, dict[str, Any]]] = []
