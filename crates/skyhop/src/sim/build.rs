@@ -103,10 +103,11 @@ impl World {
             let dgram = f.app.datagrams().then(|| {
                 if let Some(m) = mobile.as_deref_mut() {
                     let p = &f.legs[0].path;
-                    return Box::new(DatagramPath::new(m.route(p[0], *p.last().unwrap())));
+                    let route = m.route(p[0], *p.last().unwrap());
+                    return Box::new(DatagramPath::new(route).traced(opts.trace));
                 }
                 routes.push(f.legs[0].fwd.clone());
-                Box::new(DatagramPath::new((routes.len() - 1) as u32))
+                Box::new(DatagramPath::new((routes.len() - 1) as u32).traced(opts.trace))
             });
             let tcp_legs = if dgram.is_some() {
                 &f.legs[..0]
