@@ -362,7 +362,16 @@ def cmd_plot(args: argparse.Namespace) -> int:
         output.check_writable_file(args.out)
     else:
         output.check_writable_dir(Path(args.out).parent or ".")
-    if args.metric is not None:
+    if args.back is not None and args.rtt is None:
+        raise UsageError("--back goes with --rtt")
+    if args.rtt is not None:
+        from ..rtt_plot import plot_rtt
+
+        for opt, v in (("--x", args.x), ("--table", args.table), ("--flow", args.flow)):
+            if v is not None:
+                raise UsageError(f"{opt} does not go with --rtt")
+        files = plot_rtt(args.source, args.rtt, args.out, back=args.back)
+    elif args.metric is not None:
         if args.table is not None:
             raise UsageError("--table goes with --cdf, not --metric")
         files = sweep_figure(args.source, args.metric, args.out, x=args.x, flow=args.flow)

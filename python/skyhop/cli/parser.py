@@ -327,7 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_fig = sub.add_parser(
         "plot",
-        help="draw a sweep's metric against its swept keys, or the CDF of a result table column",
+        help="draw a sweep's metric against its swept keys, the CDF of a result table column, "
+        "or a flow's RTT over time",
         description="With --metric: a sweep's metric (mean with its 95 %% CI) against one "
         "swept path, one line per combination of the other swept paths. With --cdf: the "
         "empirical CDF of a column of the result tables (e.g. response_time_s of a web "
@@ -344,6 +345,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     what.add_argument(
         "--cdf", metavar="COLUMN", help="a column of the result tables, e.g. response_time_s"
+    )
+    what.add_argument(
+        "--rtt",
+        metavar="FLOW",
+        help="a flow's RTT over time from a traced run document (a TCP flow's srtt, a "
+        "probe's one-way delay), with the access network's epoch boundaries marked",
+    )
+    p_fig.add_argument(
+        "--back",
+        metavar="FLOW",
+        help="with --rtt on a probe: the probe flow the other way; draws the round trip",
     )
     p_fig.add_argument(
         "--x",
