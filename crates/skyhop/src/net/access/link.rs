@@ -17,10 +17,12 @@
 //! an idle direction is delivered at the end of the first frame starting
 //! at or after its arrival (plus the frames its size takes).
 //!
-//! - **Grant** (uplink only): a packet that finds the dish idle — nothing
-//!   queued and nothing carried in the current or the previous frame —
-//!   first waits `grant` (the request to the satellite's scheduler and its
-//!   answer); while the dish keeps sending, its allocation continues.
+//! - **Grant** (uplink only): a packet reaching the dish goes in a frame
+//!   starting at least `grant` after its arrival, busy or idle: the dish
+//!   reports what it holds to the satellite's scheduler and is granted
+//!   frames for it that much later (a pipeline, as an LTE uplink's buffer
+//!   status report and grant), so a stream of packets is delayed, not
+//!   slowed.
 //! - **Queues**: at most `queue` packets wait per direction (the one whose
 //!   bits a frame already started to carry not counted); a packet arriving
 //!   at a full queue drops the oldest waiting one ("front", as Garcia et al.
@@ -83,7 +85,8 @@ pub struct AccessLinkSpec {
     /// Frames per second (default 750: frames of 1/750 s, Humphreys et al.).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_rate: Option<u32>,
-    /// Uplink request-grant delay of an idle dish (default 17 ms).
+    /// Uplink: from a packet's arrival at the dish to the first frame it
+    /// may go in (default 17 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grant: Option<Checked<Duration>>,
     /// Reconfiguration epochs' length (default 15 s).
@@ -248,11 +251,6 @@ impl AccessLink {
         (t.0 as u128 * self.p.frame_rate as u128).div_ceil(1_000_000_000) as u64
     }
 
-    /// The frame in progress at `t`.
-    fn frame_of(&self, t: Time) -> u64 {
-        (t.0 as u128 * self.p.frame_rate as u128 / 1_000_000_000) as u64
-    }
-
     /// Whether frame `k` falls in a reconfiguration pause.
     fn paused(&self, k: u64) -> bool {
         let t = Dur(self.frame_start(k).0);
@@ -402,7 +400,6 @@ impl AccessLink {
 impl LinkLayer for AccessLink {
     fn send(&mut self, now: Time, d: Dir, pkt: LinkPacket, io: &mut LinkIo) {
         let i = d.index();
-        let current = self.frame_of(now);
         let grant = self.p.grant;
         let dir = &mut self.dirs[i];
         let waiting = dir.queue.len() - usize::from(dir.head_sent > 0);
@@ -424,8 +421,7 @@ impl LinkLayer for AccessLink {
                 }
             }
         }
-        let idle = dir.queue.is_empty() && dir.last_carried.is_none_or(|l| l + 1 < current);
-        let ready = if dir.uplink && idle { now + grant } else { now };
+        let ready = if dir.uplink { now + grant } else { now };
         dir.queue.push_back(Waiting {
             slot: pkt.slot,
             bits: pkt.bytes as u64 * 8,

@@ -150,28 +150,30 @@ fn an_idle_downlink_delivers_at_the_end_of_the_first_frame_after_arrival() {
 }
 
 #[test]
-fn an_idle_dish_waits_for_its_grant_a_busy_one_does_not() {
+fn every_uplink_packet_waits_its_grant_busy_or_idle() {
     let mut l = link(AccessLinkSpec::default(), 12_000_000, 100);
     let (got, _) = drive(
         &mut l,
         &[
-            // Idle at 1 ms: ready at 18 ms, frame 14 (18.667 ms) carries it.
+            // 1 ms: ready at 18 ms, frame 14 (18.667 ms) carries it.
             (Time(MS), Dir::Forward, 1, 1500),
-            // Queued behind it: no grant of its own; 1 500 + 1 500 B do not
-            // fit frame 14's 2 000 B: slot 2 ends in frame 15.
+            // 2 ms: ready at 19 ms, too late for frame 14 though 500 B of
+            // it are free: frame 15 (20 ms).
             (Time(2 * MS), Dir::Forward, 2, 1500),
-            // At 21 ms the dish carried something in frame 15 (20 ms), the
-            // previous frame: still granted. Frame 16 (21.333 ms).
+            // Right after them: ready at 38 ms, frame 29 (38.667 ms).
             (Time(21 * MS), Dir::Forward, 3, 100),
-            // At 100 ms it has been idle for many frames: a new grant,
-            // ready at 117 ms, frame 88 (117.333 ms).
+            // Ready at 117 ms, frame 88 (117.333 ms).
             (Time(100 * MS), Dir::Forward, 4, 100),
         ],
     );
     assert_eq!(
         got,
-        vec![(1, f750(15)), (2, f750(16)), (3, f750(17)), (4, f750(89))]
+        vec![(1, f750(15)), (2, f750(16)), (3, f750(30)), (4, f750(89))]
     );
+    // The downlink has no grant: 1 ms -> frame 1.
+    let mut l = link(AccessLinkSpec::default(), 12_000_000, 100);
+    let (got, _) = drive(&mut l, &[(Time(MS), Dir::Reverse, 1, 1500)]);
+    assert_eq!(got, vec![(1, f750(2))]);
 }
 
 #[test]
@@ -186,8 +188,8 @@ fn frames_carry_nothing_during_the_pause_after_a_boundary() {
             // Just after the boundary: frames up to 12.14 s are paused;
             // frame 9105 (12.14 s) carries it.
             (Time(12_000 * MS + 1), Dir::Reverse, 1, 1500),
-            // Mid-pause, an idle uplink: ready at 12.117 s (its grant),
-            // still paused; frame 9105.
+            // Mid-pause, uplink: ready at 12.117 s (its grant), still
+            // paused; frame 9105.
             (Time(12_100 * MS), Dir::Forward, 3, 100),
         ],
     );
