@@ -104,7 +104,7 @@ mod tests {
         let pops = s.iter().filter(|x| x.kind == SiteKind::Pop).count();
         let gws: Vec<_> = s.iter().filter(|x| x.kind == SiteKind::Gateway).collect();
         assert_eq!(pops, 23);
-        assert_eq!(gws.len(), 21);
+        assert_eq!(gws.len(), 20);
         assert!(s
             .iter()
             .all(|x| x.lat_deg.abs() <= 90.0 && x.lon_deg.abs() <= 180.0));
