@@ -26,6 +26,9 @@ pub struct Description {
     /// A moving network's constellation and routing (absent when static).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub motion: Option<MotionDesc>,
+    /// The `starlink` access preset's terminals (`describe_access.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub access: Option<Vec<super::describe_access::AccessDesc>>,
     pub links: Vec<LinkDesc>,
     pub flows: Vec<FlowDesc>,
     pub warnings: Vec<String>,
@@ -381,6 +384,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
         duration_s: plan.duration.as_secs_f64(),
         nodes,
         motion,
+        access: super::describe_access::describe_access(plan),
         links,
         flows,
         warnings: plan.warnings.clone(),

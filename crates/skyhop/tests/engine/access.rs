@@ -332,3 +332,203 @@ fn each_epoch_takes_the_least_delay_bent_pipe_among_all_by_brute_force() {
         );
     }
 }
+
+// ---- The `starlink` preset from scenario keys --------------------------------
+
+const ROME: &str = r#"
+name = "rome"
+[access]
+preset = "starlink"
+[run]
+duration = "20 s"
+[nodes.Rome]
+lat = 41.9028
+lon = 12.4964
+[nodes.server]
+[constellation]
+preset = "starlink-550"
+ground = ["Rome"]
+isl = { rate = "10 Gbps", queue = 100 }
+gsl = { rate = "10 Gbps", queue = 1000 }
+[links.internet]
+between = ["pop-FRA", "server"]
+rate = "10 Gbps"
+delay = "1 ms"
+[flows.down]
+from = "server"
+to = "Rome"
+app = "cbr"
+cbr = { rate = "80 kbps", packet = "100 B" }
+"#;
+
+fn build(text: &str, sets: &[&str]) -> Result<Plan, String> {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let scn = load_str(text, "rome.toml", &sets).map_err(|e| e.to_string())?;
+    Plan::build(&scn, "rome.toml").map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_preset_adds_the_dish_gateways_pop_links_and_epochs() {
+    let plan = build(ROME, &[]).unwrap();
+    for n in [
+        "Rome-dish",
+        "pop-FRA",
+        "gw-Milano",
+        "gw-Marsala",
+        "gw-Frankfurt",
+    ] {
+        assert!(plan.nodes.iter().any(|x| x == n), "{n}: {:?}", plan.nodes);
+    }
+    // Gateways within 2000 km of Rome only (Ballinspittle is 1 930 km
+    // away, Lekki 4 300 km).
+    assert!(plan.nodes.iter().any(|x| x == "gw-Ballinspittle"));
+    assert!(!plan.nodes.iter().any(|x| x == "gw-Lekki"));
+    let layer = |name: &str| plan.layers.iter().position(|l| l.name == name).unwrap();
+    let k = layer("access-Rome");
+    assert!(
+        matches!(plan.layers[k].spec, LinkLayerSpec::StarlinkAccess(ref s) if s.beam.is_some())
+    );
+    // Forward is the uplink: 20 Mb/s, dish queue; reverse 200 Mb/s.
+    assert_eq!(
+        (plan.links[2 * k].rate_bps, plan.links[2 * k].queue),
+        (20_000_000, 1500)
+    );
+    assert_eq!(plan.links[2 * k + 1].rate_bps, 200_000_000);
+    let f = layer("fibre-Milano-FRA");
+    assert_eq!(plan.links[2 * f].delay, fibre("Milano"));
+    let m = plan.motion.as_ref().unwrap();
+    assert_eq!(
+        m.routing,
+        skyhop::net::mobile::RoutingPolicy::Epochs {
+            period: Dur::from_secs(15),
+            offset: Dur::from_secs(12)
+        }
+    );
+    // The dish is the constellation's ground node; the gateways have rules
+    // of their own (25°, and feeder links).
+    let idx = |n: &str| plan.nodes.iter().position(|x| x == n).unwrap() as u32;
+    assert_eq!(m.gsls[0].grounds, vec![idx("Rome-dish")]);
+    assert!(m.gsls[1..]
+        .iter()
+        .all(|r| m.classes[r.class].name == "feeder"));
+    let rule_of = |n: &str| m.gsls.iter().find(|r| r.grounds.contains(&idx(n))).unwrap();
+    assert_eq!(rule_of("gw-Milano").min_elevation_deg, 25.0);
+    assert_eq!(rule_of("gw-Isle-of-Man").min_elevation_deg, 5.0);
+    let net = m.access.as_ref().unwrap();
+    assert_eq!(net.terminals[0].host, idx("Rome"));
+    assert_eq!(net.params.clock, EpochClock::STARLINK);
+    // It runs, and its probes arrive.
+    let r = run_plan(&plan, 1, &RunOptions::default()).unwrap();
+    assert_eq!(r.flows["down"].packets_lost, Some(0));
+    assert!(r
+        .network_events
+        .iter()
+        .any(|e| e.kind == "epoch" && e.t_s == 12.0));
+}
+
+#[test]
+fn the_preset_takes_its_keys() {
+    let plan = build(
+        ROME,
+        &[
+            "access.gateways=[\"Milano\"]",
+            "access.downlink=\"100 Mbps\"",
+            "access.link.grant=\"5 ms\"",
+            "routing.epoch_offset=\"3 s\"",
+            "access.sites.Own.kind=\"gateway\"",
+            "access.sites.Own.lat=42.0",
+            "access.sites.Own.lon=12.0",
+            "access.sites.Own.min_elevation=40.0",
+        ],
+    )
+    .unwrap();
+    let gws: Vec<&String> = plan.nodes.iter().filter(|n| n.starts_with("gw-")).collect();
+    assert_eq!(gws, vec!["gw-Milano"]);
+    let k = plan
+        .layers
+        .iter()
+        .position(|l| l.name == "access-Rome")
+        .unwrap();
+    assert_eq!(plan.links[2 * k + 1].rate_bps, 100_000_000);
+    let LinkLayerSpec::StarlinkAccess(s) = &plan.layers[k].spec else {
+        unreachable!()
+    };
+    let p = s.params().unwrap();
+    assert_eq!(
+        (p.grant, p.clock.offset),
+        (Dur::from_millis(5), Dur::from_secs(3))
+    );
+    // A site of one's own, named in `gateways` or within reach.
+    let plan = build(
+        ROME,
+        &[
+            "access.sites.Own.kind=\"gateway\"",
+            "access.sites.Own.lat=42.0",
+            "access.sites.Own.lon=12.0",
+            "access.sites.Own.min_elevation=40.0",
+        ],
+    )
+    .unwrap();
+    let m = plan.motion.as_ref().unwrap();
+    let own = plan.nodes.iter().position(|x| x == "gw-Own").unwrap() as u32;
+    let rule = m.gsls.iter().find(|r| r.grounds.contains(&own)).unwrap();
+    assert_eq!(rule.min_elevation_deg, 40.0);
+    // The geometric model stays the default and an explicit choice.
+    let geo = build(ROME, &["access=\"geometric\""]).err().unwrap();
+    assert!(
+        geo.contains("pop-FRA"),
+        "the PoP node exists only under the preset: {geo}"
+    );
+}
+
+#[test]
+fn bad_access_input_is_one_error_naming_its_key() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["access.terminals=[\"Nowhere\"]"], "access.terminals[0]"),
+        (&["access.terminals=[\"server\"]"], "access.terminals[0]"),
+        (&["access.pop=\"XYZ\""], "access.pop"),
+        (&["access.gateways=[\"Atlantis\"]"], "access.gateways[0]"),
+        (&["access.route_factor=0.5"], "access.route_factor"),
+        (&["access.link.grant=\"5 parsecs\""], "access.link.grant"),
+        (&["access.link.pause=\"20 s\""], "access.link.pause"),
+        (&["access.link.epoch=\"10 s\""], "access.link.epoch"),
+        (&["access.link.frame_rate=0"], "access.link.frame_rate"),
+        (&["access.reach=\"1 km\""], "access.gateways"),
+        (
+            &[
+                "access.sites.X.kind=\"gateway\"",
+                "access.sites.X.lat=95.0",
+                "access.sites.X.lon=0.0",
+            ],
+            "access.sites.X.lat",
+        ),
+        (&["access=\"fast\""], "access"),
+        (&["access.preset=\"fast\""], "access.preset"),
+        (&["access.colour=\"red\""], "access.colour"),
+    ];
+    for (sets, key) in cases {
+        let e = build(ROME, sets)
+            .err()
+            .unwrap_or_else(|| panic!("{key}: no error"));
+        assert!(
+            e.contains(&format!("{key}:")) || e.contains(&format!("{key} ")),
+            "{key}: {e}"
+        );
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    // No constellation: the keys of [constellation] removed.
+    let text: String = ROME
+        .lines()
+        .filter(|l| {
+            !["[constellation]", "preset", "ground", "isl", "gsl"]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let e = build(&text, &[]).err().unwrap();
+    assert!(
+        e.contains("access: the starlink access needs a [constellation]"),
+        "{e}"
+    );
+}

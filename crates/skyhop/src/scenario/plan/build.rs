@@ -1,7 +1,7 @@
 //! [`Plan::build`]: validation, then resolution in order: nodes, links,
 //! flows, the run's duration, and the warnings about the result.
 
-use super::{flows, links, motion, warnings, Plan};
+use super::{access, flows, links, motion, warnings, Plan};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::scenario::schema::Scenario;
@@ -15,6 +15,12 @@ impl Plan {
     /// that builds runs.
     pub fn build(scn: &Scenario, file: &str) -> Result<Plan, ScenarioError> {
         validate::check(scn, file)?;
+        // The starlink access preset's nodes and links (`access.rs`).
+        let expanded = access::expand(scn, file)?;
+        let (scn, access) = match &expanded {
+            Some((s, x)) => (s, Some(x)),
+            None => (scn, None),
+        };
         let added = motion::added_cities(scn);
         if scn.nodes.is_empty() && added.is_empty() {
             return Err(ScenarioError::new(file, "nodes", "no nodes defined"));
@@ -66,6 +72,9 @@ impl Plan {
             motion,
             moving_start: Default::default(),
         };
+        if let Some(x) = access {
+            access::attach(&mut plan, x);
+        }
         let more = warnings::receive_windows(&plan);
         plan.warnings.extend(more);
         let more = warnings::capacity(&plan);
