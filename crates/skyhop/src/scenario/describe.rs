@@ -284,13 +284,15 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
         .enumerate()
         .map(|(d, ld)| {
             let (link, dir) = ld.name.split_once(':').unwrap_or((&ld.name, ""));
-            let sec = &scn.links[link];
-            let dsec = if dir == "forward" {
-                &sec.forward
-            } else {
-                &sec.reverse
-            };
-            let given = sec.delay.is_some() || dsec.as_ref().is_some_and(|x| x.delay.is_some());
+            // A link the starlink access preset added has its delay given.
+            let given = scn.links.get(link).is_none_or(|sec| {
+                let dsec = if dir == "forward" {
+                    &sec.forward
+                } else {
+                    &sec.reverse
+                };
+                sec.delay.is_some() || dsec.as_ref().is_some_and(|x| x.delay.is_some())
+            });
             let link_motion = plan
                 .motion
                 .as_ref()

@@ -77,7 +77,9 @@ pub fn describe_access(plan: &Plan) -> Option<Vec<AccessDesc>> {
         let a = p0.terminals[k].as_ref();
         let parts = a.map(|a| {
             let n = a.path.len();
-            let isl: f64 = a.path[1..n - 2].windows(2).map(|w| hop(w[0], w[1])).sum();
+            let isl = a.path[1..n - 2]
+                .windows(2)
+                .fold(0.0, |acc, w| acc + hop(w[0], w[1]));
             let fibre = net.gateways[a.gateway].fibre[t.pop].as_secs_f64();
             (
                 hop(a.path[0], a.path[1]),

@@ -366,7 +366,7 @@ pub(super) fn expand(
                 format!("fibre-{}-{}", g.name, pops[p].name),
                 LinkSection {
                     between: vec![node.clone(), pn.clone()],
-                    rate: Some(Rate(fibre.map_or(FIBRE_BPS, |f| f.rate.0))),
+                    rate: Some(Rate(fibre.and_then(|f| f.rate).map_or(FIBRE_BPS, |r| r.0))),
                     delay: Some(Duration(d)),
                     queue: Some(fibre.and_then(|f| f.queue).unwrap_or(1000)),
                     ..blank_link()
@@ -381,7 +381,11 @@ pub(super) fn expand(
     out.access = None;
     let feeder = LinkClass {
         name: "feeder".into(),
-        rate_bps: a.feeder.as_ref().map_or(FEEDER_BPS, |f| f.rate.0),
+        rate_bps: a
+            .feeder
+            .as_ref()
+            .and_then(|f| f.rate)
+            .map_or(FEEDER_BPS, |r| r.0),
         queue: a.feeder.as_ref().and_then(|f| f.queue).unwrap_or(1000),
     };
     Ok(Some((

@@ -4,7 +4,6 @@
 //! `starlink` preset: terminals behind dishes on 15 s epochs, gateways with
 //! fibre to points of presence).
 
-use super::LinkClassSection;
 use crate::net::access::AccessLinkSpec;
 use crate::units::{Length, Rate};
 use serde::{Deserialize, Serialize};
@@ -80,6 +79,18 @@ pub enum SiteKindName {
     Pop,
 }
 
+/// Rate and queue of the links the preset adds (`access.feeder`, `access.fibre`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AccessLinkClassSection {
+    /// Bit rate of each direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Packets waiting per direction (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<u32>,
+}
+
 /// `[access]`: the `starlink` preset and what it may change.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -129,10 +140,10 @@ pub struct AccessSection {
     pub gateway_queue: Option<u32>,
     /// Gateway–satellite links (default 10 Gbps, 1000 packets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub feeder: Option<LinkClassSection>,
+    pub feeder: Option<AccessLinkClassSection>,
     /// Gateway–PoP fibre (default 100 Gbps, 1000 packets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fibre: Option<LinkClassSection>,
+    pub fibre: Option<AccessLinkClassSection>,
     /// The access link's frames, grant, pauses and queues
     /// (`{ frame_rate, grant, pause, pause_before, drop, flush }`); its
     /// epochs are `routing.epoch` and `routing.epoch_offset`.
