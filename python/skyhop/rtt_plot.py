@@ -18,6 +18,7 @@ the geometric model are not marked.
 from __future__ import annotations
 
 import bisect
+import math
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,13 @@ def rtt_series(run: dict[str, Any], flow: str, back: str | None = None) -> dict[
     if tcp is not None:
         if back is not None:
             raise ScenarioError("<run>", "--back", f"{flow!r} is a TCP flow: --back is for probes")
-        return {"t_s": tcp[0], "value_s": tcp[1], "what": f"{flow}: smoothed RTT (TCP)"}
+        # Before its first sample a connection has no estimate (NaN): left out.
+        pts = [(t, v) for t, v in zip(*tcp, strict=True) if not math.isnan(v)]
+        return {
+            "t_s": [t for t, _ in pts],
+            "value_s": [v for _, v in pts],
+            "what": f"{flow}: smoothed RTT (TCP)",
+        }
     up = _trace(run, f"{flow}.delay")
     if up is None:
         raise ScenarioError(
