@@ -254,7 +254,7 @@ fn a_bent_pipe_path_takes_the_slant_ranges_and_the_fibre_computed_by_hand() {
     }
     let tx = |bytes: u64, bps: u64| Dur(bytes * 8 * 1_000_000_000 / bps);
     let (mut checked, mut worst) = (0, 0i64);
-    for (&sent, &(ref gw, ref sat)) in &via {
+    for (&sent, (gw, sat)) in &via {
         let t0 = Time(sent);
         if boundary_near(t0, Dur::from_millis(50)) {
             continue;

@@ -83,13 +83,13 @@ fn pkt(slot: u32, bytes: u32) -> LinkPacket {
     }
 }
 
+/// What a driven link did: (slot, delivery time) and (slot, loss reason),
+/// in the order they happened.
+type Outcome = (Vec<(u32, Time)>, Vec<(u32, LossReason)>);
+
 /// Drive the link: send `sends` (time, direction, slot, bytes) in time
-/// order, running its wake-ups in between; returns (slot, delivery time)
-/// and (slot, loss reason) in the order they happened.
-fn drive(
-    l: &mut AccessLink,
-    sends: &[(Time, Dir, u32, u32)],
-) -> (Vec<(u32, Time)>, Vec<(u32, LossReason)>) {
+/// order, running its wake-ups in between.
+fn drive(l: &mut AccessLink, sends: &[(Time, Dir, u32, u32)]) -> Outcome {
     let mut wakes: Vec<(Time, u64, u32)> = Vec::new();
     let (mut got, mut lost) = (Vec::new(), Vec::new());
     let mut io = LinkIo::default();
