@@ -95,7 +95,8 @@ def plot_rtt(
     """Draw :func:`rtt_series` of run ``run`` of ``source`` (a ``skyhop run
     --json`` document, as a file or a dict), in milliseconds, with the
     epoch boundaries as dashed lines; ``window`` limits the time axis."""
-    from .figures import _outputs, _read_json, figure, save_figure, series_style
+    from .figures import figure, save_figure, series_style
+    from .plot import _outputs, _read_json
 
     doc = _read_json(Path(source), "plot") if not isinstance(source, dict) else source
     runs = doc.get("runs") if isinstance(doc, dict) else None

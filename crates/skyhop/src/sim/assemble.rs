@@ -10,15 +10,17 @@ use crate::net::{Dir, Payload};
 use crate::result::{
     EngineStats, FlowResult, LegResult, LinkResult, ProxyResult, RunResult, Series,
 };
-use crate::scenario::Plan;
 
 impl World {
     /// The run's results, the world stopped at `stop`.
-    pub fn finish(self, plan: &Plan, seed: u64, stop: Time) -> RunResult {
+    pub fn finish(self, stop: Time) -> RunResult {
         let events = self.events;
+        let trace = self.trace;
+        let names = *self.names;
+        let plan_nodes = &names.nodes;
         let mut res = RunResult {
-            seed,
-            warnings: plan.warnings.clone(),
+            seed: names.seed,
+            warnings: names.warnings.clone(),
             ..Default::default()
         };
         let mut conns: Vec<Option<Conn>> = self.conns.into_iter().map(Some).collect();
@@ -32,6 +34,13 @@ impl World {
             }
         }
         for (fi, f) in self.flows.into_iter().enumerate() {
+            if f.quic.is_some() {
+                let (fr, warning) =
+                    super::quic::quic_flow_result(&f.name, &f, plan_nodes, stop, &mut res.quic);
+                res.warnings.extend(warning);
+                res.flows.insert(f.name.clone(), fr);
+                continue;
+            }
             if let Some(d) = &f.dgram {
                 let end = f.done_at.unwrap_or(stop);
                 let active = end.since(f.start).as_secs_f64();
@@ -85,6 +94,7 @@ impl World {
                 ..Default::default()
             };
             fr.app = f.app.report(end);
+            fr.handshake_s = tcp_handshake_s(&f.streams, &conns);
             // Legs and proxies: one entry per position along the path and
             // direction, summed over the flow's streams (a file transfer
             // has one stream, so one entry per leg).
@@ -117,7 +127,7 @@ impl World {
                         slot => *slot = Some(lr),
                     }
                     if let Some(tr) = c.trace {
-                        for (k, s) in tr.into_series(&format!("{}.{}", f.name, pos)) {
+                        for (k, s) in tr.into_series(&format!("{}.{}", f.name, pos), stop) {
                             res.traces.insert(k, s);
                         }
                     }
@@ -129,7 +139,7 @@ impl World {
                     let area = p.occupancy_area(end);
                     let pr = ProxyResult {
                         flow: f.name.clone(),
-                        node: plan.nodes[p.node as usize].clone(),
+                        node: plan_nodes[p.node as usize].clone(),
                         cache_bytes: p.cache_bytes,
                         max_occupancy_bytes: p.max_occupancy,
                         mean_occupancy_bytes: 0.0,
@@ -175,10 +185,10 @@ impl World {
                 fr.throughput_bps = fr.bytes_sent as f64 * 8.0 / active;
             }
             for (pi, tr) in f.proxy_traces.into_iter().enumerate() {
-                let node = &plan.nodes[f.proxies[pi].node as usize];
+                let node = &plan_nodes[f.proxies[pi].node as usize];
                 res.traces.insert(
                     format!("{}.proxy.{}.occupancy", f.name, node),
-                    tr.into_series(),
+                    tr.into_series(stop),
                 );
             }
             res.flows.insert(f.name.clone(), fr);
@@ -200,16 +210,16 @@ impl World {
         let mobile = self.mobile;
         for (k, layer) in layers.iter_mut().enumerate() {
             // Links built during a moving run follow the plan's.
-            let (link_name, rate_bps) = match plan.layers.get(k) {
-                Some(l) => (l.name.clone(), plan.links[2 * k].rate_bps),
-                None => mobile.as_ref().unwrap().built[k - plan.layers.len()].clone(),
+            let (link_name, rate_bps) = match names.links.get(k) {
+                Some(l) => l.clone(),
+                None => mobile.as_ref().unwrap().built[k - names.links.len()].clone(),
             };
             for dir in [Dir::Forward, Dir::Reverse] {
                 let ld = 2 * k + dir.index();
-                let (from, to) = match plan.links.get(ld) {
-                    Some(pd) => (
-                        plan.nodes[pd.from as usize].clone(),
-                        plan.nodes[pd.to as usize].clone(),
+                let (from, to) = match names.dirs.get(ld) {
+                    Some(&(a, b)) => (
+                        plan_nodes[a as usize].clone(),
+                        plan_nodes[b as usize].clone(),
                     ),
                     None => {
                         let m = mobile.as_ref().unwrap();
@@ -242,6 +252,11 @@ impl World {
                     link_drops: st.link_drops,
                     mean_queue_packets: st.mean_queue(stop.0),
                     max_queue_packets: st.max_occupancy,
+                    layer: layer
+                        .counters(dir)
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect(),
                 });
                 if let Some(tr) = layer.queue_trace(dir, stop) {
                     let (t_s, value) = tr
@@ -272,11 +287,28 @@ impl World {
             }
             res.network_events = std::mem::take(&mut m.events);
         }
+        if let Some(t) = trace {
+            t.apply(&mut res.traces, stop);
+        }
         res.packet_log = self.log.map(|b| *b);
         let goodputs: Vec<f64> = res.flows.values().map(|f| f.goodput_bps).collect();
         res.jain_fairness = crate::result::jain_index(&goodputs);
         res
     }
+}
+
+/// A TCP flow's handshake time: of the first stream (in opening order)
+/// whose connection at the client (the stream's first) opened with a
+/// handshake, SYN to SYN-ACK (`None` if it never completed); 0 when no
+/// connection of the flow had one.
+fn tcp_handshake_s(streams: &[Vec<usize>], conns: &[Option<Conn>]) -> Option<f64> {
+    for st in streams {
+        let c = conns[st[0]].as_ref().unwrap();
+        if let Some((syn, est)) = c.sender.handshake_times() {
+            return est.map(|t| t.since(syn).as_secs_f64());
+        }
+    }
+    Some(0.0)
 }
 
 /// A connection's leg entry in the results.

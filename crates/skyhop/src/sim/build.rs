@@ -7,7 +7,9 @@ use super::external::External;
 use super::mobile::attach_motion;
 use super::network::Mobile;
 use super::options::RunOptions;
-use super::state::{AeroGroups, Conn, Ev, FlowRt, LegProto, StreamProto, TimerSlot};
+use super::state::{
+    AeroGroups, Conn, Ev, FlowRt, LegProto, QuicRt, RunNames, StreamProto, TimerSlot,
+};
 use super::world::World;
 use crate::app::{App, AppIo, ByteLedger, StreamDir};
 use crate::channel::{Channel, ChannelCtx};
@@ -15,7 +17,6 @@ use crate::engine::{EventQueue, Time};
 use crate::net::datagram::DatagramPath;
 use crate::net::mobile::MotionPlan;
 use crate::net::moving::Visibility;
-use crate::net::topology::Topology;
 use crate::net::{AnyLinkLayer, LinkBuild};
 use crate::observe::{ConnLabel, PacketLog, SenderTrace, ValueTrace};
 use crate::pep::{ProxyRt, RelayOut};
@@ -79,7 +80,8 @@ impl World {
                 )
             })
             .collect();
-        if opts.trace {
+        let traced = |q: &str| opts.trace && opts.trace_options.wants(q);
+        if traced("queue") {
             for l in layers.iter_mut() {
                 l.trace_queues();
             }
@@ -93,14 +95,14 @@ impl World {
                     }
                 }
             }
-            Box::new(Mobile::new(plan, m, opts.trace))
+            Box::new(Mobile::new(plan, m, traced("delay")))
         });
         let mut routes = Vec::new();
         let mut flows = Vec::new();
         let mut q = EventQueue::new();
         let mut aero = AeroGroups::default();
         for (fi, f) in plan.flows.iter().enumerate() {
-            let dgram = f.app.datagrams().then(|| {
+            let dgram = (f.app.datagrams() && f.quic.is_none()).then(|| {
                 if let Some(m) = mobile.as_deref_mut() {
                     let p = &f.legs[0].path;
                     let route = m.route(p[0], *p.last().unwrap());
@@ -109,7 +111,28 @@ impl World {
                 routes.push(f.legs[0].fwd.clone());
                 Box::new(DatagramPath::new((routes.len() - 1) as u32).traced(opts.trace))
             });
-            let tcp_legs = if dgram.is_some() {
+            // A QUIC flow: one connection end to end, through any proxy.
+            let quic = f.quic.as_ref().map(|cfg| {
+                let (a, b) = (f.path[0], *f.path.last().unwrap());
+                let r = match mobile.as_deref_mut() {
+                    Some(m) => [m.route(a, b), m.route(b, a)],
+                    None => {
+                        routes.push(f.legs.iter().flat_map(|l| l.fwd.clone()).collect());
+                        routes.push(f.legs.iter().rev().flat_map(|l| l.rev.clone()).collect());
+                        [routes.len() as u32 - 2, routes.len() as u32 - 1]
+                    }
+                };
+                Box::new(QuicRt::new(
+                    cfg,
+                    seed,
+                    &f.name,
+                    fi,
+                    [a, b],
+                    r,
+                    f.app.datagrams(),
+                ))
+            });
+            let tcp_legs = if dgram.is_some() || quic.is_some() {
                 &f.legs[..0]
             } else {
                 &f.legs[..]
@@ -160,6 +183,7 @@ impl World {
                 streams: Vec::new(),
                 stream_dirs: Vec::new(),
                 dgram,
+                quic,
                 conns: Vec::new(),
                 aero_groups,
                 aero_streams: Vec::new(),
@@ -181,7 +205,6 @@ impl World {
                 .next_after(crate::engine::time::Dur::ZERO);
             q.push(Time(next.0), Ev::Reroute);
         }
-        let topology = Topology::new(plan.nodes.len(), plan.links.iter().map(|d| (d.from, d.to)));
         let mut w = World {
             q,
             layers,
@@ -198,15 +221,16 @@ impl World {
             packet_hops: 0,
             events: 0,
             event_budget: plan.event_budget,
-            trace: opts.trace,
+            trace: opts.trace.then(|| Box::new(opts.trace_options.clone())),
             log: opts
                 .packet_log
                 .as_ref()
                 .map(|o| Box::new(PacketLog::new(plan.links.len(), o))),
             error: None,
-            ext: External::new(topology),
+            ext: External::new(plan.topology.clone()),
             aero,
             mobile,
+            names: Box::new(RunNames::of(plan, seed)),
         };
         // Stream 0 of the applications that start with one (a file transfer,
         // a bulk source): its connections exist from the start.
@@ -230,6 +254,9 @@ impl World {
         handshake: Option<bool>,
         now: Time,
     ) -> usize {
+        if self.flows[f].quic.is_some() {
+            return self.quic_stream(f, dir);
+        }
         let fl = &mut self.flows[f];
         let stream = fl.streams.len();
         let n = fl.proto.legs.len();
@@ -299,7 +326,11 @@ impl World {
                 ack_limited_by: None,
                 limits_acks_of: None,
                 // Traces follow the flow's first stream.
-                trace: (self.trace && stream == 0).then(SenderTrace::default),
+                trace: self
+                    .trace
+                    .as_ref()
+                    .filter(|t| stream == 0 && t.wants_sender())
+                    .map(|t| SenderTrace::new(t.every)),
             });
         }
         for pos in 0..n.saturating_sub(1) {
@@ -317,8 +348,12 @@ impl World {
                 self.conns[out].limits_acks_of = Some(inc);
             }
             fl.proxies.push(pr);
-            if self.trace && stream == 0 {
-                fl.proxy_traces.push(ValueTrace::default());
+            if let Some(t) = self
+                .trace
+                .as_ref()
+                .filter(|t| stream == 0 && t.wants("occupancy"))
+            {
+                fl.proxy_traces.push(ValueTrace::new(t.every));
             }
         }
         fl.conns.extend_from_slice(&conn_ids);
