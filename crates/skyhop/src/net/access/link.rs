@@ -290,7 +290,9 @@ impl AccessLink {
         ((r * (k as u128 + 1)) / f - (r * k as u128) / f) as u64
     }
 
-    /// The first frame from `k` on that can carry anything in direction `d`.
+    /// The first frame from `k` on that can carry anything in direction `d`,
+    /// or, when the terminal has no satellite in `k`'s epoch, the next
+    /// epoch's first frame.
     fn usable_from(&mut self, d: usize, mut k: u64) -> u64 {
         let c = self.p.clock;
         loop {
@@ -304,8 +306,10 @@ impl AccessLink {
                 };
                 k = self.frame_at_or_after(Time(end));
             } else if self.capacity(d, k) == 0 && self.rate_in(d, n) == 0 {
-                // No service this epoch.
-                k = self.frame_at_or_after(Time(c.end(n).0));
+                // No service this epoch: look again at the next one's
+                // first frame (a wake-up per epoch, never a search ahead
+                // that a terminal no satellite ever serves would not end).
+                return self.frame_at_or_after(Time(c.end(n).0));
             } else {
                 return k;
             }

@@ -476,3 +476,45 @@ fn the_paths_are_written_into_the_next_hops_both_ways() {
         t3.delay.0 - fibre_c + t2.delay.0 - fibre_c
     );
 }
+
+#[test]
+fn a_terminal_sharing_its_satellite_gets_its_share_of_each_frame() {
+    // Terminals 1 and 4 share sA (two sharers); terminal 2 has sC alone;
+    // with a two-hop ISL limit terminal 3 has no satellite at all.
+    let net = Arc::new(hand_net(2, 1));
+    let on = |terminal: usize| {
+        let spec = AccessLinkSpec {
+            beam: Some(BeamShare {
+                net: net.clone(),
+                terminal,
+            }),
+            ..Default::default()
+        };
+        // 12 Mb/s: 2 000 B per frame alone, 1 000 B per frame shared by two.
+        link(spec, 12_000_000, 100)
+    };
+    let sends = [(Time(MS), Dir::Reverse, 1, 1500)];
+    // Shared: frame 1 carries 1 000 B, frame 2 the last 500: delivered at
+    // the end of frame 2.
+    let (got, lost) = drive(&mut on(0), &sends);
+    assert!(lost.is_empty());
+    assert_eq!(got, vec![(1, f750(3))]);
+    let (got, _) = drive(&mut on(1), &sends);
+    assert_eq!(got, vec![(1, f750(3))]);
+    // Alone: frame 1 carries all of it.
+    let (got, _) = drive(&mut on(2), &sends);
+    assert_eq!(got, vec![(1, f750(2))]);
+    // Unserved: no frame carries anything; the link looks again at each
+    // epoch's first frame (12 s, then 27 s), the packet still waiting.
+    let mut l = on(3);
+    let mut io = LinkIo::default();
+    l.send(Time(MS), Dir::Reverse, pkt(1, 1500), &mut io);
+    let wakes: Vec<Time> = io.wakes.iter().map(|w| w.at).collect();
+    assert_eq!(wakes, vec![f750(9000)]);
+    let token = io.wakes[0].token;
+    let mut io = LinkIo::default();
+    l.wake(f750(9000), token, &mut io);
+    let wakes: Vec<Time> = io.wakes.iter().map(|w| w.at).collect();
+    assert_eq!(wakes, vec![f750(20250)]);
+    assert!(io.delivered.is_empty() && io.lost.is_empty());
+}
