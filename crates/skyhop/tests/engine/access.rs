@@ -547,6 +547,25 @@ fn the_preset_takes_its_keys() {
         (p.grant, p.clock.offset),
         (Dur::from_millis(5), Dur::from_secs(3))
     );
+    // The legs' round trips carry the access link's idle scheduling: the
+    // grant and 1.5 frames each way (3 frames of 1/750 s: 4 ms; of 1/500
+    // s: 6 ms) on top of propagation and transmission.
+    let rtt = |sets: &[&str]| {
+        let plan = build(ROME, sets).unwrap();
+        let fig = plan.flows[0].legs[0].figures.clone();
+        (fig.rtt, fig.propagation)
+    };
+    let (base, prop) = rtt(&[]);
+    let (slower, prop2) = rtt(&["access.link.grant=\"5 ms\"", "access.link.frame_rate=500"]);
+    assert_eq!(prop, prop2);
+    assert_eq!(
+        base.0 - slower.0,
+        (Dur::from_millis(17) + Dur(4_000_000)).0 - (Dur::from_millis(5) + Dur(6_000_000)).0
+    );
+    assert!(
+        base.0 - prop.0 > Dur::from_millis(21).0,
+        "{base:?} {prop:?}"
+    );
     // A site of one's own, named in `gateways` or within reach.
     let plan = build(
         ROME,

@@ -495,16 +495,50 @@ pub(super) fn attach(plan: &mut Plan, x: &Expansion) {
     m.access = Some(net.clone());
     for (k, (h, _, _)) in x.terminals.iter().enumerate() {
         let name = format!("access-{h}");
-        let layer = plan
+        let li = plan
             .layers
-            .iter_mut()
-            .find(|l| l.name == name)
+            .iter()
+            .position(|l| l.name == name)
             .expect("an access link");
-        if let LinkLayerSpec::StarlinkAccess(s) = &mut layer.spec {
+        if let LinkLayerSpec::StarlinkAccess(s) = &mut plan.layers[li].spec {
             s.beam = Some(BeamShare {
                 net: net.clone(),
                 terminal: k,
             });
+            let idle = access_idle_delay(s);
+            add_to_legs(plan, li as u32, idle);
+        }
+    }
+}
+
+/// What the access link adds to an idle round trip beyond propagation
+/// and transmission: the uplink's grant and, each way, half a frame's
+/// wait for the next frame plus the frame that carries the packet (the
+/// idle round trip `describe` shows, `describe_access.rs`).
+fn access_idle_delay(s: &crate::net::access::AccessLinkSpec) -> Dur {
+    let p = s
+        .params()
+        .expect("the plan checked the access link's parameters");
+    let three_frames = Dur(3_000_000_000 / p.frame_rate as u64);
+    p.grant + three_frames
+}
+
+/// Add `idle` to the round trip (and the bandwidth-delay product) of
+/// every leg whose route (at the start, across the constellation; else its
+/// path) crosses link `link`: the figures `describe`, the warnings and the
+/// memory estimate read (`figures.rs`) then include the access link's
+/// scheduling.
+fn add_to_legs(plan: &mut Plan, link: u32, idle: Dur) {
+    let d = &plan.links[2 * link as usize];
+    let ends = [(d.from, d.to), (d.to, d.from)];
+    for f in plan.flows.iter_mut() {
+        for leg in f.legs.iter_mut() {
+            let route = leg.figures.route_at_start.as_ref().unwrap_or(&leg.path);
+            if route.windows(2).any(|w| ends.contains(&(w[0], w[1]))) {
+                let fig = &mut leg.figures;
+                fig.rtt = fig.rtt + idle;
+                fig.bdp = super::bytes_in(fig.bottleneck, fig.rtt);
+            }
         }
     }
 }
