@@ -601,6 +601,12 @@ fn bad_access_input_is_one_error_naming_its_key() {
         (&["access.link.pause=\"20 s\""], "access.link.pause"),
         (&["access.link.epoch=\"10 s\""], "access.link.epoch"),
         (&["access.link.frame_rate=0"], "access.link.frame_rate"),
+        (
+            &["access.link.epoch_offset=\"20 s\""],
+            "access.link.epoch_offset",
+        ),
+        (&["access.dish_queue=0"], "access.dish_queue"),
+        (&["access.gateway_queue=0"], "access.gateway_queue"),
         (&["access.reach=\"1 km\""], "access.gateways"),
         (
             &[

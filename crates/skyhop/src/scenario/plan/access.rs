@@ -289,12 +289,30 @@ pub(super) fn expand(
     out.routing = Some(RoutingSection { ..r });
     // Dishes and access links.
     let mut link_spec = a.link.clone().unwrap_or_default();
-    if link_spec.epoch.is_some() || link_spec.epoch_offset.is_some() {
-        return Err(err(
-            file,
-            "access.link.epoch",
-            "the epochs are routing.epoch and routing.epoch_offset",
-        ));
+    for (given, k) in [
+        (link_spec.epoch.is_some(), "epoch"),
+        (link_spec.epoch_offset.is_some(), "epoch_offset"),
+    ] {
+        if given {
+            return Err(err(
+                file,
+                format!("access.link.{k}"),
+                "the epochs are routing.epoch and routing.epoch_offset",
+            ));
+        }
+    }
+    // A packet waits for its frame, so a queue of 0 would drop them all.
+    for (q, k) in [
+        (a.dish_queue, "dish_queue"),
+        (a.gateway_queue, "gateway_queue"),
+    ] {
+        if q == Some(0) {
+            return Err(err(
+                file,
+                format!("access.{k}"),
+                "must be at least 1 packet: every packet waits for a frame",
+            ));
+        }
     }
     link_spec.epoch = Some(crate::net::dvbs::spec::Checked::Ok(Duration(clock.period)));
     link_spec.epoch_offset = Some(crate::net::dvbs::spec::Checked::Ok(Duration(clock.offset)));
