@@ -518,3 +518,52 @@ fn a_terminal_sharing_its_satellite_gets_its_share_of_each_frame() {
     assert_eq!(wakes, vec![f750(20250)]);
     assert!(io.delivered.is_empty() && io.lost.is_empty());
 }
+
+#[test]
+fn an_overloaded_drop_front_queue_delivers_the_oldest_of_the_last_arrivals() {
+    // 1.2 Mb/s: one 200 B packet per frame (750 per second); 200 B arrive
+    // every 0.5 ms (2 000 per second) into a queue of 10. Full, the queue
+    // holds the last 10 arrivals: the frame opening at f carries the tenth
+    // newest arrival by f, which waited about 10 / 2 000 s (drop-front: the
+    // queue's length over the arrival rate); drop-tail keeps the oldest,
+    // which waited about 10 / 750 s.
+    let at = |i: u64| Time(i * MS / 2 + MS / 10);
+    let sends: Vec<_> = (0..600u32)
+        .map(|i| (at(i as u64), Dir::Reverse, i, 200))
+        .collect();
+    let newest_by = |t: Time| (0..600u64).rev().find(|&i| at(i) <= t);
+    for (drop, head) in [(DropPolicy::Front, 9u64), (DropPolicy::Tail, 0)] {
+        let spec = AccessLinkSpec {
+            drop: Some(drop),
+            ..Default::default()
+        };
+        let (got, lost) = drive(&mut link(spec, 1_200_000, 10), &sends);
+        assert_eq!(got.len() + lost.len(), 600);
+        let mut waits = Vec::new();
+        let mut prev_slot = None;
+        for &(slot, t) in &got {
+            // Delivered at the end of frame k, which opened at f750(k).
+            let k = (t.0 * 3).div_ceil(4_000_000) - 1;
+            assert_eq!(t, f750(k + 1));
+            let newest = newest_by(f750(k)).unwrap();
+            if newest < 40 || newest >= 599 {
+                continue; // filling up; or the arrivals have stopped
+            }
+            match drop {
+                // The tenth newest arrival by the frame's start.
+                DropPolicy::Front => assert_eq!(slot as u64, newest - head, "frame {k}"),
+                // The queue of 10 behind it, in arrival order.
+                DropPolicy::Tail => assert!(prev_slot.is_none_or(|p| slot > p)),
+            }
+            prev_slot = Some(slot);
+            waits.push(t.since(at(slot as u64)).0);
+        }
+        let mean = waits.iter().sum::<u64>() / waits.len() as u64;
+        match drop {
+            // 9 arrivals of 0.5 ms, the wait for the frame, the frame.
+            DropPolicy::Front => assert!((5 * MS..7 * MS).contains(&mean), "{mean}"),
+            // 10 frames of 1.33 ms ahead of it, and its own.
+            DropPolicy::Tail => assert!((13 * MS..16 * MS).contains(&mean), "{mean}"),
+        }
+    }
+}
