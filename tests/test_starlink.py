@@ -20,7 +20,10 @@ SHORT = ["--set", 'run.duration="20 s"']
 def traced(tmp_path_factory):
     from conftest import skyhop_cli
 
-    proc = skyhop_cli("run", ROME, *SHORT, "--trace", "--json")
+    # Past the first boundary (12 s), the srtt alone, thinned to 5 ms: a
+    # second of simulation and a small document.
+    args = ["--set", 'run.duration="13 s"', "--trace-every", "5ms", "--trace-series", "srtt"]
+    proc = skyhop_cli("run", ROME, *args, "--json")
     assert proc.returncode == 0, proc.stderr
     path = tmp_path_factory.mktemp("starlink") / "run.json"
     path.write_text(proc.stdout)
