@@ -546,7 +546,7 @@ fn an_overloaded_drop_front_queue_delivers_the_oldest_of_the_last_arrivals() {
             let k = (t.0 * 3).div_ceil(4_000_000) - 1;
             assert_eq!(t, f750(k + 1));
             let newest = newest_by(f750(k)).unwrap();
-            if newest < 40 || newest >= 599 {
+            if !(40..599).contains(&newest) {
                 continue; // filling up; or the arrivals have stopped
             }
             match drop {
