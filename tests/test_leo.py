@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO, assert_one_line_error
 
 AIRCRAFT = REPO / "scenarios" / "aircraft_atlantic.toml"
-STARLINK = REPO / "scenarios" / "starlink_rome.toml"
+STARLINK = REPO / "scenarios" / "leo_rome_geometric.toml"
 
 
 def test_describe_shows_positions_distances_and_the_delay_range_of_a_moving_link(cli):

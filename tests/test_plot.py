@@ -127,7 +127,7 @@ def test_plot_of_what_is_not_a_sweep(cli, tmp_path):
     proc = cli("plot", tmp_path / "exp", "--metric", "goodput_bps", "--out", tmp_path / "x.png")
     assert_one_line_error(proc, "an experiment folder", "sweeps/time_WG")
     proc = cli("plot", tmp_path / "exp", "--out", tmp_path / "x.png")
-    assert_one_line_error(proc, "one of the arguments --metric --cdf --trace is required")
+    assert_one_line_error(proc, "one of the arguments --metric --cdf --trace --rtt is required")
 
 
 def test_response_time_cdf_of_a_sweep(cli, web_sweep, tmp_path):

@@ -243,7 +243,7 @@ def test_generated_types_name_only_forms_the_loader_reads():
 def test_documented_word_choices_load_as_words(tmp_path):
     """`routing.policy` is a word, as documented: the loader reads
     `policy = "epochs"` and refuses a `{ model = ... }` table there."""
-    base = (REPO / "scenarios" / "starlink_rome.toml").read_text(encoding="utf-8")
+    base = (REPO / "scenarios" / "leo_rome_geometric.toml").read_text(encoding="utf-8")
     assert "[routing]" in base
     f = tmp_path / "s.toml"
     f.write_text(base)

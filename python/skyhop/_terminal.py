@@ -421,6 +421,30 @@ def _place(p: dict[str, Any]) -> str:
     return f"({p['lat_deg']:.4f}, {p['lon_deg']:.4f}, {alt_s})"
 
 
+def _access_text(a: dict[str, Any]) -> str:
+    """A terminal of the starlink access preset (``describe``)."""
+    ms = lambda s: f"{s * 1e3:.3f} ms"  # noqa: E731
+    head = (
+        f"starlink access: terminal {a['terminal']}, PoP {a['pop']}, epochs of "
+        f"{a['epoch_s']:g} s from {a['epoch_offset_s']:g} s"
+    )
+    link = (
+        f"    access link: frames {ms(a['frame_s'])}, grant {ms(a['grant_s'])}, pause "
+        f"{ms(a['pause_s'])} after each boundary ({ms(a['pause_before_s'])} before), uplink "
+        f"{_rate(a['uplink_bps'])}, downlink {_rate(a['downlink_bps'])}, queues "
+        f"{a['dish_queue']} (dish) / {a['gateway_queue']} (gateway) packets"
+    )
+    if a.get("path_at_start") is None:
+        return f"{head}\n    no satellite serves it in the first epoch\n{link}"
+    path = (
+        f"    path at the start: {' - '.join(a['path_at_start'])} ({a['isl_hops']} ISL hops); "
+        f"one way {ms(a['one_way_s'])} = dish-satellite {ms(a['up_s'])} + ISLs "
+        f"{ms(a['isl_s'])} + satellite-gateway {ms(a['feeder_s'])} + fibre {ms(a['fibre_s'])}; "
+        f"idle RTT to the PoP about {ms(a['idle_rtt_s'])}"
+    )
+    return f"{head}\n{path}\n{link}"
+
+
 def _azimuth(deg: float) -> str:
     """An azimuth to two decimals in [0, 360): due north is 0.00, never 360.00."""
     return f"{round(deg, 2) % 360.0:.2f}"
@@ -453,6 +477,8 @@ def print_description(file: str, d: dict[str, Any]) -> None:
             "moving nodes, no constellation: their links' delays follow the positions; "
             f"packets to a link that is down: {m['when_down']}"
         )
+    for a in d.get("access") or []:
+        out.append(_access_text(a))
     out.append("links (per direction):")
     for ln in d["links"]:
         if ln.get("distance_m") is not None and ln["delay_source"] != "slant range":

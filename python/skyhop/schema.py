@@ -233,6 +233,12 @@ def keys_rows(schema: dict[str, Any] | None = None) -> list[tuple[str, str, str,
             rows.append((path, _type_name(schema, sub), default, res.get("description", "")))
             if "properties" in res:
                 walk(res, f"{path}.", req)
+            elif "anyOf" in res:
+                # a word or a table (`access`): the table's keys
+                for branch in res["anyOf"]:
+                    b = _resolve(schema, branch)
+                    if "properties" in b:
+                        walk(b, f"{path}.", set(b.get("required", [])))
             elif "oneOf" in res and _is_tagged(schema, res["oneOf"]):
                 for variant in res["oneOf"]:
                     v = _resolve(schema, variant)

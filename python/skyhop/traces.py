@@ -7,6 +7,9 @@ row per point: ``run`` (0-based index of the run), ``seed``, ``flow``,
 - ``<flow>.<leg>.<quantity>``: flow, leg index, series = quantity:
   ``cwnd``, ``ssthresh``, ``flight``, ``rwnd`` (bytes), ``srtt`` (seconds),
   ``rate_estimate`` (bit/s; NaN for controllers without one);
+- ``<flow>.delay`` (a probe flow, ``app = "cbr"``): flow, no leg, series
+  ``delay``: each received datagram's one-way delay (seconds) at its send
+  instant;
 - ``<flow>.proxy.<node>.occupancy``: flow, no leg, series
   ``proxy.<node>.occupancy`` (bytes held in the proxy's cache);
 - ``link.<link>.<forward|reverse>.queue``: no flow, no leg, series as the

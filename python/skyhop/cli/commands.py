@@ -406,9 +406,18 @@ def cmd_plot(args: argparse.Namespace) -> int:
         output.check_writable_file(args.out)
     else:
         output.check_writable_dir(Path(args.out).parent or ".")
+    if args.back is not None and args.rtt is None:
+        raise UsageError("--back goes with --rtt")
     if args.seed is not None and args.trace is None:
         raise UsageError("--seed goes with --trace")
-    if args.trace is not None:
+    if args.rtt is not None:
+        from ..rtt_plot import plot_rtt
+
+        for opt, v in (("--x", args.x), ("--table", args.table), ("--flow", args.flow)):
+            if v is not None:
+                raise UsageError(f"{opt} does not go with --rtt")
+        files = plot_rtt(args.source, args.rtt, args.out, back=args.back)
+    elif args.trace is not None:
         from ..plot import trace_figure
 
         for opt in ("x", "table"):

@@ -386,7 +386,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_fig = sub.add_parser(
         "plot",
         help="draw a sweep's metric against its swept keys, the CDF of a result table "
-        "column, or traced series over time",
+        "column, traced series over time, or a flow's RTT with the epoch boundaries",
         description="With --metric: a sweep's metric (mean with its 95 %% CI) against one "
         "swept path, one line per combination of the other swept paths. With --cdf: the "
         "empirical CDF of a column of the result tables (e.g. response_time_s of a web "
@@ -414,6 +414,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="Q1,Q2",
         help="traced quantities over time, e.g. srtt,cwnd (cwnd, ssthresh, srtt, flight, "
         "rwnd, rate_estimate, occupancy, queue, delay)",
+    )
+    what.add_argument(
+        "--rtt",
+        metavar="FLOW",
+        help="a flow's RTT over time from a traced run document (a TCP flow's srtt, a "
+        "probe's one-way delay), with the access network's epoch boundaries marked",
+    )
+    p_fig.add_argument(
+        "--back",
+        metavar="FLOW",
+        help="with --rtt on a probe: the probe flow the other way; draws the round trip",
     )
     p_fig.add_argument(
         "--seed", type=_seed, metavar="S", help="with --trace: only the run with this seed"

@@ -11,6 +11,7 @@
 //! is a·Δt²/8 ≈ 1 cm at LEO (a ≈ 8.4 m/s²), 0.03 ns of delay.
 
 pub mod cities;
+pub mod ground;
 pub mod orbit;
 pub mod shell;
 pub mod tle;

@@ -17,6 +17,9 @@ pub struct DatagramPath {
     pub bytes_received: u64,
     pub delay_sum_s: f64,
     pub delay_max_s: f64,
+    /// Traced runs: (send instant, one-way delay) of every datagram
+    /// received, seconds, in arrival order.
+    pub delays: Option<Vec<(f64, f64)>>,
 }
 
 impl DatagramPath {
@@ -25,6 +28,14 @@ impl DatagramPath {
             route,
             ..Default::default()
         }
+    }
+
+    /// Record every received datagram's delay (traced runs).
+    pub fn traced(mut self, on: bool) -> DatagramPath {
+        if on {
+            self.delays = Some(Vec::new());
+        }
+        self
     }
 
     /// A datagram of `bytes` leaves: its number in the flow.
@@ -44,6 +55,9 @@ impl DatagramPath {
         self.bytes_received += bytes as u64;
         self.delay_sum_s += delay;
         self.delay_max_s = self.delay_max_s.max(delay);
+        if let Some(d) = self.delays.as_mut() {
+            d.push((sent_at.as_secs_f64(), delay));
+        }
     }
 
     /// Datagrams lost: sent, not received, and not among the `in_flight`
@@ -92,5 +106,13 @@ mod tests {
         assert_eq!(d.delay_max_s(), Some(0.002));
         assert_eq!(d.bytes_sent, 300);
         assert_eq!(d.bytes_received, 100);
+        assert!(d.delays.is_none());
+        // Traced: each arrival's send instant and delay.
+        let mut d = DatagramPath::new(0).traced(true);
+        d.on_send(100);
+        d.on_send(100);
+        d.on_arrival(Time(5_000_000), Time(2_000_000), 100);
+        d.on_arrival(Time(9_000_000), Time(4_000_000), 100);
+        assert_eq!(d.delays, Some(vec![(0.002, 0.003), (0.004, 0.005)]));
     }
 }

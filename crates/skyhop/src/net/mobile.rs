@@ -107,6 +107,10 @@ pub struct MotionPlan {
     pub routing: RoutingPolicy,
     pub when_down: WhenDown,
     pub lose_in_flight: bool,
+    /// Terminals, gateways and PoPs of an access network whose epoch
+    /// schedule overrides the routes (`net/access/`); `None`: geometric
+    /// routing only.
+    pub access: Option<Arc<super::access::AccessNet>>,
 }
 
 /// A constellation as a scenario resolves it: its satellites (named, with
@@ -148,6 +152,7 @@ impl MotionPlan {
             routing,
             when_down,
             lose_in_flight,
+            access: None,
         };
         for c in constellations {
             let base = nodes.len() as u32;
@@ -397,6 +402,9 @@ impl RoutingState {
             .then(|| net.plan.routing.next_after(t).as_secs_f64());
         let g = net.snapshot(t.as_secs_f64(), until);
         self.recompute_on(&g);
+        if let Some(a) = net.plan.access.as_deref() {
+            a.install(t, &g, &self.dests, &mut self.next, &mut self.dist);
+        }
     }
 
     /// Recompute every destination's tree on graph `g`.
@@ -494,6 +502,7 @@ mod tests {
             routing: RoutingPolicy::Interval(Dur::from_millis(100)),
             when_down: WhenDown::Drop,
             lose_in_flight: false,
+            access: None,
         };
         let mut net = MovingNet::new(plan, &[]);
         let g = net.snapshot(0.0, None);

@@ -12,6 +12,9 @@
 //! - `fifo.rs`: the store-and-forward link with drop-tail queues (one event per hop).
 //! - `moving.rs`: delay and visibility of a direction between moving nodes.
 //! - `dvbs/`: the DVB-S forward link with ACM and SR-ARQ, and its return path.
+//! - `access/`: LEO access as Starlink deploys it (the 15 s scheduler, gateways
+//!   and PoPs, the terminal's access link).
+pub mod access;
 pub mod addr;
 pub mod datagram;
 pub mod dvbs;

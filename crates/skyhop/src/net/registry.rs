@@ -3,6 +3,7 @@
 //! and its built form (a variant of [`AnyLinkLayer`], static dispatch on the
 //! per-packet path; `Custom` for implementations from user code).
 
+use super::access::{AccessLink, AccessLinkSpec};
 use super::dvbs::{DvbsLink, DvbsSpec};
 use super::fifo::{FifoLink, FifoSpec};
 use super::layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats};
@@ -37,6 +38,9 @@ pub enum LinkLayerSpec {
     Fifo(FifoSpec),
     /// DVB-S forward link with ACM and SR-ARQ, and its return path (`net/dvbs/`).
     Dvbs(Box<DvbsSpec>),
+    /// A Starlink terminal's access link: frames, grants, beam shares,
+    /// drop-front queues, reconfiguration pauses (`net/access/link.rs`).
+    StarlinkAccess(Box<AccessLinkSpec>),
     #[serde(skip)]
     Custom(CustomLinkLayer),
 }
@@ -115,6 +119,7 @@ macro_rules! link_layers {
 link_layers! {
     Fifo(FifoLink),
     Dvbs(DvbsLink),
+    StarlinkAccess(AccessLink),
 }
 
 impl LinkLayerSpec {
@@ -128,6 +133,7 @@ impl LinkLayerSpec {
     ) -> Result<Vec<String>, (String, String)> {
         match self {
             LinkLayerSpec::Dvbs(s) => s.resolve(fwd, rev),
+            LinkLayerSpec::StarlinkAccess(s) => s.params().map(|_| Vec::new()),
             _ => Ok(Vec::new()),
         }
     }

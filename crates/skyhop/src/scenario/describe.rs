@@ -26,6 +26,9 @@ pub struct Description {
     /// A moving network's constellation and routing (absent when static).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub motion: Option<MotionDesc>,
+    /// The `starlink` access preset's terminals (`describe_access.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub access: Option<Vec<super::describe_access::AccessDesc>>,
     pub links: Vec<LinkDesc>,
     pub flows: Vec<FlowDesc>,
     pub warnings: Vec<String>,
@@ -286,13 +289,15 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
         .enumerate()
         .map(|(d, ld)| {
             let (link, dir) = ld.name.split_once(':').unwrap_or((&ld.name, ""));
-            let sec = &scn.links[link];
-            let dsec = if dir == "forward" {
-                &sec.forward
-            } else {
-                &sec.reverse
-            };
-            let given = sec.delay.is_some() || dsec.as_ref().is_some_and(|x| x.delay.is_some());
+            // A link the starlink access preset added has its delay given.
+            let given = scn.links.get(link).is_none_or(|sec| {
+                let dsec = if dir == "forward" {
+                    &sec.forward
+                } else {
+                    &sec.reverse
+                };
+                sec.delay.is_some() || dsec.as_ref().is_some_and(|x| x.delay.is_some())
+            });
             let link_motion = plan
                 .motion
                 .as_ref()
@@ -384,6 +389,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
         duration_s: plan.duration.as_secs_f64(),
         nodes,
         motion,
+        access: super::describe_access::describe_access(plan),
         links,
         flows,
         warnings: plan.warnings.clone(),

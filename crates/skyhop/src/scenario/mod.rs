@@ -3,6 +3,7 @@
 //! [`Plan`] the simulator builds from.
 
 pub mod describe;
+pub mod describe_access;
 pub mod json_schema;
 mod load_error;
 mod memory;

@@ -60,6 +60,14 @@ impl World {
                     fr.goodput_bps = d.bytes_received as f64 * 8.0 / active;
                     fr.throughput_bps = d.bytes_sent as f64 * 8.0 / active;
                 }
+                if let Some(samples) = &d.delays {
+                    // By send instant: each received datagram's one-way delay.
+                    let mut samples = samples.clone();
+                    samples.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    let (t_s, value) = samples.into_iter().unzip();
+                    res.traces
+                        .insert(format!("{}.delay", f.name), Series { t_s, value });
+                }
                 res.flows.insert(f.name.clone(), fr);
                 continue;
             }

@@ -105,10 +105,11 @@ impl World {
             let dgram = (f.app.datagrams() && f.quic.is_none()).then(|| {
                 if let Some(m) = mobile.as_deref_mut() {
                     let p = &f.legs[0].path;
-                    return Box::new(DatagramPath::new(m.route(p[0], *p.last().unwrap())));
+                    let route = m.route(p[0], *p.last().unwrap());
+                    return Box::new(DatagramPath::new(route).traced(opts.trace));
                 }
                 routes.push(f.legs[0].fwd.clone());
-                Box::new(DatagramPath::new((routes.len() - 1) as u32))
+                Box::new(DatagramPath::new((routes.len() - 1) as u32).traced(opts.trace))
             });
             // A QUIC flow: one connection end to end, through any proxy.
             let quic = f.quic.as_ref().map(|cfg| {

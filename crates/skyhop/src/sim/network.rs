@@ -170,6 +170,9 @@ impl Mobile {
                 delay_s: (dist != u64::MAX).then_some(dist as f64 * 1e-9),
             });
         }
+        if let Some(a) = self.net.plan.access.clone() {
+            self.access_events(&a, Dur(t.0));
+        }
         for (node, o, n) in handovers {
             self.events.push(NetworkEvent {
                 t_s,
@@ -179,6 +182,25 @@ impl Mobile {
                 old: self.names[o as usize].clone(),
                 new: self.names[n as usize].clone(),
                 delay_s: None,
+            });
+        }
+    }
+
+    /// An access network's new epoch: one `epoch` event per terminal (its
+    /// host; the paths dish → PoP before and after, and the new one's
+    /// propagation delay).
+    fn access_events(&mut self, a: &crate::net::access::AccessNet, t: Dur) {
+        for e in a.events_at(t) {
+            let text =
+                |p: &Option<Vec<u32>>| p.as_deref().map_or(String::new(), |p| self.path_text(p));
+            self.events.push(NetworkEvent {
+                t_s: t.as_secs_f64(),
+                kind: "epoch".into(),
+                node: self.names[a.terminals[e.terminal].host as usize].clone(),
+                route: String::new(),
+                old: text(&e.old),
+                new: text(&e.new),
+                delay_s: e.delay.map(|d| d.as_secs_f64()),
             });
         }
     }

@@ -72,8 +72,8 @@ fn the_shipped_moving_scenarios_run_and_describe_their_motion() {
         r.flows
     );
 
-    let leo = scenario("starlink_rome.toml", &["run.duration=\"20 s\""]);
-    let p = Plan::build(&leo, "starlink_rome.toml").unwrap();
+    let leo = scenario("leo_rome_geometric.toml", &["run.duration=\"20 s\""]);
+    let p = Plan::build(&leo, "leo_rome_geometric.toml").unwrap();
     let d = describe(&leo, &p);
     let m = d.motion.unwrap();
     assert_eq!((m.satellites, m.inter_satellite_links), (1584, 3168));
@@ -204,7 +204,7 @@ to = "P"
 #[test]
 fn routes_held_for_epochs_change_only_at_epoch_starts() {
     let leo = scenario(
-        "starlink_rome.toml",
+        "leo_rome_geometric.toml",
         &[
             "run.duration=\"60 s\"",
             "routing.policy=\"epochs\"",

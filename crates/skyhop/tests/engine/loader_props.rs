@@ -58,6 +58,7 @@ const BASES: &[&str] = &[
     include_str!("../../../../scenarios/e5_aero.toml"),
     include_str!("../../../../scenarios/e6_geo_3g.toml"),
     include_str!("../../../../scenarios/aircraft_atlantic.toml"),
+    include_str!("../../../../scenarios/leo_rome_geometric.toml"),
     include_str!("../../../../scenarios/starlink_rome.toml"),
     // Channels per direction and a Gilbert-Elliott chain, a PER channel
     // both ways, a template with a proxy.

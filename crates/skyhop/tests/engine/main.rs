@@ -2,6 +2,7 @@
 //! for all of them (`cargo test --release --test engine [FILTER]`; a file
 //! here is a module, e.g. `--test engine golden::`).
 
+mod access;
 mod aero;
 mod aero_alloc;
 mod cancel;

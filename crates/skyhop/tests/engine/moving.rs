@@ -295,6 +295,7 @@ fn detour_motion() -> MotionPlan {
         routing: RoutingPolicy::Interval(Dur::from_secs(1)),
         when_down: WhenDown::Drop,
         lose_in_flight: false,
+        access: None,
     }
 }
 

@@ -516,17 +516,17 @@ proxies = ["S"]
 #[test]
 fn a_quic_flow_crosses_a_moving_leo_network_deterministically() {
     let path = format!(
-        "{}/../../scenarios/starlink_rome.toml",
+        "{}/../../scenarios/leo_rome_geometric.toml",
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(path).unwrap();
     let scn = load_str(
         &text,
-        "starlink_rome.toml",
+        "leo_rome_geometric.toml",
         &["run.duration=\"10 s\"".into()],
     )
     .unwrap();
-    let mut plan = Plan::build(&scn, "starlink_rome.toml").unwrap();
+    let mut plan = Plan::build(&scn, "leo_rome_geometric.toml").unwrap();
     plan.flows[0].quic = Some(QuicConfig::default());
     let go = || run_plan(&plan, 5, &RunOptions::default()).unwrap();
     let (a, b) = (go(), go());

@@ -2,7 +2,7 @@
 //! flows, the run's duration, and the warnings about the result.
 
 use super::figures::Figures;
-use super::{flows, links, motion, tcp, warnings, Plan};
+use super::{access, flows, links, motion, tcp, warnings, Plan};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::scenario::schema::Scenario;
@@ -27,6 +27,12 @@ impl Plan {
     pub fn build(scn: &Scenario, file: &str) -> Result<Plan, ScenarioError> {
         BUILDS.fetch_add(1, Ordering::Relaxed);
         validate::check(scn, file)?;
+        // The starlink access preset's nodes and links (`access.rs`).
+        let expanded = access::expand(scn, file)?;
+        let (scn, access) = match &expanded {
+            Some((s, x)) => (s, Some(x)),
+            None => (scn, None),
+        };
         let added = motion::added_cities(scn);
         if scn.nodes.is_empty() && added.is_empty() {
             return Err(ScenarioError::new(file, "nodes", "no nodes defined"));
@@ -81,6 +87,9 @@ impl Plan {
             warnings,
             motion,
         };
+        if let Some(x) = access {
+            access::attach(&mut plan, x);
+        }
         let more = warnings::receive_windows(&plan);
         plan.warnings.extend(more);
         let more = warnings::capacity(&plan);

@@ -12,6 +12,7 @@
 //! bandwidth-delay product), `motion.rs` (places, motion, constellations,
 //! routing of moving networks).
 
+mod access;
 mod build;
 mod figures;
 mod flows;

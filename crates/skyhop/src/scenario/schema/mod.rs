@@ -8,10 +8,12 @@ use crate::units::{Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod access;
 mod flow;
 mod motion;
 mod tcp;
 
+pub use access::*;
 pub use flow::{FlowSection, FlowSize};
 pub use motion::*;
 pub use tcp::*;
@@ -45,6 +47,10 @@ pub struct Scenario {
     /// Routing of a moving network (docs/leo.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<RoutingSection>,
+    /// How ground nodes reach the constellation: "geometric" (default),
+    /// "starlink", or an `[access]` table (docs/leo.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<AccessSetting>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
