@@ -55,14 +55,23 @@ def _outputs(out: str | Path) -> tuple[Path, tuple[str, ...]]:
 MAX_RESULTS_BYTES = 1 << 30
 
 
-def _read_json(path: Path, key: str) -> Any:
+def _read_bytes(path: Path, key: str) -> bytes:
+    """A results file's bytes (a regular file, at most MAX_RESULTS_BYTES)."""
     from .files import FileRefused, read_bounded
 
     try:
-        return json.loads(read_bounded(path, MAX_RESULTS_BYTES).decode("utf-8"))
+        return read_bounded(path, MAX_RESULTS_BYTES)
     except FileRefused as e:
         raise ScenarioError(str(path), key, f"cannot read it ({e.strerror})") from None
-    except (OSError, ValueError, RecursionError) as e:
+    except OSError as e:
+        raise ScenarioError(str(path), key, f"cannot read it ({e.strerror or e})") from None
+
+
+def _read_json(path: Path, key: str) -> Any:
+    data = _read_bytes(path, key)
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as e:
         raise ScenarioError(str(path), key, f"cannot read it ({e})") from None
 
 
@@ -342,9 +351,9 @@ def _tables_of_source(source: str | Path, names: Sequence[str] | None):
         scn = Path(str(manifest.get("scenario", ""))).name
         title = f"{scn}: sweep {d.name}, {manifest.get('runs')} runs per point"
         return title, tables, paths, list(found)
-    if not src.is_file():
+    if not src.exists():
         raise ScenarioError(str(src), "plot", "no such file or folder")
-    doc = _read_json(src, "plot")
+    doc = _read_json(src, "plot")  # refuses what is not a regular file
     if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
         raise ScenarioError(
             str(src),
@@ -373,10 +382,13 @@ def _tables_of_source(source: str | Path, names: Sequence[str] | None):
 
 def _read_parquet(path: Path):
     """A Parquet table of a sweep, or a ScenarioError naming a damaged one."""
+    import io
+
     import pandas as pd
 
+    data = _read_bytes(path, "plot")
     try:
-        return pd.read_parquet(path)
+        return pd.read_parquet(io.BytesIO(data))
     except Exception as e:  # pyarrow's errors are many; any of them: one line
         raise ScenarioError(
             str(path), "plot", f"cannot read it as a Parquet table ({type(e).__name__}: {e})"
@@ -528,7 +540,9 @@ def _trace_table(source: str | Path):
         if suffix == ".parquet":
             df = _read_parquet(src)
         elif suffix == ".csv":
-            df = pd.read_csv(src)
+            import io
+
+            df = pd.read_csv(io.BytesIO(_read_bytes(src, "plot")))
         elif suffix == ".json":
             from .traces import trace_columns, trace_frame
 

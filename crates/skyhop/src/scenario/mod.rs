@@ -109,32 +109,23 @@ pub fn load_json_str_plan(
 pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 
 /// Read a scenario file (TOML, or JSON by extension), at most
-/// [`MAX_SCENARIO_BYTES`] of it (a pipe is read too; a device such as
-/// /dev/zero stops at the bound).
+/// [`MAX_SCENARIO_BYTES`] of it (a regular file or a pipe; a device such
+/// as /dev/zero, a FIFO nobody writes to or a directory is refused unread).
 pub fn load_path(path: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
     load_path_plan(path, sets).map(|l| l.scenario)
 }
 
 /// [`load_path`], keeping the plan the checks built.
 pub fn load_path_plan(path: &str, sets: &[String]) -> Result<Loaded, ScenarioError> {
-    use std::io::Read;
-    let cannot =
-        |e: String| ScenarioError::new(path, "", format!("cannot read scenario file: {e}"));
-    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-        return Err(cannot("is a directory".into()));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_SCENARIO_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| cannot(e.to_string()))?;
-    if bytes.len() as u64 > MAX_SCENARIO_BYTES {
-        return Err(cannot(format!(
-            "larger than {MAX_SCENARIO_BYTES} bytes, the most a scenario may have"
-        )));
-    }
-    let text = String::from_utf8(bytes).map_err(|_| cannot("not UTF-8 text".into()))?;
-    // Relative paths inside the scenario (fade traces, masking files) are
-    // relative to the scenario file.
+    use crate::files::{read_text, Accept};
+    let text = read_text(
+        std::path::Path::new(path),
+        MAX_SCENARIO_BYTES,
+        Accept::RegularOrPipe,
+    )
+    .map_err(|e| ScenarioError::new(path, "", format!("cannot read scenario file: {e}")))?;
+    // Relative paths inside the scenario (fade traces, masking files, a TLE
+    // file) are relative to the scenario file.
     let base = cwd().join(
         std::path::Path::new(path)
             .parent()
@@ -427,6 +418,10 @@ fn load_checked(
         for c in l.channel.iter_mut().chain(dir_channels) {
             c.resolve_paths(base);
         }
+    }
+    // A TLE file is found as a channel's files are: beside the scenario.
+    if let Some(t) = scn.constellation.as_mut().and_then(|c| c.tle.as_mut()) {
+        *t = crate::channel::table::resolve(base, t);
     }
     // Every value, then everything the run relies on, then the memory it
     // would need.
