@@ -938,3 +938,67 @@ def test_replay_json_values_are_checked(record_folder, change, key):
     proc = skyhop_cli("replay", record_folder, timeout=60)
     line = assert_one_line_error(proc, "replay.json" if key != "record" else "record")
     assert f": {key}: " in line or not key, line
+
+
+# ---------------------------------------------------------------------------
+# issue 39: scenario values that would abort, hang or mislead
+
+STARLINK_ROME = REPO / "scenarios" / "starlink_rome.toml"
+
+
+@pytest.mark.parametrize(
+    ("sets", "key", "words"),
+    [
+        (
+            ["constellation.planes=65535", "constellation.per_plane=65535"],
+            "constellation.planes",
+            ["4294836225 satellites", "65536 nodes"],
+        ),
+        (["routing.update=1ns"], "routing.update", ["run.event_budget"]),
+        (["constellation.phasing=x"], "constellation.phasing", ['"x"', "half-offset"]),
+        (["constellation.gsl.shift=2"], "constellation.gsl.shift", ["inter-satellite"]),
+        (["run.seed=5\nrun.runs = 3"], "run.seed", ["more than one value"]),
+    ],
+)
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_hostile_scenario_values_are_one_line_before_anything_runs(command, sets, key, words):
+    args = [a for s in sets for a in ("--set", s)]
+    proc = skyhop_cli(command, STARLINK_ROME, *args, timeout=60)
+    assert_one_line_error(proc, str(STARLINK_ROME), key, *words)
+
+
+def test_the_memory_estimate_counts_a_packet_log_across_a_constellation(tmp_path):
+    # 150 s of a 200 Mb/s download logged at the gateway's fiber: gigabytes
+    # (10 s of it peaked at 0.57 GB), refused before the run, not 4.6 MB
+    env = {**os.environ, "SKYHOP_MEMORY_LIMIT": "1 GB"}
+    log = tmp_path / "log.parquet"
+    args = ["run", STARLINK_ROME, "--duration", "150s", "--packet-log", log]
+    proc = skyhop_cli(*args, env=env, timeout=60)
+    assert_one_line_error(proc, "--packet-log", "GB of memory")
+    pcap = ["run", STARLINK_ROME, "--duration", "150s", "--pcap", tmp_path / "p"]
+    assert_one_line_error(skyhop_cli(*pcap, env=env, timeout=60), "--pcap", "GB of memory")
+    assert not log.exists()
+
+
+@pytest.mark.parametrize(
+    ("doc", "key", "words"),
+    [
+        ('{"run": {"seed": 1, "seed": 2}}', "", ["given twice"]),
+        ('{"run": {"seed": 9223372036854775808}}', "run.seed", ["larger than 9223372036854775807"]),
+    ],
+)
+def test_a_json_scenario_with_duplicate_keys_or_huge_seeds_is_refused(tmp_path, doc, key, words):
+    path = tmp_path / "s.json"
+    path.write_text(doc)
+    assert_one_line_error(skyhop_cli("validate", path, timeout=60), str(path), key, *words)
+
+
+def test_a_proxy_on_a_constellations_route_is_named_as_such(tmp_path):
+    text = STARLINK_ROME.read_text().replace(
+        "[flows.download]",
+        '[nodes.Frankfurt.proxy]\npolicy = "third"\n\n[flows.download]\nproxies = ["Frankfurt"]',
+    )
+    path = tmp_path / "gw.toml"
+    path.write_text(text)
+    proc = skyhop_cli("validate", path, timeout=60)
+    assert_one_line_error(proc, "flows.download.proxies[0]", "moving network", "not modelled")

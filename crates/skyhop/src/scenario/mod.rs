@@ -99,8 +99,10 @@ pub fn load_json_str_plan(
     sets: &[String],
     base: &std::path::Path,
 ) -> Result<Loaded, ScenarioError> {
-    let v: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| ScenarioError::new(file, "", format!("malformed JSON: {e}")))?;
+    let malformed =
+        |e: serde_json::Error| ScenarioError::new(file, "", format!("malformed JSON: {e}"));
+    let v: serde_json::Value = serde_json::from_str(text).map_err(malformed)?;
+    load_error::no_duplicate_keys(text).map_err(malformed)?;
     let tv = json_to_toml(&v, "").map_err(|(k, m)| ScenarioError::new(file, k, m))?;
     load_value(tv, file, sets, base)
 }
@@ -152,7 +154,10 @@ fn json_to_toml(v: &serde_json::Value, key: &str) -> Result<toml::Value, (String
             if let Some(i) = n.as_i64() {
                 toml::Value::Integer(i)
             } else if let Some(u) = n.as_u64() {
-                toml::Value::Float(u as f64)
+                return Err((
+                    key.to_string(),
+                    format!("{u} is larger than {}, the largest whole number a scenario holds (TOML's 64-bit integers)", i64::MAX),
+                ));
             } else {
                 toml::Value::Float(n.as_f64().unwrap_or(f64::NAN))
             }
@@ -182,13 +187,24 @@ fn json_to_toml(v: &serde_json::Value, key: &str) -> Result<toml::Value, (String
 /// Maps whose entries are named by the user: `--set` may not invent entries there.
 const NAMED_MAPS: &[(&str, &str)] = &[("nodes", "node"), ("links", "link"), ("flows", "flow")];
 
-fn parse_set_value(raw: &str) -> toml::Value {
+/// VALUE of `--set PATH=VALUE`: one TOML value, a bare word being a string;
+/// anything after the value (a newline and more TOML) is an error, not
+/// silently dropped.
+fn parse_set_value(raw: &str) -> Result<toml::Value, String> {
     let doc = format!("v = {raw}");
     match toml::from_str::<toml::Table>(&doc) {
-        Ok(mut t) => t
-            .remove("v")
-            .unwrap_or(toml::Value::String(raw.to_string())),
-        Err(_) => toml::Value::String(raw.trim().to_string()),
+        Ok(mut t) => {
+            let v = t
+                .remove("v")
+                .unwrap_or(toml::Value::String(raw.to_string()));
+            match t.keys().next() {
+                Some(more) => Err(format!(
+                    "{raw:?} is more than one value (it goes on to set {more:?}): give one TOML value after ="
+                )),
+                None => Ok(v),
+            }
+        }
+        Err(_) => Ok(toml::Value::String(raw.trim().to_string())),
     }
 }
 
@@ -297,7 +313,8 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
             }
         };
         if i + 1 == parts.len() {
-            t.insert(part.to_string(), parse_set_value(raw));
+            let v = parse_set_value(raw).map_err(|m| ScenarioError::new(file, path, m))?;
+            t.insert(part.to_string(), v);
             return Ok(());
         }
         cur = t
@@ -316,7 +333,9 @@ fn check_whole_template(
     file: &str,
     path: &str,
 ) -> Result<(), ScenarioError> {
-    let toml::Value::Table(new) = parse_set_value(raw) else {
+    let toml::Value::Table(new) =
+        parse_set_value(raw).map_err(|m| ScenarioError::new(file, path, m))?
+    else {
         // Not a table: the template's own check says so.
         return Ok(());
     };
