@@ -440,45 +440,6 @@ pub(super) fn from_serde(
     ScenarioError::new(file, key, message)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn serde_wording_is_parsed() {
-        match parse("unknown variant `x`, expected one of `a`, `b`, `c`") {
-            Says::UnknownValue(v, a) => {
-                assert_eq!(v, "x");
-                assert_eq!(a, ["a", "b", "c"]);
-            }
-            _ => panic!(),
-        }
-        match parse("unknown field `foo`, expected `p` or `apply_to`") {
-            Says::UnknownField(f, k) => {
-                assert_eq!(f, "foo");
-                assert_eq!(k, ["p", "apply_to"]);
-            }
-            _ => panic!(),
-        }
-        match parse("unknown field `foo`, there are no fields") {
-            Says::UnknownField(f, k) => assert!(f == "foo" && k.is_empty()),
-            _ => panic!(),
-        }
-        match parse("invalid type: string \"fast\", expected f64") {
-            Says::Other(Some(toml::Value::String(s))) => assert_eq!(s, "fast"),
-            _ => panic!(),
-        }
-        match parse("invalid type: integer `3`, expected a string") {
-            Says::Other(Some(toml::Value::Integer(3))) => {}
-            _ => panic!(),
-        }
-        assert_eq!(
-            plain("invalid type: integer `3`, expected `good`"),
-            "invalid type: integer 3, expected \"good\""
-        );
-    }
-}
-
 /// JSON text whose objects give no key twice (serde_json would keep the
 /// last value silently); the error names the key and where.
 pub(super) fn no_duplicate_keys(text: &str) -> Result<(), serde_json::Error> {
@@ -530,4 +491,43 @@ pub(super) fn no_duplicate_keys(text: &str) -> Result<(), serde_json::Error> {
         }
     }
     serde_json::from_str::<Unique>(text).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_wording_is_parsed() {
+        match parse("unknown variant `x`, expected one of `a`, `b`, `c`") {
+            Says::UnknownValue(v, a) => {
+                assert_eq!(v, "x");
+                assert_eq!(a, ["a", "b", "c"]);
+            }
+            _ => panic!(),
+        }
+        match parse("unknown field `foo`, expected `p` or `apply_to`") {
+            Says::UnknownField(f, k) => {
+                assert_eq!(f, "foo");
+                assert_eq!(k, ["p", "apply_to"]);
+            }
+            _ => panic!(),
+        }
+        match parse("unknown field `foo`, there are no fields") {
+            Says::UnknownField(f, k) => assert!(f == "foo" && k.is_empty()),
+            _ => panic!(),
+        }
+        match parse("invalid type: string \"fast\", expected f64") {
+            Says::Other(Some(toml::Value::String(s))) => assert_eq!(s, "fast"),
+            _ => panic!(),
+        }
+        match parse("invalid type: integer `3`, expected a string") {
+            Says::Other(Some(toml::Value::Integer(3))) => {}
+            _ => panic!(),
+        }
+        assert_eq!(
+            plain("invalid type: integer `3`, expected `good`"),
+            "invalid type: integer 3, expected \"good\""
+        );
+    }
 }
