@@ -17,7 +17,17 @@ from typing import Any
 from .errors import ScenarioError
 from .files import FileRefused, read_bounded
 
-__all__ = ["MAX_DOCUMENT_BYTES", "check_shape", "loads_strict", "read_json", "replay_meta"]
+__all__ = [
+    "MAX_DOCUMENT_BYTES",
+    "MAX_RESULTS_BYTES",
+    "check_shape",
+    "loads_strict",
+    "read_json",
+    "read_results_bytes",
+    "read_results_json",
+    "read_results_table",
+    "replay_meta",
+]
 
 #: the largest JSON document read back (a scenario with its traces inline may be large)
 MAX_DOCUMENT_BYTES = 1 << 30
@@ -222,3 +232,45 @@ def replay_meta(folder: str | os.PathLike[str]) -> dict[str, Any]:
             f"{arrivals!r} is not a file name in the record's folder (e.g. arrivals.pcapng)",
         )
     return doc
+
+
+# ---------------------------------------------------------------------------
+# results files read back by plot and report
+
+#: the largest results file read (a summary, a manifest, a run document, a table)
+MAX_RESULTS_BYTES = 1 << 30
+
+
+def read_results_bytes(path: str | os.PathLike[str], key: str) -> bytes:
+    """A results file's bytes (a regular file, at most MAX_RESULTS_BYTES);
+    ScenarioError naming the file otherwise."""
+    try:
+        return read_bounded(path, MAX_RESULTS_BYTES)
+    except FileRefused as e:
+        raise ScenarioError(os.fspath(path), key, f"cannot read it ({e.strerror})") from None
+    except OSError as e:
+        raise ScenarioError(os.fspath(path), key, f"cannot read it ({e.strerror or e})") from None
+
+
+def read_results_json(path: str | os.PathLike[str], key: str) -> Any:
+    """A results file's JSON document; ScenarioError naming the file otherwise."""
+    data = read_results_bytes(path, key)
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as e:
+        raise ScenarioError(os.fspath(path), key, f"cannot read it ({e})") from None
+
+
+def read_results_table(path: str | os.PathLike[str], key: str = "plot"):
+    """A Parquet table of a sweep; ScenarioError naming a damaged one."""
+    import io
+
+    import pandas as pd
+
+    data = read_results_bytes(path, key)
+    try:
+        return pd.read_parquet(io.BytesIO(data))
+    except Exception as e:  # pyarrow's errors are many; any of them: one line
+        raise ScenarioError(
+            os.fspath(path), key, f"cannot read it as a Parquet table ({type(e).__name__}: {e})"
+        ) from None
