@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from conftest import TINY, assert_one_line_error, skyhop_cli
+from conftest import REPO, TINY, assert_one_line_error, skyhop_cli
 
 #: a fast path and a long run: what it records would not fit in 1 GB
 BIG = [
@@ -634,3 +634,371 @@ def test_bench_refuses_what_it_cannot_time(tmp_path, args, words):
     args = [a.replace("{dir}", str(tmp_path)) for a in args]
     proc = skyhop_cli("bench", *args, timeout=60)
     assert_one_line_error(proc, *words)
+
+
+# ---------------------------------------------------------------------------
+# special files everywhere a path is read: refused before reading, never a
+# hang (a FIFO) or an endless read (/dev/zero), one line naming the file
+
+KINDS = ["fifo", "dev-zero", "dir"]
+
+
+def _make_special(kind: str, path) -> None:
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dir":
+        path.mkdir()
+    else:
+        os.symlink("/dev/zero", path)
+
+
+def _clean_scenario(tmp) -> str:
+    clean = tmp / "clean.toml"
+    clean.write_text(TINY.read_text().replace("per = 0.02", ""))
+    return str(clean)
+
+
+STARLINK = REPO / "scenarios" / "starlink_rome.toml"
+
+
+def _tle_scenario(folder, tle: str) -> str:
+    """Starlink Rome with its shell replaced by the TLE file ``tle``."""
+    path = folder / "tle.toml"
+    path.write_text(STARLINK.read_text().replace('preset = "starlink-550"', f'tle = "{tle}"'))
+    return str(path)
+
+
+def test_a_relative_tle_file_is_found_beside_the_scenario(tmp_path):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    # the second line's checksum is wrong: the error shows the file was read
+    (sub / "sats.tle").write_text(
+        "ISS\n1 25544U 98067A   20194.88612269 -.00002218  00000-0 -31515-4 0  9993\n"
+        "2 25544  51.6461 221.2784 0001413  89.1723 280.4612 15.49507896236008\n"
+    )
+    scn = _tle_scenario(sub, "sats.tle")
+    proc = skyhop_cli("validate", "sub/tle.toml", cwd=tmp_path, timeout=60)
+    assert_one_line_error(proc, "constellation.tle", str(sub / "sats.tle"), "line 2")
+    assert scn
+
+
+def _sweep_copy(sweep_folder, tmp):
+    import shutil
+
+    out = tmp / "sw"
+    shutil.copytree(sweep_folder, out)
+    return out
+
+
+# (place, the file made special, the command) — each a callable of (tmp, sweep
+# folder, record folder) returning (special path, arguments)
+SPECIAL_PLACES = {
+    "scenario-run": lambda t, s, r: (t / "s.toml", ["run", t / "s.toml"]),
+    "scenario-sweep": lambda t, s, r: (
+        t / "s.toml",
+        ["sweep", t / "s.toml", "--grid", "links.ar.per=0", "--out", t / "o"],
+    ),
+    "scenario-describe": lambda t, s, r: (t / "s.toml", ["describe", t / "s.toml"]),
+    "fade-trace": lambda t, s, r: (
+        t / "fade.csv",
+        [
+            "validate",
+            _clean_scenario(t),
+            "--set",
+            'links.ar.channel={model="trace", file="fade.csv"}',
+        ],
+    ),
+    "masking-file": lambda t, s, r: (
+        t / "mask.csv",
+        [
+            "validate",
+            _clean_scenario(t),
+            "--set",
+            'links.ar.channel={model="lms-urban", elevation_deg=30, azimuth_deg=180, '
+            'masking_file="mask.csv"}',
+        ],
+    ),
+    "tle-file": lambda t, s, r: (t / "sats.tle", ["validate", _tle_scenario(t, "sats.tle")]),
+    "replay-json": lambda t, s, r: (r / "replay.json", ["replay", r]),
+    "arrivals-pcapng": lambda t, s, r: (r / "arrivals.pcapng", ["replay", r]),
+    "sweep-json-report": lambda t, s, r: (s / "sweep.json", ["report", s]),
+    "summary-json-plot": lambda t, s, r: (
+        s / "summary.json",
+        ["plot", s, "--metric", "goodput_bps", "--out", t / "p.png"],
+    ),
+    "table-parquet-plot": lambda t, s, r: (
+        s / "links.parquet",
+        ["plot", s, "--cdf", "packets", "--out", t / "p.png"],
+    ),
+    "run-document-plot": lambda t, s, r: (
+        t / "doc.json",
+        ["plot", t / "doc.json", "--cdf", "packets", "--out", t / "p.png"],
+    ),
+    "experiment-figure-report": lambda t, s, r: (
+        t / "exp" / "fig.svg",
+        ["report", t / "exp", "--out", t / "r.html"],
+    ),
+    "scenario-bench": lambda t, s, r: (t / "b.toml", ["bench", t / "b.toml"]),
+}
+
+
+@pytest.fixture
+def record_folder(tmp_path):
+    """A complete live record (written here as a live run writes it), of
+    the tiny scenario with A live and no packet."""
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    _write_record(rec, [])
+    return rec
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("place", list(SPECIAL_PLACES))
+def test_a_special_file_is_refused_wherever_a_path_is_read(tmp_path, finished_sweep, place, kind):
+    if place == "experiment-figure-report":
+        (tmp_path / "exp").mkdir()
+        (tmp_path / "exp" / "summary.json").write_text('{"claims": []}')
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    _write_record(rec, [])
+    sw = _sweep_copy(finished_sweep, tmp_path)
+    path, args = SPECIAL_PLACES[place](tmp_path, sw, rec)
+    path.unlink(missing_ok=True)
+    _make_special(kind, path)
+    proc = skyhop_cli(*args, timeout=60)
+    if place == "run-document-plot" and kind == "dir":
+        expected = ["not a sweep folder"]  # a folder given to plot is a sweep's
+    elif place == "scenario-bench":
+        expected = ["is a folder" if kind == "dir" else "not a regular file"]
+    elif kind == "fifo" and place.startswith("scenario"):
+        expected = ["nothing written to it"]  # a scenario may be a pipe: an empty one
+    else:
+        expected = ["not a regular file"]
+    assert_one_line_error(proc, path.name, *expected)
+
+
+def test_a_scenario_fifo_with_a_writer_is_read(tmp_path):
+    import threading
+
+    fifo = tmp_path / "s.toml"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "w") as f:
+            f.write(TINY.read_text())
+
+    t = threading.Thread(target=write, daemon=True)
+    t.start()
+    proc = skyhop_cli("validate", fifo, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    t.join(timeout=10)
+
+
+# ---------------------------------------------------------------------------
+# a live record: replay.json's values are checked, a truncated record refused
+
+
+def _pcapng(nodes: list[str], packets: list[tuple[int, int, bytes]], stop: int | None) -> bytes:
+    """A record as skyhop live writes it: a section, an interface per node,
+    the packets (interface, time, bytes), then (unless ``stop`` is None:
+    a record cut short) the statistics closing each interface."""
+    import struct
+
+    def block(kind: int, body: bytes) -> bytes:
+        return struct.pack("<II", kind, 12 + len(body)) + body + struct.pack("<I", 12 + len(body))
+
+    def opt(code: int, value: bytes) -> bytes:
+        pad = b"\0" * (-len(value) % 4)
+        return struct.pack("<HH", code, len(value)) + value + pad
+
+    out = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+    for n in nodes:
+        out += block(1, struct.pack("<HHI", 101, 0, 0) + opt(2, n.encode()) + opt(9, b"\x09"))
+    for iface, t, data in packets:
+        pad = b"\0" * (-len(data) % 4)
+        out += block(
+            6,
+            struct.pack("<IIIII", iface, t >> 32, t & 0xFFFFFFFF, len(data), len(data))
+            + data
+            + pad,
+        )
+    if stop is not None:
+        for i in range(len(nodes)):
+            count = sum(1 for p in packets if p[0] == i)
+            out += block(
+                5,
+                struct.pack("<III", i, stop >> 32, stop & 0xFFFFFFFF)
+                + opt(4, struct.pack("<Q", count))
+                + opt(0, b""),
+            )
+    return out
+
+
+#: a UDP datagram from A (10.0.0.1) to B (10.0.1.1), nodes in name order
+UDP_A_TO_B = bytes.fromhex("4500001c00000000401100000a0000010a000101") + bytes(8)
+STOP_NS = 1_000_000_000
+
+
+def _write_record(folder, packets, *, stop: int | None = STOP_NS, meta: dict | None = None):
+    import json
+
+    import skyhop
+
+    scn = skyhop.load_scenario(TINY, set=["nodes.A.live=true"]).resolved
+    doc = {
+        "scenario": scn,
+        "seed": 1,
+        "live_nodes": ["A"],
+        "stop_ns": STOP_NS,
+        "arrivals": "arrivals.pcapng",
+        "links": [],
+    }
+    doc.update(meta or {})
+    (folder / "replay.json").write_text(json.dumps(doc))
+    (folder / "arrivals.pcapng").write_bytes(_pcapng(["A"], packets, stop))
+    return doc
+
+
+def test_a_complete_record_replays(record_folder):
+    _write_record(record_folder, [(0, 5_000_000, UDP_A_TO_B)])
+    proc = skyhop_cli("replay", record_folder, "--json", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "cut",
+    ["no-closing-statistics", "inside-the-last-block", "inside-a-packet", "a-packet-dropped"],
+)
+def test_a_truncated_record_is_refused_not_replayed_shorter(record_folder, cut):
+    pkts = [(0, 5_000_000, UDP_A_TO_B), (0, 6_000_000, UDP_A_TO_B)]
+    _write_record(record_folder, pkts)
+    arrivals = record_folder / "arrivals.pcapng"
+    whole = arrivals.read_bytes()
+    if cut == "no-closing-statistics":
+        arrivals.write_bytes(_pcapng(["A"], pkts, None))
+    elif cut == "inside-the-last-block":
+        arrivals.write_bytes(whole[:-6])
+    elif cut == "inside-a-packet":
+        arrivals.write_bytes(_pcapng(["A"], pkts, None)[:-10])
+    else:
+        closing = whole[len(_pcapng(["A"], pkts, None)) :]
+        arrivals.write_bytes(_pcapng(["A"], pkts[:1], None) + closing)
+    proc = skyhop_cli("replay", record_folder, timeout=60)
+    line = assert_one_line_error(proc, "arrivals.pcapng")
+    assert "truncated" in line or "where the record's end says 2" in line, line
+
+
+# (id, change to replay.json (a dict of keys, or text), the key named)
+REPLAY_META = [
+    ("whole-a-list", "[]", "(the whole file)"),
+    ("whole-null", "null", "(the whole file)"),
+    ("not-json", "{", ""),
+    ("duplicate-key", '{"seed": 1, "seed": 2}', ""),
+    ("seed-negative", {"seed": -1}, "seed"),
+    ("seed-2^64", {"seed": 2**64}, "seed"),
+    ("seed-text", {"seed": "1"}, "seed"),
+    ("seed-fraction", {"seed": 1.5}, "seed"),
+    ("seed-true", {"seed": True}, "seed"),
+    ("seed-missing", {"seed": None}, "seed"),
+    ("stop-negative", {"stop_ns": -1}, "stop_ns"),
+    ("stop-2^64", {"stop_ns": 2**64}, "stop_ns"),
+    ("stop-text", {"stop_ns": "1"}, "stop_ns"),
+    ("stop-float", {"stop_ns": 1e30}, "stop_ns"),
+    ("stop-beyond-duration", {"stop_ns": 10**18}, "record"),
+    ("stop-not-the-records", {"stop_ns": STOP_NS + 1}, "record"),
+    ("live-nodes-empty", {"live_nodes": []}, "live_nodes"),
+    ("live-nodes-a-string", {"live_nodes": "A"}, "live_nodes"),
+    ("live-nodes-numbers", {"live_nodes": [1]}, "live_nodes[0]"),
+    ("live-nodes-unknown", {"live_nodes": ["Z"]}, "live_nodes[0]"),
+    ("live-nodes-twice", {"live_nodes": ["A", "A"]}, "live_nodes"),
+    ("live-nodes-not-the-records", {"live_nodes": ["B"]}, "record"),
+    ("arrivals-a-path", {"arrivals": "../x.pcapng"}, "arrivals"),
+    ("arrivals-absolute", {"arrivals": "/dev/zero"}, "arrivals"),
+    ("arrivals-a-number", {"arrivals": 5}, "arrivals"),
+    ("scenario-a-list", {"scenario": []}, "scenario"),
+    ("scenario-bad-key", {"scenario": {"nodes": 5}}, "scenario.nodes"),
+    ("unknown-key", {"colour": 1}, "colour"),
+]
+
+
+@pytest.mark.parametrize(("change", "key"), [pytest.param(c, k, id=i) for i, c, k in REPLAY_META])
+def test_replay_json_values_are_checked(record_folder, change, key):
+    import json
+
+    if isinstance(change, str):
+        (record_folder / "replay.json").write_text(change)
+    else:
+        doc = json.loads((record_folder / "replay.json").read_text())
+        for k, v in change.items():
+            if v is None:
+                del doc[k]
+            else:
+                doc[k] = v
+        (record_folder / "replay.json").write_text(json.dumps(doc))
+    proc = skyhop_cli("replay", record_folder, timeout=60)
+    line = assert_one_line_error(proc, "replay.json" if key != "record" else "record")
+    assert f": {key}: " in line or not key, line
+
+
+# ---------------------------------------------------------------------------
+# issue 39: scenario values that would abort, hang or mislead
+
+STARLINK_ROME = REPO / "scenarios" / "starlink_rome.toml"
+
+
+@pytest.mark.parametrize(
+    ("sets", "key", "words"),
+    [
+        (
+            ["constellation.planes=65535", "constellation.per_plane=65535"],
+            "constellation.planes",
+            ["4294836225 satellites", "65536 nodes"],
+        ),
+        (["routing.update=1ns"], "routing.update", ["run.event_budget"]),
+        (["constellation.phasing=x"], "constellation.phasing", ['"x"', "half-offset"]),
+        (["constellation.gsl.shift=2"], "constellation.gsl.shift", ["inter-satellite"]),
+        (["run.seed=5\nrun.runs = 3"], "run.seed", ["more than one value"]),
+    ],
+)
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_hostile_scenario_values_are_one_line_before_anything_runs(command, sets, key, words):
+    args = [a for s in sets for a in ("--set", s)]
+    proc = skyhop_cli(command, STARLINK_ROME, *args, timeout=60)
+    assert_one_line_error(proc, str(STARLINK_ROME), key, *words)
+
+
+def test_the_memory_estimate_counts_a_packet_log_across_a_constellation(tmp_path):
+    # 150 s of a 200 Mb/s download logged at the gateway's fiber: gigabytes
+    # (10 s of it peaked at 0.57 GB), refused before the run, not 4.6 MB
+    env = {**os.environ, "SKYHOP_MEMORY_LIMIT": "1 GB"}
+    log = tmp_path / "log.parquet"
+    args = ["run", STARLINK_ROME, "--duration", "150s", "--packet-log", log]
+    proc = skyhop_cli(*args, env=env, timeout=60)
+    assert_one_line_error(proc, "--packet-log", "GB of memory")
+    pcap = ["run", STARLINK_ROME, "--duration", "150s", "--pcap", tmp_path / "p"]
+    assert_one_line_error(skyhop_cli(*pcap, env=env, timeout=60), "--pcap", "GB of memory")
+    assert not log.exists()
+
+
+@pytest.mark.parametrize(
+    ("doc", "key", "words"),
+    [
+        ('{"run": {"seed": 1, "seed": 2}}', "", ["given twice"]),
+        ('{"run": {"seed": 9223372036854775808}}', "run.seed", ["larger than 9223372036854775807"]),
+    ],
+)
+def test_a_json_scenario_with_duplicate_keys_or_huge_seeds_is_refused(tmp_path, doc, key, words):
+    path = tmp_path / "s.json"
+    path.write_text(doc)
+    assert_one_line_error(skyhop_cli("validate", path, timeout=60), str(path), key, *words)
+
+
+def test_a_proxy_on_a_constellations_route_is_named_as_such(tmp_path):
+    text = STARLINK_ROME.read_text().replace(
+        "[flows.download]",
+        '[nodes.Frankfurt.proxy]\npolicy = "third"\n\n[flows.download]\nproxies = ["Frankfurt"]',
+    )
+    path = tmp_path / "gw.toml"
+    path.write_text(text)
+    proc = skyhop_cli("validate", path, timeout=60)
+    assert_one_line_error(proc, "flows.download.proxies[0]", "moving network", "not modelled")

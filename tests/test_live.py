@@ -544,3 +544,90 @@ def test_super_packets_cut_for_a_lossy_link_arrive_intact(tmp_path):
     links, _ = _gso_run(tmp_path, _direct("200 Mbps") + "forward.per = 0.01\n", n)
     assert links[("l", "forward")]["channel_drops"] > 0
     assert links[("l", "reverse")]["channel_drops"] == 0
+
+
+# ---------------------------------------------------------------------------
+# issue 39, hostile input: live options, the --record folder, a full disk
+
+FAST = """
+[run]
+duration = "30 s"
+[nodes.A]
+[nodes.B]
+[links.ab]
+between = ["A", "B"]
+rate = "100 Mbps"
+delay = "1 ms"
+queue = 1000
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--duration", ""], ["--duration"]),
+        (["--lateness-abort", ""], ["--lateness-abort"]),
+        (["--grace", ""], ["--grace"]),
+        (["--duration", "99999999s"], ["run.duration", "out of range"]),
+        (["--duration", "0s"], ["run.duration"]),
+        (["--grace", "3600s"], ["--grace", "longer than the 60 s"]),
+        (["--lateness-warn", "-1s"], ["--lateness-warn"]),
+    ],
+)
+def test_live_options_out_of_range_are_one_line_and_start_nothing(tmp_path, cli, args, words):
+    scn = _scenario(tmp_path, FAST)
+    before = _netns_count()
+    assert_one_line_error(cli("live", scn, "--run", "A:true", *args), *words)
+    assert _netns_count() <= before
+
+
+def test_an_unusable_record_folder_is_refused_before_the_run(tmp_path, cli):
+    scn = _scenario(tmp_path, FAST)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    proc = cli("live", scn, "--run", f"A:touch {tmp_path / 'ran'}", "--record", blocker / "rec")
+    assert_one_line_error(proc, "--record", str(blocker / "rec"))
+    assert not (tmp_path / "ran").exists()
+
+
+def test_a_full_disk_costs_the_record_not_the_live_runs_results(tmp_path):
+    """The record's folder a 64 kB tmpfs (in a mount namespace of the test's
+    own): the record stops when it fills, the run goes on, its results are
+    printed whole, and the error names the record (exit 2)."""
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("needs root and util-linux unshare for a private tmpfs")
+    scn = _scenario(tmp_path, FAST)
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    n = 1_000_000
+    srv, cli_out = tmp_path / "server.json", tmp_path / "client.json"
+    inner = [
+        sys.executable, "-m", "skyhop", "live", str(scn),
+        "--run", f"B:{PY} {XFER} server {n} {srv}",
+        "--run", f"A:{PY} {XFER} client {n} {cli_out}",
+        "--json", "--record", str(rec),
+    ]  # fmt: skip
+    script = f'mount -t tmpfs -o size=64k tmpfs "{rec}" && exec "$@"'
+    proc = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", *inner],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 2, proc.stderr
+    errors = [x for x in proc.stderr.splitlines() if x.startswith("skyhop: error: ")]
+    assert len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for words in ("--record", str(rec), "No space left on device", "results above are complete"):
+        assert words in errors[0], errors[0]
+    doc = json.loads(proc.stdout)  # the results, whole
+    assert json.loads(srv.read_text())["received"] == n
+    assert doc["live"]["stop_reason"] == "commands-done"
+    assert doc["live"]["record_error"]
+    assert list(rec.iterdir()) == []  # the tmpfs is gone with its namespace
+
+
+def test_a_scenario_on_a_pipe_is_read_once_and_json_describes_it(tmp_path, cli):
+    proc = cli("live", "/dev/stdin", "--run", "A:true", "--run", "B:true", "--json", input=FAST)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [n["node"] for n in doc["network"]["nodes"]] == ["A", "B"]

@@ -145,7 +145,7 @@ def check_bool(name: str, value: Any) -> bool:
     return value
 
 
-def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenario:
+def load_scenario(source: ScenarioSource | SourceText, *, set: SetOverrides = None) -> Scenario:
     """Read and validate a scenario.
 
     Parameters
@@ -170,10 +170,35 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
     return read_source(source)(sets)
 
 
-def read_source(source: ScenarioSource) -> Callable[[list[str]], Scenario]:
-    """Read a scenario source once; the function returned loads and
-    validates it with a list of overrides (a sweep's points, each with its
-    own), without reading the file again (a pipe can be read only once)."""
+class SourceText:
+    """A scenario source read once: its text, and, called with a list of
+    overrides, the scenario loaded and validated from that text (a sweep's
+    points, a live run's before and after its hosts are marked), never
+    reading the file again (a pipe can be read only once; a file may change
+    or go while a command runs)."""
+
+    __slots__ = ("base", "file", "fmt", "text")
+
+    def __init__(self, file: str, text: str, fmt: str, base: str | None) -> None:
+        self.file, self.text, self.fmt, self.base = file, text, fmt, base
+
+    def __call__(self, sets: list[str]) -> Scenario:
+        if self.base is None:
+            return Scenario(self.file, _core.load_scenario(self.text, self.file, sets, self.fmt))
+        return Scenario(
+            self.file, _core.load_scenario(self.text, self.file, sets, self.fmt, self.base)
+        )
+
+    def __repr__(self) -> str:
+        return f"SourceText({self.file!r})"
+
+
+def read_source(source: ScenarioSource | SourceText) -> SourceText:
+    """Read a scenario source once (a :class:`SourceText` is returned as it
+    is); calling what is returned loads and validates it with a list of
+    overrides, without reading the file again."""
+    if isinstance(source, SourceText):
+        return source
     if isinstance(source, Mapping):
         try:
             text = json.dumps(source, allow_nan=False)
@@ -183,7 +208,7 @@ def read_source(source: ScenarioSource) -> Callable[[list[str]], Scenario]:
             raise ScenarioError(
                 "<dict>", "", "nested too deeply to be a scenario (tables within tables)"
             ) from None
-        return lambda sets: Scenario("<dict>", _core.load_scenario(text, "<dict>", sets, "json"))
+        return SourceText("<dict>", text, "json", None)
     if not isinstance(source, (str, os.PathLike)):
         raise ScenarioError(
             "<options>",
@@ -197,11 +222,11 @@ def read_source(source: ScenarioSource) -> Callable[[list[str]], Scenario]:
         raise ScenarioError(file, "", "cannot read file: not UTF-8 text") from None
     except OSError as e:
         raise ScenarioError(file, "", f"cannot read file: {e.strerror or e}") from None
-    # Relative paths inside the scenario (fade traces, masking files) are
-    # relative to the scenario file.
+    # Relative paths inside the scenario (fade traces, masking files, a TLE
+    # file) are relative to the scenario file.
     base = os.path.dirname(os.path.realpath(file))
     fmt = "json" if file.lower().endswith(".json") else "toml"
-    return lambda sets: Scenario(file, _core.load_scenario(text, file, sets, fmt, base))
+    return SourceText(file, text, fmt, base)
 
 
 def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, Any]:

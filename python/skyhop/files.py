@@ -27,21 +27,22 @@ def read_bounded(path: str | os.PathLike[str], limit: int, *, pipe: bool = False
     as ``<(cat scenario.toml)``) of at most ``limit`` bytes. A symbolic link
     is followed only to a regular file. Raises FileRefused (an OSError whose
     ``filename`` is ``path``) for anything else: a FIFO is refused without
-    being opened for a blocking read, a device without being read."""
+    being opened for a blocking read, a device without being read. The one
+    reader of files a user names (Rust's is ``skyhop::files``)."""
     name = os.fspath(path)
     st = os.stat(name)
     kind = stat.S_IFMT(st.st_mode)
-    if kind == stat.S_IFIFO and pipe:
-        flags = os.O_RDONLY
-    elif kind == stat.S_IFREG:
-        # O_NONBLOCK: were it swapped for a FIFO meanwhile, opening returns at once
-        flags = os.O_RDONLY | os.O_NONBLOCK
-    else:
+    if kind not in (stat.S_IFREG, stat.S_IFIFO) or (kind == stat.S_IFIFO and not pipe):
         raise FileRefused(0, f"not a regular file ({_kind_name(kind)})", name)
-    fd = os.open(name, flags)
+    # O_NONBLOCK: opening never waits (for a FIFO's writer, or for a file
+    # swapped for a FIFO meanwhile); a pipe is then read blocking, and
+    # one with no writer reads as empty at once.
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     try:
         if stat.S_IFMT(os.fstat(fd).st_mode) != kind:
             raise FileRefused(0, "changed while it was opened", name)
+        if kind == stat.S_IFIFO:
+            os.set_blocking(fd, True)
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
@@ -53,6 +54,8 @@ def read_bounded(path: str | os.PathLike[str], limit: int, *, pipe: bool = False
         os.close(fd)
     if size > limit:
         raise FileRefused(0, f"larger than {limit} bytes, the most read from such a file", name)
+    if size == 0 and kind == stat.S_IFIFO:
+        raise FileRefused(0, "a FIFO with nothing written to it (no writer)", name)
     return b"".join(chunks)
 
 

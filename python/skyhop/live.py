@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
-from .api import Scenario
-from .errors import ScenarioError
+from .api import Scenario, SourceText, _with_context
+from .errors import ScenarioError, SimulationError, SkyhopError
 
 __all__ = [
     "LiveCommand",
+    "RecordError",
     "live",
     "parse_command",
     "replay",
@@ -86,22 +87,26 @@ def check_startable(cmd: LiveCommand, key: str) -> None:
 
 
 def load_live_scenario(
-    source: str | os.PathLike[str], sets: list[str], commands: Sequence[LiveCommand]
+    source: str | os.PathLike[str] | SourceText,
+    sets: list[str],
+    commands: Sequence[LiveCommand],
 ) -> tuple[Scenario, list[str]]:
     """The scenario of a live run, and the overrides that made it: every
     node with a command is marked
     ``live = true`` (so a scenario of live hosts alone needs no flow). Node
     names come from the scenario as loaded, or, where it does not load for
     want of a flow, from its file's ``[nodes]``; an unknown node is an
-    error naming the option and the nodes there are."""
-    from .api import load_scenario
+    error naming the option and the nodes there are. The file is read once
+    (a pipe too)."""
+    from .api import read_source
 
+    src = read_source(source)
     try:
-        known = set(load_scenario(source, set=sets).resolved.get("nodes", {}))
+        known = set(src(sets).resolved.get("nodes", {}))
     except ScenarioError as e:
         if e.key != "flows":
             raise
-        known = _nodes_in_file(source)
+        known = _nodes_in_text(src)
     for c in commands:
         if c.node not in known:
             key = "--daemon" if c.background else "--run"
@@ -109,18 +114,20 @@ def load_live_scenario(
                 "<options>", key, f"unknown node {c.node!r} (nodes: {', '.join(sorted(known))})"
             )
     sets = [*sets, *(f"nodes.{c.node}.live=true" for c in commands)]
-    return load_scenario(source, set=sets), sets
+    return src(sets), sets
 
 
-def _nodes_in_file(source: str | os.PathLike[str]) -> set[str]:
-    """The node names a scenario file declares (TOML or JSON)."""
-    text = Path(source).read_text(encoding="utf-8")
-    if os.fspath(source).endswith(".json"):
-        doc = json.loads(text)
-    else:
-        import tomllib
+def _nodes_in_text(src: SourceText) -> set[str]:
+    """The node names a scenario's text declares (TOML or JSON)."""
+    try:
+        if src.fmt == "json":
+            doc = json.loads(src.text)
+        else:
+            import tomllib
 
-        doc = tomllib.loads(text)
+            doc = tomllib.loads(src.text)
+    except ValueError:
+        return set()  # the engine has said what is wrong with it
     nodes = doc.get("nodes") if isinstance(doc, dict) else None
     return set(nodes) if isinstance(nodes, dict) else set()
 
@@ -162,7 +169,9 @@ def live(
         check_startable(c, key)
     record_dir = Path(record) if record is not None else None
     if record_dir is not None:
-        record_dir.mkdir(parents=True, exist_ok=True)
+        from ._output import check_writable_dir
+
+        check_writable_dir(record_dir, "--record")  # before any host is made
     args = {
         "commands": [
             {"node": c.node, "command": c.command, "background": c.background} for c in commands
@@ -180,8 +189,11 @@ def live(
         "stdout_to_stderr": stdout_to_stderr,
     }
     _core.reset_cancel()
-    doc = json.loads(_core.live(scenario.loaded, seed, json.dumps(args)))
-    if record_dir is not None:
+    try:
+        doc = json.loads(_core.live(scenario.loaded, seed, json.dumps(args)))
+    except SimulationError as e:
+        raise _with_context(e, scenario, seed) from None
+    if record_dir is not None and not doc["live"].get("record_error"):
         meta = {
             "scenario": scenario.resolved,
             "seed": seed,
@@ -192,8 +204,17 @@ def live(
         }
         from ._output import write_text_atomic
 
-        write_text_atomic(record_dir / "replay.json", json.dumps(meta, indent=1) + "\n")
+        path = record_dir / "replay.json"
+        try:
+            write_text_atomic(path, json.dumps(meta, indent=1) + "\n")
+        except OSError as e:
+            doc["live"]["record_error"] = f"{path}: cannot write: {e.strerror or e}"
     return doc
+
+
+class RecordError(SkyhopError):
+    """A live run's record could not be written whole (its results are
+    complete; the record cannot be replayed)."""
 
 
 def replay(
@@ -204,36 +225,46 @@ def replay(
 ) -> tuple[Scenario, dict[str, Any]]:
     """Replay a live run's record folder as a deterministic simulation;
     returns the scenario and the run result (same schema as a run's)."""
+    from .documents import replay_meta
+
     folder = Path(record)
     meta_path = folder / "replay.json"
-    try:
-        meta = json.loads(meta_path.read_text())
-    except FileNotFoundError:
+    if not folder.is_dir():
+        raise ScenarioError(str(folder), "", "no such folder (the folder given to --record)")
+    if not meta_path.exists():
         raise ScenarioError(
             str(folder),
             "",
             "not a live run's record (no replay.json; use skyhop live --record DIR)",
-        ) from None
-    except (OSError, ValueError) as e:
-        raise ScenarioError(str(meta_path), "", f"cannot read: {e}") from None
-    for k in ("scenario", "seed", "live_nodes", "stop_ns", "arrivals"):
-        if k not in meta:
-            raise ScenarioError(str(meta_path), k, "missing")
+        )
+    meta = replay_meta(folder)
     text = json.dumps(meta["scenario"])
-    scn = Scenario(str(meta_path), _core.load_scenario(text, str(meta_path), [], "json"))
+    try:
+        resolved = _core.load_scenario(text, str(meta_path), [], "json")
+    except ScenarioError as e:
+        key = f"scenario.{e.key}" if e.key else "scenario"
+        raise ScenarioError(str(meta_path), key, e.message) from None
+    scn = Scenario(str(meta_path), resolved)
+    nodes = scn.resolved.get("nodes", {})
+    for i, n in enumerate(meta["live_nodes"]):
+        if n not in nodes:
+            raise ScenarioError(
+                str(meta_path), f"live_nodes[{i}]", f"{n!r} is not a node of its scenario"
+            )
     _core.reset_cancel()
-    result = json.loads(
-        _core.replay(
+    try:
+        text = _core.replay(
             scn.loaded,
-            int(meta["seed"]),
+            meta["seed"],
             str(folder / meta["arrivals"]),
-            list(meta["live_nodes"]),
-            int(meta["stop_ns"]),
+            meta["live_nodes"],
+            meta["stop_ns"],
             trace,
             os.fspath(pcap_dir) if pcap_dir is not None else None,
         )
-    )
-    return scn, result
+    except SimulationError as e:
+        raise _with_context(e, scn, meta["seed"]) from None
+    return scn, json.loads(text)
 
 
 def userns_reexec_argv(argv: list[str]) -> list[str] | None:

@@ -15,6 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .documents import read_results_bytes as _read_bytes
+from .documents import read_results_json as _read_json
+from .documents import read_results_table
 from .errors import ScenarioError
 from .figures import (
     FORMATS,
@@ -49,21 +52,6 @@ def _outputs(out: str | Path) -> tuple[Path, tuple[str, ...]]:
 
 # ---------------------------------------------------------------------------
 # a sweep's metric against its swept keys
-
-
-#: the largest results file read (a summary, a manifest, a run document)
-MAX_RESULTS_BYTES = 1 << 30
-
-
-def _read_json(path: Path, key: str) -> Any:
-    from .files import FileRefused, read_bounded
-
-    try:
-        return json.loads(read_bounded(path, MAX_RESULTS_BYTES).decode("utf-8"))
-    except FileRefused as e:
-        raise ScenarioError(str(path), key, f"cannot read it ({e.strerror})") from None
-    except (OSError, ValueError, RecursionError) as e:
-        raise ScenarioError(str(path), key, f"cannot read it ({e})") from None
 
 
 def _sweep_folder(folder: str | Path) -> tuple[Path, dict[str, Any], list[dict[str, Any]]]:
@@ -335,16 +323,16 @@ def _tables_of_source(source: str | Path, names: Sequence[str] | None):
         for reserved in ("results", "summary", "traces"):
             found.pop(reserved, None)
         tables = {
-            name: _read_parquet(path)
+            name: read_results_table(path)
             for name, path in found.items()
             if names is None or name in names
         }
         scn = Path(str(manifest.get("scenario", ""))).name
         title = f"{scn}: sweep {d.name}, {manifest.get('runs')} runs per point"
         return title, tables, paths, list(found)
-    if not src.is_file():
+    if not src.exists():
         raise ScenarioError(str(src), "plot", "no such file or folder")
-    doc = _read_json(src, "plot")
+    doc = _read_json(src, "plot")  # refuses what is not a regular file
     if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
         raise ScenarioError(
             str(src),
@@ -369,18 +357,6 @@ def _tables_of_source(source: str | Path, names: Sequence[str] | None):
     if seeds:
         title += f" (seeds {min(seeds)}..{max(seeds)})" if len(seeds) > 1 else f" (seed {seeds[0]})"
     return title, tables, [], list(frames)
-
-
-def _read_parquet(path: Path):
-    """A Parquet table of a sweep, or a ScenarioError naming a damaged one."""
-    import pandas as pd
-
-    try:
-        return pd.read_parquet(path)
-    except Exception as e:  # pyarrow's errors are many; any of them: one line
-        raise ScenarioError(
-            str(path), "plot", f"cannot read it as a Parquet table ({type(e).__name__}: {e})"
-        ) from None
 
 
 def cdf_series(
@@ -526,9 +502,11 @@ def _trace_table(source: str | Path):
     suffix = src.suffix.lower()
     try:
         if suffix == ".parquet":
-            df = _read_parquet(src)
+            df = read_results_table(src)
         elif suffix == ".csv":
-            df = pd.read_csv(src)
+            import io
+
+            df = pd.read_csv(io.BytesIO(_read_bytes(src, "plot")))
         elif suffix == ".json":
             from .traces import trace_columns, trace_frame
 

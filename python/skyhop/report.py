@@ -534,6 +534,10 @@ def _experiment_sections(doc: dict[str, Any], d: Path) -> list[str]:
     return parts
 
 
+#: the largest figure (SVG) an experiment's report inlines
+MAX_FIGURE_BYTES = 64 << 20
+
+
 def _figures_section(d: Path) -> str:
     """The experiment's own figures (drawn by :mod:`skyhop.figures`, saved
     beside summary.json), each inline as an SVG image (a data URI: the page
@@ -544,8 +548,16 @@ def _figures_section(d: Path) -> str:
     if not figs:
         return ""
     out = ['<section id="figures"><h2>Figures</h2>']
+    from .files import FileRefused, read_bounded
+
     for f in figs:
-        data = base64.b64encode(f.read_bytes()).decode("ascii")
+        try:
+            svg = read_bounded(f, MAX_FIGURE_BYTES)
+        except FileRefused as e:
+            raise ScenarioError(str(f), "", f"cannot read it ({e.strerror})") from None
+        except OSError as e:
+            raise ScenarioError(str(f), "", f"cannot read it ({e.strerror or e})") from None
+        data = base64.b64encode(svg).decode("ascii")
         out.append(
             f'<figure class="expfig" data-file="{_e(f.name)}">'
             f'<img alt="{_e(f.stem)}" src="data:image/svg+xml;base64,{data}" '

@@ -40,8 +40,14 @@ struct LiveArgs {
     stdout_to_stderr: bool,
 }
 
-fn dur(s: f64) -> Dur {
-    Dur((s.max(0.0) * 1e9).round().min(u64::MAX as f64) as u64)
+/// Seconds from Python as a duration; a negative, infinite or NaN value
+/// (which the command line never passes) is refused, not coerced.
+fn dur(s: f64, key: &str) -> Result<Dur, Failure> {
+    let ns = (s * 1e9).round();
+    if !(0.0..=u64::MAX as f64).contains(&ns) {
+        return Err(options_error(key, format!("{s} s is not a duration")));
+    }
+    Ok(Dur(ns as u64))
 }
 
 fn node_index(plan: &Plan, name: &str, key: &str) -> Result<u32, Failure> {
@@ -113,10 +119,13 @@ pub(crate) fn live(
             let opts = LiveOptions {
                 commands,
                 live_nodes,
-                duration: a.duration_s.map(dur),
-                grace: dur(a.grace_s),
-                lateness_warn: dur(a.lateness_warn_s),
-                lateness_abort: a.lateness_abort_s.map(dur),
+                duration: a.duration_s.map(|s| dur(s, "duration")).transpose()?,
+                grace: dur(a.grace_s, "--grace")?,
+                lateness_warn: dur(a.lateness_warn_s, "--lateness-warn")?,
+                lateness_abort: a
+                    .lateness_abort_s
+                    .map(|s| dur(s, "--lateness-abort"))
+                    .transpose()?,
                 realtime: a.realtime,
                 record: a.record.as_ref().map(Into::into),
                 trace: a.trace,
@@ -166,9 +175,11 @@ pub(crate) fn replay(
     let result = py.allow_threads(|| {
         guarded("the replay", || {
             let plan = &loaded.plan;
-            let max_bytes = 1u64 << 36;
-            let recorded = skyhop::live::record::read(std::path::Path::new(arrivals), max_bytes)
-                .map_err(|m| options_error("record", format!("{arrivals}: {m}")))?;
+            let recorded = skyhop::live::record::read(
+                std::path::Path::new(arrivals),
+                skyhop::live::record::MAX_RECORD_BYTES,
+            )
+            .map_err(|m| options_error("record", format!("{arrivals}: {m}")))?;
             let all: Vec<u32> = (0..plan.links.len() as u32).collect();
             let opts = RunOptions {
                 trace,

@@ -223,6 +223,7 @@ pub(crate) fn check_memory(
                 trace,
                 trace_options,
                 packet_log: observer.filter(|o| o.obs.packets()).map(|o| o.options),
+                pcap_only,
             };
             skyhop::scenario::check_with(plan, file, &rec, runs, jobs).map_err(|mut e| {
                 if pcap_only && e.key == "--packet-log" {

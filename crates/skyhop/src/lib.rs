@@ -11,6 +11,7 @@ pub mod channel;
 pub mod engine;
 pub mod error;
 pub mod export;
+pub mod files;
 pub mod geo;
 #[cfg(target_os = "linux")]
 pub mod live;

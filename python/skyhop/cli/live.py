@@ -4,13 +4,14 @@ network, and the deterministic replay of their record."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
 from .. import _output as output
 from .. import _terminal as terminal
 from ..errors import UsageError
-from .commands import _link_names, run_document
+from .commands import _link_names, _scenario_sets, run_document
 from .common import EXIT_OK
 
 TYPE_CHECKING = False
@@ -19,7 +20,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def cmd_live(args: argparse.Namespace) -> int:
-    from ..live import load_live_scenario, parse_command, userns_reexec_argv
+    from .. import _core
+    from ..api import read_source
+    from ..live import RecordError, load_live_scenario, parse_command, userns_reexec_argv
     from ..units import duration_s
 
     if os.geteuid() != 0 and not os.environ.get("SKYHOP_LIVE_USERNS"):
@@ -35,13 +38,13 @@ def cmd_live(args: argparse.Namespace) -> int:
         os.execv(argv[0], argv)
     commands = [parse_command(t, "--run") for t in args.runs_cmd]
     commands += [parse_command(t, "--daemon") for t in args.daemon]
-    scn, sets = load_live_scenario(args.scenario, args.sets, commands)
-    duration = duration_s(args.duration, "--duration") if args.duration else None
-    if duration is not None and duration <= 0:
-        raise UsageError("--duration must be positive")
+    # --duration is run.duration (its range, its memory estimate), as for run
+    scn, _ = load_live_scenario(read_source(args.scenario), _scenario_sets(args), commands)
     grace = duration_s(args.grace, "--grace")
     warn = duration_s(args.lateness_warn, "--lateness-warn")
-    abort = duration_s(args.lateness_abort, "--lateness-abort") if args.lateness_abort else None
+    abort = None
+    if args.lateness_abort is not None:
+        abort = duration_s(args.lateness_abort, "--lateness-abort")
     if args.pcap:
         output.check_writable_dir(args.pcap, "--pcap")
     elif args.pcap_links:
@@ -53,9 +56,11 @@ def cmd_live(args: argparse.Namespace) -> int:
     def on_term(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt  # stop the hosts' commands and clean up, as Ctrl-C does
 
+    # what --json reports of the network: from the scenario as run, now
+    network = json.loads(_core.describe(scn.loaded)) if args.json else None
     old_term = signal.signal(signal.SIGTERM, on_term)
     try:
-        doc = _live_run(scn, commands, seed, args, duration, grace, warn, abort, pcap_links)
+        doc = _live_run(scn, commands, seed, args, grace, warn, abort, pcap_links)
     finally:
         signal.signal(signal.SIGTERM, old_term)
     result, report = doc["result"], doc["live"]
@@ -68,14 +73,17 @@ def cmd_live(args: argparse.Namespace) -> int:
             output.warning_line(w)
     output.info_line(terminal.lateness_text(report))
     if args.json:
-        from ..api import describe
-
-        network = describe(args.scenario, set=sets)
         out = run_document(scn.resolved, [result], args.trace, network)
         out["live"] = report
         sys.stdout.write(output.dump_json(out) + "\n")
     else:
         terminal.print_live_report(scn.file, result, report)
+    if report.get("record_error"):
+        sys.stdout.flush()  # the results first: they are complete
+        raise RecordError(
+            f"--record: {report['record_error']}; the run's results above are complete, "
+            "its record is not (it cannot be replayed)"
+        )
     return report["exit_code"]
 
 
@@ -84,7 +92,6 @@ def _live_run(
     commands: list[Any],
     seed: int,
     args: argparse.Namespace,
-    duration: float | None,
     grace: float,
     warn: float,
     abort: float | None,
@@ -96,7 +103,6 @@ def _live_run(
         scn,
         commands,
         seed=seed,
-        duration_s=duration,
         grace_s=grace,
         lateness_warn_s=warn,
         lateness_abort_s=abort,

@@ -29,40 +29,12 @@ pub const MAX_FILE_BYTES: u64 = 64 << 20;
 /// The most rows a table may have.
 pub const MAX_ROWS: usize = 2_000_000;
 
-/// The text of a regular file of at most `limit` bytes: anything else (a
-/// FIFO, a device such as /dev/zero, a directory) is refused before it is
-/// opened, so reading never blocks and never runs out of memory.
-pub fn read_bounded(file: &str, limit: u64, what: &str) -> Result<String, String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(file).map_err(|e| format!("cannot read {file}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!(
-            "{file} is not a regular file (a {what} is read from an ordinary file, not a pipe, device or directory)"
-        ));
-    }
-    if meta.len() > limit {
-        return Err(format!(
-            "{file} is {} bytes, more than the {limit} bytes a {what} may have",
-            meta.len()
-        ));
-    }
-    let f = std::fs::File::open(file).map_err(|e| format!("cannot read {file}: {e}"))?;
-    let mut bytes = Vec::new();
-    f.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {file}: {e}"))?;
-    if bytes.len() as u64 > limit {
-        return Err(format!(
-            "{file} grew beyond the {limit} bytes a {what} may have"
-        ));
-    }
-    String::from_utf8(bytes).map_err(|_| format!("cannot read {file}: not UTF-8 text"))
-}
-
 /// Read a CSV whose first non-blank line is one of `headers` (comma
 /// separated names); `#` starts a comment line. Every value must be finite.
 pub fn read(file: &str, headers: &[&[&str]]) -> Result<Table, String> {
-    let text = read_bounded(file, MAX_FILE_BYTES, "channel table")?;
+    use crate::files::{read_text, Accept};
+    let text = read_text(Path::new(file), MAX_FILE_BYTES, Accept::Regular)
+        .map_err(|e| format!("cannot read {file}: {e}"))?;
     parse(file, &text, headers)
 }
 

@@ -43,6 +43,7 @@ use crate::observe::PacketLogOptions;
 use crate::result::RunResult;
 use crate::scenario::Plan;
 use crate::sim::{CancelFn, Driver, RunOptions, World};
+use crate::units::MAX_DURATION;
 use commands::Running;
 use host::Host;
 use serde::Serialize;
@@ -101,6 +102,8 @@ pub struct LiveReport {
     /// The record of the hosts' packets, if one was written.
     pub record: Option<String>,
     pub record_packets: Option<u64>,
+    /// Why the record could not be written whole (it cannot be replayed).
+    pub record_error: Option<String>,
     /// The pcap files written, with their number of packets.
     pub pcap_files: Option<Vec<(String, u64)>>,
     pub warnings: Vec<String>,
@@ -114,6 +117,9 @@ pub struct LiveOutcome {
     pub report: LiveReport,
 }
 
+/// The longest time stopped commands get between SIGTERM and SIGKILL.
+pub const MAX_GRACE: Dur = Dur(60_000_000_000);
+
 fn option_error(key: &str, msg: impl Into<String>) -> SimError {
     SimError::Scenario(ScenarioError::new("<options>", key, msg))
 }
@@ -122,6 +128,26 @@ fn option_error(key: &str, msg: impl Into<String>) -> SimError {
 /// live node exists and is an endpoint of a link; no link between live
 /// hosts names simulated segments (drop lists).
 pub fn check(plan: &Plan, opts: &LiveOptions) -> Result<Vec<u32>, SimError> {
+    if opts.grace > MAX_GRACE {
+        return Err(option_error(
+            "--grace",
+            format!(
+                "{} s is longer than the {} s a stopped command may be given",
+                opts.grace.as_secs_f64(),
+                MAX_GRACE.as_secs_f64()
+            ),
+        ));
+    }
+    if let Some(d) = opts.duration.filter(|d| *d > MAX_DURATION || d.0 == 0) {
+        return Err(option_error(
+            "--duration",
+            format!(
+                "{} s is out of range: must be above 0 and at most {} s (as run.duration)",
+                d.as_secs_f64(),
+                MAX_DURATION.as_secs_f64()
+            ),
+        ));
+    }
     let mut live: Vec<u32> = opts.live_nodes.clone();
     for c in &opts.commands {
         if c.node as usize >= plan.nodes.len() {
@@ -377,16 +403,26 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
     let stop_reason = driver.stopped.unwrap_or(StopReason::Duration);
     let counters = driver.counters;
     let lateness = driver.lateness.summary();
-    let record_error = driver.record_error.take();
-    let record_packets = driver.recorder.as_ref().map(|r| r.packets);
+    let mut record_error = driver.record_error.take();
+    let recorder = driver.recorder.take();
+    let record_packets = recorder.as_ref().map(|r| r.packets);
     let pcap_error = driver.pcap_error.take();
     let pcap_files = driver.pcap.take();
-    if let Some(r) = driver.recorder.take() {
-        r.finish().map_err(|e| setup("writing the record", e))?;
-    }
     drop(driver);
     cmds.stop();
     let stop = driven?;
+    // A record that cannot be completed (a full disk) costs the record,
+    // not the run's results: the report says so, and the record stays
+    // without the blocks that would let it be replayed.
+    if let Some(r) = recorder {
+        if let Err(e) = r.finish(stop) {
+            record_error = Some(e.to_string());
+        }
+    }
+    let record_error = record_error.map(|e| {
+        let path = opts.record.as_ref().map(|p| p.display().to_string());
+        format!("{}: cannot write: {e}", path.unwrap_or_default())
+    });
     let pcap_files = match pcap_files {
         Some(mut p) => {
             // What the log holds since the last write.
@@ -415,9 +451,6 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         });
     }
     let mut warnings = Vec::new();
-    if let Some(e) = record_error {
-        warnings.push(format!("the record stopped early: {e}"));
-    }
     let warn_s = opts.lateness_warn.as_secs_f64();
     if let Some(w) = lateness_warning(lateness.p99_s, warn_s, opts.realtime, &rt) {
         warnings.push(w);
@@ -461,6 +494,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         pid_namespaces: unshare.is_some(),
         record: opts.record.as_ref().map(|p| p.display().to_string()),
         record_packets,
+        record_error,
         pcap_files,
         warnings,
         exit_code,

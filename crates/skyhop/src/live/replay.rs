@@ -7,7 +7,7 @@
 //! same simulated flows' results.
 
 use super::ip;
-use super::record::Arrival;
+use super::record::Record;
 use crate::engine::Time;
 use crate::error::SimError;
 use crate::net::addr::node_of_ip;
@@ -46,16 +46,41 @@ fn replay_error(detail: String) -> SimError {
     SimError::Live { detail }
 }
 
-/// Replay `arrivals` (a live run's record) into `plan` with `seed`; the
-/// live nodes by name, the live run's stop time.
+/// Replay `record` (a live run's) into `plan` with `seed`; the live nodes
+/// by name, the live run's stop time (the record's own, and within the
+/// scenario's `run.duration`).
 pub fn run_replay(
     plan: &Plan,
     seed: u64,
-    arrivals: Vec<Arrival>,
+    record: Record,
     live_nodes: &[String],
     stop: Time,
     opts: &RunOptions,
 ) -> Result<RunResult, SimError> {
+    if stop != record.stop {
+        return Err(replay_error(format!(
+            "the run stopped at {} ns by its record, not at {} ns (stop_ns of replay.json)",
+            record.stop.0, stop.0
+        )));
+    }
+    let mut named: Vec<&String> = live_nodes.iter().collect();
+    let mut recorded: Vec<&String> = record.nodes.iter().collect();
+    named.sort();
+    recorded.sort();
+    if named != recorded {
+        let list = |v: &[&String]| v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+        return Err(replay_error(format!(
+            "the record's live nodes are {}, not {} (live_nodes)",
+            list(&recorded),
+            list(&named)
+        )));
+    }
+    if stop.0 > plan.duration.0 {
+        return Err(replay_error(format!(
+            "the run stops at {} ns, after the scenario's run.duration ({} ns)",
+            stop.0, plan.duration.0
+        )));
+    }
     let index = |name: &str| -> Result<u32, SimError> {
         plan.nodes
             .iter()
@@ -71,9 +96,16 @@ pub fn run_replay(
         .iter()
         .map(|n| index(n))
         .collect::<Result<_, _>>()?;
+    let arrivals = record.arrivals;
     let mut list = Vec::with_capacity(arrivals.len());
     for a in arrivals {
         let from = index(&a.node)?;
+        if !live.contains(&from) {
+            return Err(replay_error(format!(
+                "the record holds a packet from node {:?}, which is not among the live nodes",
+                a.node
+            )));
+        }
         let hd = ip::parse(&a.data)
             .ok_or_else(|| replay_error("the record holds a packet that is not IPv4".into()))?;
         let to = node_of_ip(hd.dst, plan.nodes.len()).ok_or_else(|| {

@@ -9,6 +9,18 @@ pub struct TleSat {
     pub elements: sgp4::Elements,
 }
 
+/// The largest TLE file read (bytes): some 380 000 satellites.
+pub const MAX_TLE_BYTES: u64 = 64 << 20;
+
+/// Read and parse the TLE file at `path` (a regular file of at most
+/// [`MAX_TLE_BYTES`]; a FIFO or a device is refused unread).
+pub fn read(path: &str) -> Result<Vec<TleSat>, String> {
+    use crate::files::{read_text, Accept};
+    let text = read_text(std::path::Path::new(path), MAX_TLE_BYTES, Accept::Regular)
+        .map_err(|e| format!("cannot read {path:?}: {e}"))?;
+    parse(path, &text)
+}
+
 /// Parse the text of a TLE file called `file` (for messages).
 pub fn parse(file: &str, text: &str) -> Result<Vec<TleSat>, String> {
     let lines: Vec<(usize, &str)> = text

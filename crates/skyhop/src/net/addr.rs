@@ -2,7 +2,11 @@
 //! `10.<i/256>.<i%256>.1`. The pcap export stamps packets with them,
 //! `skyhop describe` lists them, and a live run gives them to its hosts.
 
-/// The IPv4 address of node `i`.
+/// The most nodes (ground nodes and satellites) that have addresses of
+/// their own: 10.0.0.1 to 10.255.255.1.
+pub const MAX_NODES: usize = 1 << 16;
+
+/// The IPv4 address of node `i` (below [`MAX_NODES`]).
 pub fn node_ip(i: u32) -> [u8; 4] {
     [10, (i >> 8) as u8, (i & 0xff) as u8, 1]
 }

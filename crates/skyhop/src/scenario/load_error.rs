@@ -440,6 +440,59 @@ pub(super) fn from_serde(
     ScenarioError::new(file, key, message)
 }
 
+/// JSON text whose objects give no key twice (serde_json would keep the
+/// last value silently); the error names the key and where.
+pub(super) fn no_duplicate_keys(text: &str) -> Result<(), serde_json::Error> {
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+    struct Unique;
+    impl<'de> Deserialize<'de> for Unique {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(Unique)
+        }
+    }
+    impl<'de> Visitor<'de> for Unique {
+        type Value = Unique;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Unique, E> {
+            Ok(Unique)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Unique, E> {
+            Ok(Unique)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Unique, E> {
+            Ok(Unique)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Unique, E> {
+            Ok(Unique)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Unique, E> {
+            Ok(Unique)
+        }
+        fn visit_unit<E>(self) -> Result<Unique, E> {
+            Ok(Unique)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Unique, A::Error> {
+            while a.next_element::<Unique>()?.is_some() {}
+            Ok(Unique)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Unique, A::Error> {
+            let mut seen = std::collections::BTreeSet::new();
+            while let Some(k) = a.next_key::<String>()? {
+                if !seen.insert(k.clone()) {
+                    return Err(A::Error::custom(format!(
+                        "the key {k:?} is given twice in one object"
+                    )));
+                }
+                a.next_value::<Unique>()?;
+            }
+            Ok(Unique)
+        }
+    }
+    serde_json::from_str::<Unique>(text).map(|_| ())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

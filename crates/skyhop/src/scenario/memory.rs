@@ -49,6 +49,10 @@ pub const BYTES_PER_TRACE_POINT: u64 = 192;
 pub const ENGINE_BYTES_PER_TRACE_POINT: u64 = 16;
 /// Bytes per packet-log event (the event, its table row, the Python frame).
 pub const BYTES_PER_LOG_EVENT: u64 = 768;
+/// Bytes per packet a pcap file holds until the end, without a log table:
+/// the engine's record of it (measured: about 280 bytes a packet for
+/// Starlink Rome's pcap files; twice that charged).
+pub const BYTES_PER_PCAP_PACKET: u64 = 512;
 
 /// What a run records besides its results.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -60,6 +64,9 @@ pub struct Recording {
     /// The per-packet log (`--packet-log`, pcap files): its link directions
     /// and window.
     pub packet_log: Option<PacketLogOptions>,
+    /// The log only feeds pcap files (no `--packet-log` table built from
+    /// it): a packet costs [`BYTES_PER_PCAP_PACKET`], not three table rows.
+    pub pcap_only: bool,
 }
 
 /// The memory limit: `SKYHOP_MEMORY_LIMIT` (a size such as "4 GB"), else a
@@ -223,7 +230,21 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 .min(path_bytes.max((leg.cfg.initial_window as u64).saturating_mul(mss)));
             packets = packets.saturating_add(window / mss + 1);
             let segs = segments(plan, fi, li, duration_s).saturating_add(b.small_packets);
-            for &d in leg.fwd.iter().chain(leg.rev.iter()) {
+            // A leg across a moving network also crosses the plan's links
+            // of its route there (a gateway's fiber), both ways.
+            let routed = leg.figures.route_at_start.iter().flat_map(|r| {
+                r.windows(2).flat_map(|w| {
+                    plan.links.iter().enumerate().filter_map(move |(d, l)| {
+                        ((l.from, l.to) == (w[0], w[1]) || (l.from, l.to) == (w[1], w[0]))
+                            .then_some(d as u32)
+                    })
+                })
+            });
+            let mut crossed: Vec<u32> = leg.fwd.iter().chain(leg.rev.iter()).copied().collect();
+            crossed.extend(routed);
+            crossed.sort_unstable();
+            crossed.dedup();
+            for d in crossed {
                 let d = d as usize;
                 demand[d] = demand[d].saturating_add(segs.saturating_mul(2));
                 smallest[d] = smallest[d].min(leg.cfg.header_bytes as u64);
@@ -326,6 +347,11 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
         }
     }
     if let Some(log) = &rec.packet_log {
+        let per_packet = if rec.pcap_only {
+            BYTES_PER_PCAP_PACKET
+        } else {
+            3 * BYTES_PER_LOG_EVENT
+        };
         let from = log.from.0.min(plan.duration.0);
         let to = log.to.0.min(plan.duration.0);
         let secs = Dur(to.saturating_sub(from)).as_secs_f64();
@@ -338,11 +364,33 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 e.add(
                     true,
                     "--packet-log".into(),
-                    carried(d, secs)
-                        .saturating_mul(3)
-                        .saturating_mul(BYTES_PER_LOG_EVENT),
+                    carried(d, secs).saturating_mul(per_packet),
                     "narrow it with --packet-log-links or --packet-log-window",
                 );
+            }
+        }
+        // The links a moving network builds (pcap files): every segment
+        // and ACK of a leg on each built hop of its route at the start (at
+        // least the two ground links).
+        if plan.motion.is_some() && (log.link_dirs.is_none() || log.built_links) {
+            for (fi, f) in plan.flows.iter().enumerate() {
+                for (li, leg) in f.legs.iter().enumerate() {
+                    let Some(route) = &leg.figures.route_at_start else {
+                        continue;
+                    };
+                    let built = route
+                        .windows(2)
+                        .filter(|w| !plan.links.iter().any(|l| (l.from, l.to) == (w[0], w[1])))
+                        .count();
+                    e.add(
+                        true,
+                        "--packet-log".into(),
+                        segments(plan, fi, li, secs)
+                            .saturating_mul(2 * built.max(2) as u64)
+                            .saturating_mul(per_packet),
+                        "narrow it with --packet-log-links or --packet-log-window",
+                    );
+                }
             }
         }
     }
@@ -493,7 +541,8 @@ fn check_motion(plan: &Plan, file: &str, limit: u64) -> Result<(), ScenarioError
 }
 
 /// Refuse a run whose Gilbert–Elliott chains (channels and DVB-S links)
-/// would switch more often over `duration` than its event budget allows:
+/// would switch, or whose moving network would recompute its routes, more
+/// often over `duration` than its event budget allows:
 /// each switch is drawn, so a chain of nanosecond sojourns would keep a run
 /// busy for hours before its first packet.
 pub fn check_chains(
@@ -526,6 +575,26 @@ pub fn check_chains(
                     p.t_bad_s,
                 ));
             }
+        }
+    }
+    // A moving network's route recomputations, one event each.
+    if let Some(m) = &plan.motion {
+        use crate::net::mobile::RoutingPolicy;
+        let (key, period) = match m.routing {
+            RoutingPolicy::Interval(d) => ("routing.update", d),
+            RoutingPolicy::Epochs { period, .. } => ("routing.epoch", period),
+        };
+        let updates = duration.0 / period.0.max(1);
+        if updates > budget {
+            return Err(ScenarioError::new(
+                file,
+                key,
+                format!(
+                    "{} would recompute the routes {updates} times over {}, more than run.event_budget = {budget}: lengthen {key}, or shorten the run",
+                    crate::units::Duration(period),
+                    crate::units::Duration(duration),
+                ),
+            ));
         }
     }
     for (key, good, bad) in chains {

@@ -100,8 +100,10 @@ pub fn load_json_str_plan(
     sets: &[String],
     base: &std::path::Path,
 ) -> Result<Loaded, ScenarioError> {
-    let v: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| ScenarioError::new(file, "", format!("malformed JSON: {e}")))?;
+    let malformed =
+        |e: serde_json::Error| ScenarioError::new(file, "", format!("malformed JSON: {e}"));
+    let v: serde_json::Value = serde_json::from_str(text).map_err(malformed)?;
+    load_error::no_duplicate_keys(text).map_err(malformed)?;
     let tv = json_to_toml(&v, "").map_err(|(k, m)| ScenarioError::new(file, k, m))?;
     load_value(tv, file, sets, base)
 }
@@ -110,32 +112,23 @@ pub fn load_json_str_plan(
 pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 
 /// Read a scenario file (TOML, or JSON by extension), at most
-/// [`MAX_SCENARIO_BYTES`] of it (a pipe is read too; a device such as
-/// /dev/zero stops at the bound).
+/// [`MAX_SCENARIO_BYTES`] of it (a regular file or a pipe; a device such
+/// as /dev/zero, a FIFO nobody writes to or a directory is refused unread).
 pub fn load_path(path: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
     load_path_plan(path, sets).map(|l| l.scenario)
 }
 
 /// [`load_path`], keeping the plan the checks built.
 pub fn load_path_plan(path: &str, sets: &[String]) -> Result<Loaded, ScenarioError> {
-    use std::io::Read;
-    let cannot =
-        |e: String| ScenarioError::new(path, "", format!("cannot read scenario file: {e}"));
-    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-        return Err(cannot("is a directory".into()));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_SCENARIO_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| cannot(e.to_string()))?;
-    if bytes.len() as u64 > MAX_SCENARIO_BYTES {
-        return Err(cannot(format!(
-            "larger than {MAX_SCENARIO_BYTES} bytes, the most a scenario may have"
-        )));
-    }
-    let text = String::from_utf8(bytes).map_err(|_| cannot("not UTF-8 text".into()))?;
-    // Relative paths inside the scenario (fade traces, masking files) are
-    // relative to the scenario file.
+    use crate::files::{read_text, Accept};
+    let text = read_text(
+        std::path::Path::new(path),
+        MAX_SCENARIO_BYTES,
+        Accept::RegularOrPipe,
+    )
+    .map_err(|e| ScenarioError::new(path, "", format!("cannot read scenario file: {e}")))?;
+    // Relative paths inside the scenario (fade traces, masking files, a TLE
+    // file) are relative to the scenario file.
     let base = cwd().join(
         std::path::Path::new(path)
             .parent()
@@ -162,7 +155,10 @@ fn json_to_toml(v: &serde_json::Value, key: &str) -> Result<toml::Value, (String
             if let Some(i) = n.as_i64() {
                 toml::Value::Integer(i)
             } else if let Some(u) = n.as_u64() {
-                toml::Value::Float(u as f64)
+                return Err((
+                    key.to_string(),
+                    format!("{u} is larger than {}, the largest whole number a scenario holds (TOML's 64-bit integers)", i64::MAX),
+                ));
             } else {
                 toml::Value::Float(n.as_f64().unwrap_or(f64::NAN))
             }
@@ -192,13 +188,24 @@ fn json_to_toml(v: &serde_json::Value, key: &str) -> Result<toml::Value, (String
 /// Maps whose entries are named by the user: `--set` may not invent entries there.
 const NAMED_MAPS: &[(&str, &str)] = &[("nodes", "node"), ("links", "link"), ("flows", "flow")];
 
-fn parse_set_value(raw: &str) -> toml::Value {
+/// VALUE of `--set PATH=VALUE`: one TOML value, a bare word being a string;
+/// anything after the value (a newline and more TOML) is an error, not
+/// silently dropped.
+fn parse_set_value(raw: &str) -> Result<toml::Value, String> {
     let doc = format!("v = {raw}");
     match toml::from_str::<toml::Table>(&doc) {
-        Ok(mut t) => t
-            .remove("v")
-            .unwrap_or(toml::Value::String(raw.to_string())),
-        Err(_) => toml::Value::String(raw.trim().to_string()),
+        Ok(mut t) => {
+            let v = t
+                .remove("v")
+                .unwrap_or(toml::Value::String(raw.to_string()));
+            match t.keys().next() {
+                Some(more) => Err(format!(
+                    "{raw:?} is more than one value (it goes on to set {more:?}): give one TOML value after ="
+                )),
+                None => Ok(v),
+            }
+        }
+        Err(_) => Ok(toml::Value::String(raw.trim().to_string())),
     }
 }
 
@@ -307,7 +314,8 @@ fn apply_set(root: &mut toml::Value, set: &str, file: &str) -> Result<(), Scenar
             }
         };
         if i + 1 == parts.len() {
-            t.insert(part.to_string(), parse_set_value(raw));
+            let v = parse_set_value(raw).map_err(|m| ScenarioError::new(file, path, m))?;
+            t.insert(part.to_string(), v);
             return Ok(());
         }
         cur = t
@@ -326,7 +334,9 @@ fn check_whole_template(
     file: &str,
     path: &str,
 ) -> Result<(), ScenarioError> {
-    let toml::Value::Table(new) = parse_set_value(raw) else {
+    let toml::Value::Table(new) =
+        parse_set_value(raw).map_err(|m| ScenarioError::new(file, path, m))?
+    else {
         // Not a table: the template's own check says so.
         return Ok(());
     };
@@ -428,6 +438,10 @@ fn load_checked(
         for c in l.channel.iter_mut().chain(dir_channels) {
             c.resolve_paths(base);
         }
+    }
+    // A TLE file is found as a channel's files are: beside the scenario.
+    if let Some(t) = scn.constellation.as_mut().and_then(|c| c.tle.as_mut()) {
+        *t = crate::channel::table::resolve(base, t);
     }
     // Every value, then everything the run relies on, then the memory it
     // would need.

@@ -365,6 +365,31 @@ impl V<'_> {
                 ));
             }
         }
+        // A node of the scenario named like one of the cities added would
+        // silently take its place.
+        let added = crate::mobility::cities::cities();
+        let added = &added[..(c.cities.unwrap_or(0) as usize).min(added.len())];
+        if let Some((rank, city)) = added
+            .iter()
+            .enumerate()
+            .find(|(_, city)| scn.nodes.contains_key(city.name))
+        {
+            return Err(self.err(
+                format!("nodes.{}", city.name),
+                format!(
+                    "{:?} is also city {} of the {} constellation.cities adds: rename the node (or lower constellation.cities)",
+                    city.name,
+                    rank + 1,
+                    added.len()
+                ),
+            ));
+        }
+        if c.gsl.as_ref().is_some_and(|g| g.shift.is_some()) {
+            return Err(self.err(
+                "constellation.gsl.shift",
+                "only inter-satellite links have a slot shift (constellation.isl.shift)",
+            ));
+        }
         if c.tle.is_some() && (c.preset.is_some() || c.planes.is_some() || c.altitude.is_some()) {
             return Err(self.err(
                 "constellation.tle",

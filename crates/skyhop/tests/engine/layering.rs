@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 const RANKS: &[(&str, u32)] = &[
     ("engine", 0),
     ("error", 0),
+    ("files", 0),
     ("suggest", 0),
     ("units", 1),
     ("geo", 1),

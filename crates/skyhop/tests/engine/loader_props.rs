@@ -746,3 +746,91 @@ fn mutated_scenarios_load_or_give_one_keyed_error_never_a_panic() {
         );
     }
 }
+
+/// Hostile values of the constellation and routing keys (issue 39): each
+/// refused at its key, with the words that say why, before anything is
+/// allocated or run (a constellation of 4 billion satellites, a route
+/// recomputation every nanosecond, a TLE file that is a device).
+#[test]
+fn hostile_constellation_and_routing_values_are_refused_at_their_key() {
+    let base = include_str!("../../../../scenarios/starlink_rome.toml");
+    let cases: &[(&[&str], &str, &[&str])] = &[
+        (
+            &[
+                "constellation.planes=65535",
+                "constellation.per_plane=65535",
+            ],
+            "constellation.planes",
+            &["4294836225 satellites", "65536 nodes"],
+        ),
+        (
+            &["constellation.per_plane=4294967295"],
+            "constellation.planes",
+            &["more than the 65536 nodes"],
+        ),
+        (
+            &["constellation.planes=256", "constellation.per_plane=256"],
+            "constellation",
+            &[
+                "65539 nodes (3 on the ground, 65536 satellites)",
+                "10.255.255.1",
+            ],
+        ),
+        (
+            &["routing.update=\"1 ns\""],
+            "routing.update",
+            &["run.event_budget", "60000000000 times"],
+        ),
+        (
+            &["routing.policy=\"epochs\"", "routing.epoch=\"1 ns\""],
+            "routing.epoch",
+            &["run.event_budget"],
+        ),
+        (
+            &["constellation.phasing=\"x\""],
+            "constellation.phasing",
+            &["\"x\"", "half-offset", "whole number"],
+        ),
+        (
+            &["constellation.phasing=-1"],
+            "constellation.phasing",
+            &["-1", "half-offset"],
+        ),
+        (
+            &["constellation.phasing=1.5"],
+            "constellation.phasing",
+            &["1.5", "half-offset"],
+        ),
+        (
+            &["constellation.gsl.shift=3"],
+            "constellation.gsl.shift",
+            &["inter-satellite"],
+        ),
+        (
+            &["run.duration=\"10 s\"\nrun.seed = 5"],
+            "run.duration",
+            &["more than one value", "run"],
+        ),
+    ];
+    for (sets, key, words) in cases {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let e = catch_unwind(AssertUnwindSafe(|| load_str(base, "p.toml", &sets)))
+            .unwrap_or_else(|_| panic!("the loader panicked on {sets:?}"))
+            .expect_err(&format!("accepted: {sets:?}"));
+        assert_eq!(e.key, *key, "{e} ({sets:?})");
+        assert!(!e.message.contains("untagged"), "{e}");
+        for w in *words {
+            assert!(e.message.contains(w), "{e} does not say {w:?} ({sets:?})");
+        }
+    }
+    // A node named like one of the cities constellation.cities adds would
+    // silently be that city.
+    let tokyo = base
+        .replace("[nodes.Rome]", "[nodes.Tokyo]")
+        .replace("\"Rome\"", "\"Tokyo\"");
+    let sets = vec!["constellation.cities=3".to_string()];
+    let e = load_str(&tokyo, "p.toml", &sets).unwrap_err();
+    assert_eq!(e.key, "nodes.Tokyo", "{e}");
+    assert!(e.message.contains("city 1 of the 3"), "{e}");
+    assert!(load_str(&tokyo, "p.toml", &[]).is_ok());
+}

@@ -5,6 +5,7 @@ use super::figures::Figures;
 use super::{access, flows, links, motion, tcp, warnings, Plan};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
+use crate::net::addr::MAX_NODES;
 use crate::scenario::schema::Scenario;
 use crate::scenario::validate;
 use std::collections::BTreeMap;
@@ -44,6 +45,9 @@ impl Plan {
         // constellation adds.
         let mut nodes: Vec<String> = scn.nodes.keys().cloned().collect();
         nodes.extend(added.iter().map(|c| c.name.to_string()));
+        if nodes.len() > MAX_NODES {
+            return Err(too_many(file, "nodes", nodes.len(), 0));
+        }
         let places = motion::places(scn, file, &added)?;
         let index: BTreeMap<&str, u32> = nodes
             .iter()
@@ -62,6 +66,17 @@ impl Plan {
             net.motions.clone(),
             duration_hint,
         )?;
+        if let Some(m) = motion
+            .as_ref()
+            .filter(|m| nodes.len() + m.extra_nodes.len() > MAX_NODES)
+        {
+            return Err(too_many(
+                file,
+                "constellation",
+                nodes.len(),
+                m.extra_nodes.len(),
+            ));
+        }
         if let Some(m) = &motion {
             for r in &m.gsls {
                 net.grounds.extend(r.grounds.iter().copied());
@@ -98,4 +113,16 @@ impl Plan {
         plan.warnings.extend(more);
         Ok(plan)
     }
+}
+
+/// More nodes than have addresses (node addresses would repeat).
+fn too_many(file: &str, key: &str, ground: usize, satellites: usize) -> ScenarioError {
+    ScenarioError::new(
+        file,
+        key,
+        format!(
+            "{} nodes ({ground} on the ground, {satellites} satellites), more than the {MAX_NODES} skyhop can address (10.0.0.1 to 10.255.255.1)",
+            ground + satellites
+        ),
+    )
 }

@@ -204,6 +204,17 @@ fn cuts(cx: &Ctx, name: &str, f: &FlowSection, path: &[u32]) -> Result<Vec<usize
                 ),
             )
         })?;
+        let routed = path.len() == 2 && cx.net.topology.path(path[0], path[1]).is_none();
+        if routed && !path.contains(&id) {
+            // The path crosses a moving network: routed during the run.
+            return Err(cx.err(
+                pk,
+                format!(
+                    "the flow crosses the moving network from {:?} to {:?}, routed hop by hop during the run; a proxy on that route (at {p:?}) is not modelled: proxies sit on static links (give the flow a path of static links through {p:?}, or no proxy)",
+                    cx.nodes[path[0] as usize], cx.nodes[path[1] as usize]
+                ),
+            ));
+        }
         let pos = path.iter().position(|&n| n == id).ok_or_else(|| {
             cx.err(
                 pk.clone(),

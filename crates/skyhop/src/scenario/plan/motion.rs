@@ -15,6 +15,7 @@ use crate::error::ScenarioError;
 use crate::geo::{self, delay_of, geodetic_to_ecef, look_angles, Track, Vec3, Waypoint};
 use crate::mobility::cities::{cities, City};
 use crate::mobility::{self, tle, Epoch, NodeMotion, Orbiter, Phasing, Shell};
+use crate::net::addr::MAX_NODES;
 use crate::net::mobile::{ConstellationPlan, LinkClass, LinkMotion, MotionPlan, RoutingPolicy};
 use crate::net::moving::{Visibility, WhenDown};
 use crate::scenario::schema::{
@@ -245,9 +246,17 @@ fn constellation(
     let mut altitude_m = None;
     let mut isls = Vec::new();
     let sats: Vec<(String, Orbiter)> = if let Some(path) = &c.tle {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| err(file, key("tle"), format!("cannot read {path:?}: {e}")))?;
-        let sets = tle::parse(path, &text).map_err(|m| err(file, key("tle"), m))?;
+        let sets = tle::read(path).map_err(|m| err(file, key("tle"), m))?;
+        if sets.len() > MAX_NODES {
+            return Err(err(
+                file,
+                key("tle"),
+                format!(
+                    "{path}: {} satellites, more than the {MAX_NODES} nodes skyhop can address",
+                    sets.len()
+                ),
+            ));
+        }
         let start = start.unwrap_or_else(|| {
             Epoch(
                 sets.iter()
@@ -314,6 +323,19 @@ fn constellation(
             };
             err(file, key(k), m)
         })?;
+        // Counted before anything is allocated for them.
+        if shell.satellites() > MAX_NODES {
+            return Err(err(
+                file,
+                key("planes"),
+                format!(
+                    "{} planes of {} satellites are {} satellites, more than the {MAX_NODES} nodes skyhop can address",
+                    shell.planes,
+                    shell.per_plane,
+                    shell.satellites()
+                ),
+            ));
+        }
         altitude_m = Some(shell.altitude_km * 1e3);
         if let Some(isl) = &c.isl {
             isls = shell.plus_grid(isl.shift.unwrap_or(0));

@@ -58,11 +58,48 @@ impl ShellPreset {
 }
 
 /// Walker-delta phasing F, or "half-offset".
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum PhasingSection {
     Walker(u32),
     Named(PhasingName),
+}
+
+/// Read by hand, so that a wrong value is named with what is accepted
+/// (an untagged enum's error names neither).
+impl<'de> Deserialize<'de> for PhasingSection {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        const ACCEPTED: &str =
+            "expected a whole number F (Walker-delta phasing, 0 <= F < planes) or \"half-offset\"";
+        impl serde::de::Visitor<'_> for V {
+            type Value = PhasingSection;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(ACCEPTED)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                u32::try_from(v)
+                    .map(PhasingSection::Walker)
+                    .map_err(|_| E::custom(format!("{v} is out of range: {ACCEPTED}")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::custom(format!("{v} is out of range: {ACCEPTED}"))),
+                }
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Err(E::custom(format!("{v} is not a phasing: {ACCEPTED}")))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                match v {
+                    "half-offset" => Ok(PhasingSection::Named(PhasingName::HalfOffset)),
+                    _ => Err(E::custom(format!("{v:?} is not a phasing: {ACCEPTED}"))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
