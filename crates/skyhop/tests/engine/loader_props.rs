@@ -753,7 +753,7 @@ fn mutated_scenarios_load_or_give_one_keyed_error_never_a_panic() {
 /// recomputation every nanosecond, a TLE file that is a device).
 #[test]
 fn hostile_constellation_and_routing_values_are_refused_at_their_key() {
-    let base = include_str!("../../../../scenarios/starlink_rome.toml");
+    let base = include_str!("../../../../scenarios/leo_rome_geometric.toml");
     let cases: &[(&[&str], &str, &[&str])] = &[
         (
             &[
