@@ -283,7 +283,7 @@ def check_memory(
     pcap files of ``observe``, as for :func:`run_seeds`) counts for every run."""
     opts = None
     if observe is not None:
-        opts = json.dumps({k: v for k, v in observe.items() if k != "pcap_per_seed"})
+        opts = json.dumps(dict(observe))
     jobs = min(runs, jobs or default_jobs())
     _core.check_memory(scenario.loaded, trace, opts, runs, jobs)
 
@@ -343,10 +343,7 @@ def run_seeds(
                 if observe is None:
                     text = _core.run(scenario.loaded, s, trace)
                 else:
-                    opts = {k: v for k, v in observe.items() if k != "pcap_per_seed"}
-                    if observe.get("pcap_per_seed"):
-                        opts["pcap_suffix"] = f".seed{s}"
-                    text = _core.run_observed(scenario.loaded, s, trace, json.dumps(opts))
+                    text = _core.run_observed(scenario.loaded, s, trace, json.dumps(dict(observe)))
                 done.put((s, text, None))
             except BaseException as e:  # handed to the caller's thread
                 done.put((s, None, e))

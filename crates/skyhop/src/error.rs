@@ -82,6 +82,20 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
+impl SimError {
+    /// The error's kind, as the Python API's `SimulationError.kind` names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SimError::Scenario(_) => "scenario",
+            SimError::EventBudgetExceeded { .. } => "event_budget",
+            SimError::ByteConservation { .. } => "byte_conservation",
+            SimError::CacheOverflow { .. } => "cache_overflow",
+            SimError::Cancelled { .. } => "cancelled",
+            SimError::Live { .. } => "live",
+        }
+    }
+}
+
 impl From<ScenarioError> for SimError {
     fn from(e: ScenarioError) -> Self {
         SimError::Scenario(e)

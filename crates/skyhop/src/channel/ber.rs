@@ -52,7 +52,7 @@ impl ChannelModel for Ber {
             return false;
         }
         let p = self.loss_probability(tx.bytes);
-        p > 0.0 && self.rng.uniform() < p
+        self.rng.bernoulli(p)
     }
     fn state(&mut self, _now: Time) -> Option<ChannelState> {
         Some(ChannelState {

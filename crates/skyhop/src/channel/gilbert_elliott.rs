@@ -69,7 +69,7 @@ impl GilbertElliott {
             t_good_s > 0.0 && t_bad_s > 0.0,
             "Gilbert–Elliott sojourn means must be positive"
         );
-        let initial_bad = initial.unwrap_or_else(|| rng.uniform() < t_bad_s / (t_good_s + t_bad_s));
+        let initial_bad = initial.unwrap_or_else(|| rng.bernoulli(t_bad_s / (t_good_s + t_bad_s)));
         GilbertElliott {
             mean_good_s: t_good_s,
             mean_bad_s: t_bad_s,
@@ -337,14 +337,7 @@ impl ChannelModel for GilbertElliottChannel {
             self.good
         };
         let p = state.probability(tx.bytes);
-        // No draw for a certain outcome, so p = 0 / 1 stays exact.
-        if p <= 0.0 {
-            false
-        } else if p >= 1.0 {
-            true
-        } else {
-            self.rng.uniform() < p
-        }
+        self.rng.bernoulli(p)
     }
 
     fn state(&mut self, now: Time) -> Option<ChannelState> {

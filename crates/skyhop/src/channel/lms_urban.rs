@@ -659,13 +659,7 @@ impl ChannelModel for LmsUrban {
         }
         let shadowed = !self.los_at(tx.start) || !self.los_at(tx.end);
         let p = if shadowed { self.shadowed } else { self.los }.probability(tx.bytes);
-        if p <= 0.0 {
-            false
-        } else if p >= 1.0 {
-            true
-        } else {
-            self.rng.uniform() < p
-        }
+        self.rng.bernoulli(p)
     }
 
     fn state(&mut self, now: Time) -> Option<ChannelState> {

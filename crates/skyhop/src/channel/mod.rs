@@ -23,6 +23,7 @@ pub mod lms_urban;
 pub mod loss;
 mod per;
 pub mod registry;
+pub mod sample;
 pub mod table;
 pub mod trace;
 

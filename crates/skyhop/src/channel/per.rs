@@ -40,7 +40,7 @@ impl ChannelModel for Per {
     #[inline]
     fn is_lost(&mut self, tx: &Tx) -> bool {
         // Draws only when the model applies, so other packets shift no draw.
-        self.apply_to.covers(tx.kind) && self.p > 0.0 && self.rng.uniform() < self.p
+        self.apply_to.covers(tx.kind) && self.rng.bernoulli(self.p)
     }
     fn state(&mut self, _now: Time) -> Option<ChannelState> {
         Some(ChannelState {

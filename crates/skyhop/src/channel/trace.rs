@@ -158,13 +158,7 @@ impl ChannelModel for Trace {
             return false;
         }
         let p = self.data.probability(tx.start, tx.bytes);
-        if p <= 0.0 {
-            false
-        } else if p >= 1.0 {
-            true
-        } else {
-            self.rng.uniform() < p
-        }
+        self.rng.bernoulli(p)
     }
     fn state(&mut self, now: Time) -> Option<ChannelState> {
         Some(ChannelState {

@@ -43,10 +43,20 @@ impl RngStream {
     pub fn uniform(&mut self) -> f64 {
         self.0.gen::<f64>()
     }
-    /// True with probability `p`.
+    /// True with probability `p`. A certain outcome (`p <= 0` or `p >= 1`)
+    /// draws nothing, so the stream's later draws do not depend on how many
+    /// certain outcomes came before (a loss probability of exactly 0 or 1
+    /// stays exact and costs no draw). Every Bernoulli trial of the engine
+    /// is this one.
     #[inline]
     pub fn bernoulli(&mut self, p: f64) -> bool {
-        p > 0.0 && self.uniform() < p
+        if p <= 0.0 {
+            false
+        } else if p >= 1.0 {
+            true
+        } else {
+            self.uniform() < p
+        }
     }
     /// Exponentially distributed with the given mean.
     pub fn exponential(&mut self, mean: f64) -> f64 {

@@ -28,6 +28,7 @@ mod ip;
 mod lateness;
 pub mod record;
 pub mod replay;
+pub mod request;
 mod sys;
 
 pub use commands::{addr_var, CommandResult, CommandSpec};

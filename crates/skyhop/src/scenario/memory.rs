@@ -64,8 +64,9 @@ pub struct Recording {
     /// The per-packet log (`--packet-log`, pcap files): its link directions
     /// and window.
     pub packet_log: Option<PacketLogOptions>,
-    /// The log only feeds pcap files (no `--packet-log` table built from
-    /// it): a packet costs [`BYTES_PER_PCAP_PACKET`], not three table rows.
+    /// The log only feeds pcap files (`--pcap` without `--packet-log`): a
+    /// packet costs [`BYTES_PER_PCAP_PACKET`], not three table rows, and a
+    /// refusal names `--pcap` and its options.
     pub pcap_only: bool,
 }
 
@@ -361,11 +362,19 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 .as_ref()
                 .is_none_or(|ds| ds.contains(&(d as u32)));
             if logged {
+                let (key, hint) = if rec.pcap_only {
+                    ("--pcap", "narrow it with --pcap-links")
+                } else {
+                    (
+                        "--packet-log",
+                        "narrow it with --packet-log-links or --packet-log-window",
+                    )
+                };
                 e.add(
                     true,
-                    "--packet-log".into(),
+                    key.into(),
                     carried(d, secs).saturating_mul(per_packet),
-                    "narrow it with --packet-log-links or --packet-log-window",
+                    hint,
                 );
             }
         }
@@ -551,6 +560,18 @@ pub fn check_chains(
     duration: Dur,
     budget: u64,
 ) -> Result<(), ScenarioError> {
+    check_chains_over(plan, file, duration, budget, "shorten the run")
+}
+
+/// [`check_chains`] over a span other than a run's (a channel plot's):
+/// the message ends with `lengthen t_good and t_bad, or <shorten>`.
+pub fn check_chains_over(
+    plan: &Plan,
+    file: &str,
+    duration: Dur,
+    budget: u64,
+    shorten: &str,
+) -> Result<(), ScenarioError> {
     let secs = duration.as_secs_f64();
     let mut chains: Vec<(String, f64, f64)> = Vec::new();
     for (d, l) in plan.links.iter().enumerate() {
@@ -606,7 +627,7 @@ pub fn check_chains(
                 file,
                 key_only,
                 format!(
-                    "the channel would switch about {switches:.2e} times over {} (mean sojourns t_good = {}, t_bad = {}), more than run.event_budget = {budget}: lengthen t_good and t_bad, or shorten the run",
+                    "the channel would switch about {switches:.2e} times over {} (mean sojourns t_good = {}, t_bad = {}), more than run.event_budget = {budget}: lengthen t_good and t_bad, or {shorten}",
                     crate::units::Duration(duration),
                     crate::units::Duration(Dur((good * 1e9).round() as u64)),
                     crate::units::Duration(Dur((bad * 1e9).round() as u64)),

@@ -8,13 +8,14 @@ pub mod json_schema;
 mod load_error;
 mod memory;
 mod plan;
+pub mod proxy_sizing;
 mod schema;
 mod templates;
 mod validate;
 
 pub use memory::{
-    check_against, check_chains, check_with, estimate, estimate_memory, limit_from, memory_limit,
-    Estimate, Recording, BYTES_PER_PACKET,
+    check_against, check_chains, check_chains_over, check_with, estimate, estimate_memory,
+    limit_from, memory_limit, Estimate, Recording, BYTES_PER_PACKET,
 };
 pub use plan::{
     bytes_in, plan_builds, LegFigures, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory,

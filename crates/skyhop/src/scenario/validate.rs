@@ -152,29 +152,9 @@ impl V<'_> {
         if a.n == Some(0) {
             return Err(self.err(k("n"), "N = 0 connections: must be at least 1"));
         }
-        match a.mode.unwrap_or(AeroMode::Static) {
-            AeroMode::Prdp if a.peak_rate.is_none() => {
-                Err(self.err(k("peak_rate"), "mode \"prdp\" needs peak_rate"))
-            }
-            AeroMode::Window => match a.window {
-                None => Err(self.err(k("window"), "mode \"window\" needs window (segments)")),
-                Some(0) => Err(self.err(
-                    k("window"),
-                    "a zero allocation: the window must be at least 1 segment",
-                )),
-                Some(_) => Ok(()),
-            },
-            AeroMode::Table => match &a.rates {
-                None => Err(self.err(k("rates"), "mode \"table\" needs rates")),
-                Some(r) if r.is_empty() => Err(self.err(
-                    k("rates"),
-                    "a zero allocation: give at least one target rate",
-                )),
-                Some(r) => r
-                    .iter()
-                    .enumerate()
-                    .try_for_each(|(i, x)| self.rate(&format!("{}[{i}]", k("rates")), Some(*x))),
-            },
+        match a.rule().map_err(|(f, m)| self.err(k(f), m))? {
+            AeroRule::Table { rates } => (rates.iter().enumerate())
+                .try_for_each(|(i, x)| self.rate(&format!("{}[{i}]", k("rates")), Some(*x))),
             _ => Ok(()),
         }
     }
@@ -192,74 +172,7 @@ impl V<'_> {
         self.size(&k("cache"), p.cache, 0, MAX_BUFFER)?;
         self.size(&k("recv_buffer"), p.recv_buffer, 0, MAX_BUFFER)?;
         self.size(&k("send_buffer"), p.send_buffer, 0, MAX_BUFFER)?;
-        if p.cache.is_some() && p.cache_packets.is_some() {
-            return Err(self.err(k("cache"), "give cache or cache_packets, not both"));
-        }
-        for (f, zero) in [
-            ("cache", p.cache.is_some_and(|c| c.0 == 0)),
-            ("cache_packets", p.cache_packets == Some(0)),
-        ] {
-            if zero {
-                return Err(self.err(k(f), "a proxy cache must hold at least one packet"));
-            }
-        }
-        // Keys the policy does not read are refused, not silently ignored.
-        let policy = p.policy.unwrap_or(ProxyPolicyName::HalfFree);
-        let word = match policy {
-            ProxyPolicyName::HalfFree => "\"half-free\"",
-            ProxyPolicyName::Third => "\"third\"",
-            ProxyPolicyName::Buffers => "\"buffers\"",
-        };
-        let default = if p.policy.is_none() {
-            " (the default)"
-        } else {
-            ""
-        };
-        if policy == ProxyPolicyName::Buffers {
-            for (f, given) in [
-                ("cache", p.cache.is_some()),
-                ("cache_packets", p.cache_packets.is_some()),
-            ] {
-                if given {
-                    return Err(self.err(
-                        k(f),
-                        format!("policy {word} sizes the proxy with recv_buffer and send_buffer and does not use {f}: remove it, or choose policy \"half-free\" or \"third\""),
-                    ));
-                }
-            }
-        } else {
-            for (f, given) in [
-                ("recv_buffer", p.recv_buffer.is_some()),
-                ("send_buffer", p.send_buffer.is_some()),
-            ] {
-                if given {
-                    return Err(self.err(
-                        k(f),
-                        format!("policy {word}{default} uses cache or cache_packets, not {f} (a key of policy \"buffers\"): remove it, or set policy = \"buffers\""),
-                    ));
-                }
-            }
-        }
-        if p.policy == Some(ProxyPolicyName::Buffers) {
-            if p.send_buffer.is_none() {
-                return Err(self.err(
-                    k("send_buffer"),
-                    "the buffers policy needs send_buffer (and recv_buffer)",
-                ));
-            }
-            match p.recv_buffer {
-                None => {
-                    return Err(self.err(
-                        k("recv_buffer"),
-                        "the buffers policy needs recv_buffer (and send_buffer)",
-                    ))
-                }
-                Some(Size(0)) => {
-                    return Err(self.err(k("recv_buffer"), "must hold at least one packet"))
-                }
-                Some(_) => {}
-            }
-        }
+        super::proxy_sizing::sizing(p).map_err(|(f, m)| self.err(k(f), m))?;
         Ok(())
     }
 

@@ -73,12 +73,12 @@ mod tests {
             let mut at = (rng.uniform() * 5000.0) as u64;
             for _ in 0..(rng.uniform() * 60.0) as usize {
                 // Mostly 1000-byte records, some shorter, some gaps.
-                let len = if rng.uniform() < 0.8 {
+                let len = if rng.bernoulli(0.8) {
                     1000
                 } else {
                     1 + (rng.uniform() * 1500.0) as u64
                 };
-                if rng.uniform() < 0.1 {
+                if rng.bernoulli(0.1) {
                     at += (rng.uniform() * 3000.0) as u64;
                 }
                 v.push_back((at, at + len));

@@ -39,8 +39,8 @@ const RANKS: &[(&str, u32)] = &[
     ("result", 5),
     ("scenario", 6),
     ("sim", 7),
-    ("export", 7),
-    ("live", 8),
+    ("export", 8),
+    ("live", 9),
 ];
 
 /// One source file: its module path and what the scan found in it.

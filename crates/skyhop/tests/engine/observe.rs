@@ -263,3 +263,109 @@ fn thinned_traces_are_the_full_traces_sampled_and_change_nothing_else() {
     b.traces.clear();
     assert_eq!(a, b);
 }
+
+/// The records of a pcap file written by skyhop (little-endian, nanosecond
+/// timestamps): each record's time in ns.
+fn pcap_times(path: &std::path::Path) -> Vec<u64> {
+    let b = std::fs::read(path).unwrap();
+    assert_eq!(&b[..4], &0xa1b2_3c4du32.to_le_bytes(), "nanosecond pcap");
+    let word = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+    let (mut at, mut times) = (24, Vec::new());
+    while at < b.len() {
+        times.push(word(at) as u64 * 1_000_000_000 + word(at + 4) as u64);
+        at += 16 + word(at + 8) as usize;
+    }
+    assert_eq!(at, b.len(), "whole records");
+    times
+}
+
+#[test]
+fn an_observed_run_writes_the_clis_pcap_files_and_keeps_the_log_to_its_links_and_window() {
+    use skyhop::export::Observe;
+    let scn = load_str(
+        TWO_FLOWS,
+        "two.toml",
+        &common::studies(&["run.duration=\"6 s\""]),
+    )
+    .unwrap();
+    let plan = Plan::build(&scn, "two.toml").unwrap();
+    let dir = std::env::temp_dir().join(format!("skyhop-observe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let observe = Observe {
+        log: true,
+        log_links: Some(vec!["rd".into()]),
+        log_window: Some((1.0, 2.0)),
+        pcap_dir: Some(dir.clone()),
+        pcap_links: Some(vec!["rd:forward".into(), "ar".into()]),
+        pcap_per_seed: true,
+        ..Observe::default()
+    };
+    let run = observe
+        .resolve(&plan)
+        .unwrap()
+        .run(&plan, 3, false, None)
+        .unwrap();
+    // `skyhop run --pcap DIR --pcap-per-seed`: <link>.<direction>.seed<N>.pcap
+    let files = run.pcap_files.clone().unwrap();
+    let names: Vec<String> = files
+        .iter()
+        .map(|(p, _)| p.rsplit('/').next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "ar.forward.seed3.pcap",
+            "ar.reverse.seed3.pcap",
+            "rd.forward.seed3.pcap"
+        ]
+    );
+    // Each file holds every packet its link direction accepted, in time
+    // order, over the whole run (the log's window does not cut pcap files).
+    for (path, n) in &files {
+        let times = pcap_times(std::path::Path::new(path));
+        let name = path.rsplit('/').next().unwrap();
+        let l = (run.result.links.iter())
+            .find(|l| name.starts_with(&format!("{}.{}.", l.link, l.dir)))
+            .unwrap();
+        assert_eq!((times.len() as u64, *n), (l.packets, l.packets), "{name}");
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{name}");
+        assert!(times[0] < 1_000_000_000 && *times.last().unwrap() > 2_000_000_000);
+    }
+    // The log: rd only, within [1 s, 2 s]; observing changed no result.
+    let log = run.packet_log.as_ref().unwrap();
+    assert!(!log.t_s.is_empty());
+    assert!(log.link.iter().all(|l| l == "rd"));
+    assert!(log.t_s.iter().all(|&t| (1.0..=2.0).contains(&t)));
+    assert_eq!(run.result, run_plain(&scn));
+    // Without --pcap-per-seed: <link>.<direction>.pcap; a bad link names its option.
+    let once = Observe {
+        pcap_dir: Some(dir.clone()),
+        pcap_links: Some(vec!["rd:forward".into()]),
+        ..Observe::default()
+    };
+    let files = once
+        .resolve(&plan)
+        .unwrap()
+        .run(&plan, 3, false, None)
+        .unwrap();
+    assert!(files.pcap_files.unwrap()[0].0.ends_with("/rd.forward.pcap"));
+    let bad = Observe {
+        pcap_links: Some(vec!["nope".into()]),
+        ..once
+    };
+    let e = bad.resolve(&plan).unwrap_err();
+    assert_eq!(
+        (e.file.as_str(), e.key.as_str()),
+        ("<options>", "--pcap-links")
+    );
+    assert!(
+        e.message
+            .starts_with("unknown link \"nope\" (links: ar, br, rd)"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn run_plain(scn: &skyhop::scenario::Scenario) -> RunResult {
+    run(scn, 3, &RunOptions::default()).unwrap()
+}

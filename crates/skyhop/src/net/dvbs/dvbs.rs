@@ -335,13 +335,7 @@ impl DvbsLink {
         let end = now + dur;
         let bad = self.chain.bad_during(now, end);
         let p = self.params.errors.loss_probability(mode, bad);
-        let lost = if p <= 0.0 {
-            false
-        } else if p >= 1.0 {
-            true
-        } else {
-            self.frame_rng.uniform() < p
-        };
+        let lost = self.frame_rng.bernoulli(p);
         self.tx_busy = true;
         {
             let seq = io.next_seq();
@@ -430,7 +424,7 @@ impl DvbsLink {
                 }
                 RxOut::Ack(a) => {
                     self.counters.arq_acks_sent += 1;
-                    let lost = self.params.alr > 0.0 && self.ret_rng.uniform() < self.params.alr;
+                    let lost = self.ret_rng.bernoulli(self.params.alr);
                     self.counters.arq_acks_lost += lost as u64;
                     self.ret
                         .enqueue(now, ARQ_ACK_BYTES, RetItem::Ack(a), lost, io);
@@ -504,7 +498,7 @@ impl LinkLayer for DvbsLink {
             Dir::Reverse => {
                 // TCP ACKs are five ARQ ACKs long: lost with 1 − (1 − ALR)^5.
                 let alr = self.params.alr;
-                let mut lost = alr > 0.0 && self.ret_rng.uniform() < 1.0 - (1.0 - alr).powi(5);
+                let mut lost = self.ret_rng.bernoulli(1.0 - (1.0 - alr).powi(5));
                 if !lost && !self.ret.channels.is_empty() {
                     let start = self.ret.busy_until.max(now);
                     let tx = Tx {

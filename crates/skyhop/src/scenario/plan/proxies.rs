@@ -5,7 +5,8 @@
 use super::PlanProxy;
 use crate::error::ScenarioError;
 use crate::pep::ProxyPolicy;
-use crate::scenario::schema::{ProxyPolicyName, ProxySection};
+use crate::scenario::proxy_sizing::{sizing, CacheSize, ProxySizing};
+use crate::scenario::schema::ProxySection;
 
 const DEFAULT_CACHE_PACKETS: u64 = 200;
 
@@ -23,30 +24,38 @@ pub(super) fn resolve(
     relay: Option<(u64, u64)>,
 ) -> Result<PlanProxy, ScenarioError> {
     let pkey = |k: &str| format!("nodes.{node}.proxy.{k}");
-    let unset = sec.policy.is_none()
-        && sec.cache.is_none()
-        && sec.cache_packets.is_none()
-        && sec.recv_buffer.is_none()
-        && sec.send_buffer.is_none();
-    if let (true, Some((recv, send))) = (unset, relay) {
-        // A socket-style relay: the window is the free receive buffer, the
-        // outgoing leg holds at most its send buffer unacknowledged.
-        return Ok(PlanProxy {
-            node: id,
-            policy: ProxyPolicy::Buffers,
-            cache_bytes: recv.max(mss),
-            send_buffer: send.max(mss),
-            ack_after_forward: sec.ack_after_forward.unwrap_or(false),
-        });
-    }
-    let name = sec.policy.unwrap_or(ProxyPolicyName::HalfFree);
-    let policy = name.policy();
-    // Given in bytes, in packets of the incoming leg, or by default.
-    let cache_bytes = match (policy, sec.recv_buffer, sec.cache, sec.cache_packets) {
-        (ProxyPolicy::Buffers, Some(r), _, _) => r.0,
-        (_, _, Some(c), _) => c.0,
-        (_, _, None, Some(n)) => n * mss,
-        (_, _, None, None) => DEFAULT_CACHE_PACKETS * mss,
+    let sizing = sizing(sec).map_err(|(k, m)| ScenarioError::new(file, pkey(k), m))?;
+    let ack_after_forward = sec.ack_after_forward.unwrap_or(false);
+    // (policy, cache bytes and the key giving them, send buffer)
+    let (policy, (cache_bytes, key), send_buffer) = match (sizing, relay) {
+        (ProxySizing::Unset, Some((recv, send))) => {
+            // A socket-style relay: the window is the free receive buffer,
+            // the outgoing leg holds at most its send buffer unacknowledged.
+            return Ok(PlanProxy {
+                node: id,
+                policy: ProxyPolicy::Buffers,
+                cache_bytes: recv.max(mss),
+                send_buffer: send.max(mss),
+                ack_after_forward,
+            });
+        }
+        (ProxySizing::Unset, None) => (
+            ProxyPolicy::HalfFree,
+            (DEFAULT_CACHE_PACKETS * mss, "cache_packets"),
+            0,
+        ),
+        (ProxySizing::Cache { policy, size }, _) => {
+            // Given in bytes, in packets of the incoming leg, or by default.
+            let cache = match size {
+                CacheSize::Bytes(b) => (b, "cache"),
+                CacheSize::Packets(n) => (n * mss, "cache_packets"),
+                CacheSize::Default => (DEFAULT_CACHE_PACKETS * mss, "cache_packets"),
+            };
+            (policy, cache, 0)
+        }
+        (ProxySizing::Buffers { recv, send }, _) => {
+            (ProxyPolicy::Buffers, (recv, "recv_buffer"), send)
+        }
     };
     // The policy must be able to advertise one full segment on an empty
     // cache, or the incoming leg could only crawl on probes.
@@ -56,31 +65,16 @@ pub(super) fn resolve(
         ProxyPolicy::Buffers => 1,
     };
     if cache_bytes < min_segments * mss {
-        let k = if policy == ProxyPolicy::Buffers {
-            pkey("recv_buffer")
-        } else if sec.cache.is_some() {
-            pkey("cache")
-        } else {
-            pkey("cache_packets")
-        };
         return Err(ScenarioError::new(
             file,
-            k,
+            pkey(key),
             format!(
                 "{cache_bytes} B is too small: the {} policy needs at least {min_segments} segments ({} B) to advertise one full segment",
-                policy_word(name),
+                policy_word(policy),
                 min_segments * mss
             ),
         ));
     }
-    let send_buffer = match policy {
-        ProxyPolicy::Buffers => {
-            sec.send_buffer
-                .expect("checked: buffers has a send buffer")
-                .0
-        }
-        _ => 0,
-    };
     if policy == ProxyPolicy::Buffers && send_buffer < mss {
         return Err(ScenarioError::new(
             file,
@@ -93,15 +87,15 @@ pub(super) fn resolve(
         policy,
         cache_bytes,
         send_buffer,
-        ack_after_forward: sec.ack_after_forward.unwrap_or(false),
+        ack_after_forward,
     })
 }
 
 /// A policy as the scenario writes it.
-fn policy_word(p: ProxyPolicyName) -> &'static str {
+fn policy_word(p: ProxyPolicy) -> &'static str {
     match p {
-        ProxyPolicyName::HalfFree => "half-free",
-        ProxyPolicyName::Third => "third",
-        ProxyPolicyName::Buffers => "buffers",
+        ProxyPolicy::HalfFree => "half-free",
+        ProxyPolicy::Third => "third",
+        ProxyPolicy::Buffers => "buffers",
     }
 }

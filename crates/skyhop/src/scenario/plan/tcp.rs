@@ -7,7 +7,7 @@
 //! The values are known to be in range (`validate.rs`); this only resolves.
 
 use crate::engine::time::Dur;
-use crate::scenario::schema::{AeroAllocationSection, AeroMode, Scenario, TcpOptions, VariantName};
+use crate::scenario::schema::{AeroAllocationSection, AeroRule, Scenario, TcpOptions, VariantName};
 use crate::tcp::config::{aero_segments, AeroAdaptive, AeroAllocation};
 use crate::tcp::params::{tcp_params, Param};
 use crate::tcp::TcpConfig;
@@ -95,15 +95,14 @@ pub(super) fn aero_allocation(
     let sat_bw = a.sat_bw.map_or(bottleneck_bps, |r| r.0);
     let n = a.n.unwrap_or(1);
     let mut out = AeroAllocation::default();
-    match a.mode.unwrap_or(AeroMode::Static) {
-        AeroMode::Prdp => {
-            let pr = a.peak_rate.expect("checked: prdp has a peak rate");
-            out.cwnd_segments = aero_segments(pr.0, sat_rtt, packet);
+    match a.rule().map_err(|(k, m)| (k, m.to_string()))? {
+        AeroRule::Prdp { peak_rate } => {
+            out.cwnd_segments = aero_segments(peak_rate.0, sat_rtt, packet);
         }
-        AeroMode::Window => out.cwnd_segments = a.window.expect("checked: window has a window"),
-        mode @ (AeroMode::Adaptive | AeroMode::Table) => {
-            let table: Vec<u64> = match (mode, &a.rates) {
-                (AeroMode::Table, Some(r)) => r.iter().map(|x| x.0).collect(),
+        AeroRule::Window { segments } => out.cwnd_segments = segments,
+        rule @ (AeroRule::Adaptive | AeroRule::Table { .. }) => {
+            let table: Vec<u64> = match rule {
+                AeroRule::Table { rates } => rates.iter().map(|x| x.0).collect(),
                 _ => Vec::new(),
             };
             let ad = AeroAdaptive {
@@ -116,7 +115,7 @@ pub(super) fn aero_allocation(
             out.cwnd_segments = ad.segments(n, packet);
             out.adaptive = Some(ad);
         }
-        AeroMode::Static => out.cwnd_segments = aero_segments(sat_bw / n as u64, sat_rtt, packet),
+        AeroRule::Static => out.cwnd_segments = aero_segments(sat_bw / n as u64, sat_rtt, packet),
     }
     Ok(out)
 }

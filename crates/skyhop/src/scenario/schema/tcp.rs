@@ -140,6 +140,51 @@ pub struct AeroAllocationSection {
     pub window: Option<u32>,
 }
 
+/// An allocation's mode with the values it needs (read by
+/// [`AeroAllocationSection::rule`]): what validation checks and the plan
+/// resolves, so that neither handles a mode without its values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AeroRule<'a> {
+    /// SatBW/N x SatRTT.
+    Static,
+    /// peak_rate x SatRTT.
+    Prdp { peak_rate: Rate },
+    /// SatBW/n x SatRTT, n = connections open now.
+    Adaptive,
+    /// rates[n-1] x SatRTT (at least one rate).
+    Table { rates: &'a [Rate] },
+    /// A window of `segments` (at least 1).
+    Window { segments: u32 },
+}
+
+impl AeroAllocationSection {
+    /// The mode (default static) with the values it needs; `Err((key
+    /// within the section, message))` when one is missing or empty.
+    pub fn rule(&self) -> Result<AeroRule<'_>, (&'static str, &'static str)> {
+        match self.mode.unwrap_or(AeroMode::Static) {
+            AeroMode::Static => Ok(AeroRule::Static),
+            AeroMode::Adaptive => Ok(AeroRule::Adaptive),
+            AeroMode::Prdp => match self.peak_rate {
+                Some(peak_rate) => Ok(AeroRule::Prdp { peak_rate }),
+                None => Err(("peak_rate", "mode \"prdp\" needs peak_rate")),
+            },
+            AeroMode::Window => match self.window {
+                None => Err(("window", "mode \"window\" needs window (segments)")),
+                Some(0) => Err((
+                    "window",
+                    "a zero allocation: the window must be at least 1 segment",
+                )),
+                Some(segments) => Ok(AeroRule::Window { segments }),
+            },
+            AeroMode::Table => match self.rates.as_deref() {
+                None => Err(("rates", "mode \"table\" needs rates")),
+                Some([]) => Err(("rates", "a zero allocation: give at least one target rate")),
+                Some(rates) => Ok(AeroRule::Table { rates }),
+            },
+        }
+    }
+}
+
 /// How an `aerotcp` leg sets its window (`aero_allocation.mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
