@@ -560,6 +560,33 @@ pub struct LmsUrban {
     fixed_angles: bool,
 }
 
+impl super::ChannelSpecOps for LmsUrbanSpec {
+    type Model = LmsUrban;
+    fn build(&self, ctx: &ChannelCtx) -> LmsUrban {
+        LmsUrban::build(self, ctx)
+    }
+    fn validate(&self) -> Result<(), (String, String)> {
+        LmsUrbanSpec::validate(self)
+    }
+    fn apply_to_mut(&mut self) -> Option<&mut Option<ApplyTo>> {
+        Some(&mut self.apply_to)
+    }
+    fn resolve_paths(&mut self, base: &std::path::Path) {
+        if let Some(f) = self.masking_file.as_mut() {
+            *f = table::resolve(base, f);
+        }
+    }
+    fn prepare(&mut self, geometry: Option<&super::HopGeometry>) -> Result<(), (String, String)> {
+        LmsUrbanSpec::prepare(self, geometry.is_some())
+    }
+    fn memory(&self) -> Option<(u64, &'static str)> {
+        Some((
+            self.street_bytes(),
+            "raise building_width_min_m or shorten section_length_m",
+        ))
+    }
+}
+
 impl LmsUrban {
     pub fn build(s: &LmsUrbanSpec, ctx: &ChannelCtx) -> LmsUrban {
         let p = s.params();
@@ -596,13 +623,6 @@ impl LmsUrban {
             rng: ctx.own_rng("lms-urban"),
             look: None,
             fixed_angles: s.elevation_deg.is_some() && s.azimuth_deg.is_some(),
-        }
-    }
-
-    /// Take the satellite's elevation and azimuth from `look` at each instant.
-    pub fn follow(&mut self, look: super::LookFn) {
-        if !self.fixed_angles {
-            self.look = Some(look);
         }
     }
 
@@ -674,6 +694,17 @@ impl ChannelModel for LmsUrban {
             state: (!los) as u32,
             loss_probability: if los { self.los } else { self.shadowed }.probability(1500),
         })
+    }
+
+    fn observe(&mut self, now: Time, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("masking_deg", self.masking_at(now)));
+    }
+
+    /// Take the satellite's elevation and azimuth from `look` at each instant.
+    fn follow(&mut self, look: super::LookFn) {
+        if !self.fixed_angles {
+            self.look = Some(look);
+        }
     }
 }
 
