@@ -25,6 +25,7 @@ pub mod medium;
 pub mod mobile;
 pub mod moving;
 pub mod packet;
+pub mod rcs2;
 pub mod registry;
 pub mod routing;
 pub mod topology;
