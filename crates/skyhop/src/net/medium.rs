@@ -59,6 +59,9 @@ impl MediumIo {
 /// numbers, one row per record), which the run's JSON carries as records.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MediumReport {
+    /// The member links' names, in member order: a column named `member`
+    /// holds indices into it.
+    pub members: Vec<String>,
     pub scalars: Vec<(String, f64)>,
     pub tables: Vec<MediumTable>,
 }
@@ -73,6 +76,9 @@ pub struct MediumTable {
 
 /// A shared medium.
 pub trait Medium: Send {
+    /// The run starts (time zero): a medium with a clock of its own (a
+    /// superframe scheduler) asks for its first wake-up.
+    fn start(&mut self, _io: &mut MediumIo) {}
     /// A packet enters direction `dir` of member link `member` at `now`.
     fn send(&mut self, now: Time, member: u32, dir: Dir, pkt: LinkPacket, io: &mut MediumIo);
     /// A wake-up asked for earlier is due.

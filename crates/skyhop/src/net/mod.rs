@@ -12,15 +12,18 @@
 //! - `fifo.rs`: the store-and-forward link with drop-tail queues (one event per hop).
 //! - `moving.rs`: delay and visibility of a direction between moving nodes.
 //! - `dvbs/`: the DVB-S forward link with ACM and SR-ARQ, and its return path.
-//! - `medium.rs`: the shared-medium seam (one object for several links: a beam).
+//! - `medium.rs`: the shared-medium seam (one object for several links: a beam);
+//!   `media.rs`: the one place media are registered; `beam/`: the GEO broadband beam.
 //! - `dvbs2/`: the DVB-S2/S2X forward carrier a beam's terminals share.
 pub mod addr;
+pub mod beam;
 pub mod datagram;
 pub mod dvbs;
 pub mod dvbs2;
 pub mod fifo;
 pub mod layer;
 pub mod link_dir;
+pub mod media;
 pub mod medium;
 pub mod mobile;
 pub mod moving;

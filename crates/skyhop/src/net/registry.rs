@@ -1,13 +1,16 @@
-//! The one place a link layer is registered: its scenario spec (a variant of
-//! [`LinkLayerSpec`], the tagged table `links.<id>.link_layer = { model = ... }`)
-//! and its built form (a variant of [`AnyLinkLayer`], static dispatch on the
-//! per-packet path; `Custom` for implementations from user code).
+//! The one place a link layer is registered: one line in `link_layers!`
+//! gives its scenario spec (a variant of [`LinkLayerSpec`], the tagged
+//! table `links.<id>.link_layer = { model = ... }`), its built form (a
+//! variant of [`AnyLinkLayer`], static dispatch on the per-packet path;
+//! `Custom` for implementations from user code), and the dispatch of its
+//! spec's hooks ([`LinkLayerSpecOps`]) to the plan, the event budget,
+//! `describe` and `channel plot`.
 
 use super::dvbs::{DvbsLink, DvbsSpec};
 use super::fifo::{FifoLink, FifoSpec};
 use super::layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats};
 use super::link_dir::LinkDirSpec;
-use crate::engine::time::Time;
+use crate::engine::time::{Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -29,26 +32,112 @@ impl PartialEq for CustomLinkLayer {
     }
 }
 
-/// A link layer as a scenario describes it: `links.<id>.link_layer = { model = "..." }`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "model", rename_all = "kebab-case")]
-pub enum LinkLayerSpec {
-    /// Store and forward at a constant rate with drop-tail queues (the default).
-    Fifo(FifoSpec),
-    /// DVB-S forward link with ACM and SR-ARQ, and its return path (`net/dvbs/`).
-    Dvbs(Box<DvbsSpec>),
-    #[serde(skip)]
-    Custom(CustomLinkLayer),
+/// A channel a link layer draws itself, sampled for `channel plot`:
+/// (state, loss probability) at an instant.
+pub type ChannelSampler = Box<dyn FnMut(Time) -> (u32, f64) + Send>;
+
+/// What the engine asks of a link layer's scenario spec, each with a
+/// default, so the plan, the event budget, `describe` and `channel plot`
+/// never name a link layer.
+pub trait LinkLayerSpecOps {
+    /// The built link layer.
+    type Built: LinkLayer;
+    fn build(&self, b: LinkBuild) -> Self::Built;
+    /// Check the spec against its link when the plan is built, adjusting
+    /// the link's directions if the layer defines them; returns warnings,
+    /// or (key under `link_layer`, message). `rto_min`: the TCP minimum RTO.
+    fn resolve(
+        &self,
+        _fwd: &mut LinkDirSpec,
+        _rev: &mut LinkDirSpec,
+        _rto_min: Dur,
+    ) -> Result<Vec<String>, (String, String)> {
+        Ok(Vec::new())
+    }
+    /// It runs between moving nodes (delay per packet from positions,
+    /// visibility).
+    fn supports_motion(&self) -> bool {
+        false
+    }
+    /// State changes it draws per simulated second (its own fade chain),
+    /// and what to change to draw fewer.
+    fn state_changes(&self) -> Option<(f64, &'static str)> {
+        None
+    }
+    /// `describe` shows it (the plain FIFO is not shown).
+    fn shown(&self) -> bool {
+        true
+    }
+    /// The channel it draws itself on direction `dir` of link `link` in a
+    /// run with `seed`, for `channel plot` (`Ok(None)`: it has none, the
+    /// direction's channel models are what to plot; `Err`: a message why
+    /// that direction has nothing to plot).
+    fn own_channel(
+        &self,
+        _seed: u64,
+        _link: &str,
+        _dir: Dir,
+    ) -> Result<Option<ChannelSampler>, String> {
+        Ok(None)
+    }
 }
 
-impl Default for LinkLayerSpec {
-    fn default() -> Self {
-        LinkLayerSpec::Fifo(FifoSpec::default())
+impl LinkLayerSpecOps for FifoSpec {
+    type Built = FifoLink;
+    fn build(&self, b: LinkBuild) -> FifoLink {
+        FifoLink::build(self, b)
+    }
+    fn supports_motion(&self) -> bool {
+        true
+    }
+    fn shown(&self) -> bool {
+        false
+    }
+}
+
+impl<T: LinkLayerSpecOps> LinkLayerSpecOps for Box<T> {
+    type Built = T::Built;
+    fn build(&self, b: LinkBuild) -> T::Built {
+        (**self).build(b)
+    }
+    fn resolve(
+        &self,
+        fwd: &mut LinkDirSpec,
+        rev: &mut LinkDirSpec,
+        rto_min: Dur,
+    ) -> Result<Vec<String>, (String, String)> {
+        (**self).resolve(fwd, rev, rto_min)
+    }
+    fn supports_motion(&self) -> bool {
+        (**self).supports_motion()
+    }
+    fn state_changes(&self) -> Option<(f64, &'static str)> {
+        (**self).state_changes()
+    }
+    fn shown(&self) -> bool {
+        (**self).shown()
+    }
+    fn own_channel(
+        &self,
+        seed: u64,
+        link: &str,
+        dir: Dir,
+    ) -> Result<Option<ChannelSampler>, String> {
+        (**self).own_channel(seed, link, dir)
     }
 }
 
 macro_rules! link_layers {
-    ($($v:ident($t:ty)),* $(,)?) => {
+    ($($(#[$doc:meta])* $v:ident($spec:ty => $t:ty) = $name:literal),* $(,)?) => {
+        /// A link layer as a scenario describes it: `links.<id>.link_layer = { model = "..." }`.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[serde(tag = "model")]
+        pub enum LinkLayerSpec {
+            $($(#[$doc])* #[serde(rename = $name)] $v($spec),)*
+            #[serde(skip)]
+            Custom(CustomLinkLayer),
+        }
+
         /// A built link layer (static dispatch; `Custom` for user code).
         /// Held once per link, so the size difference between variants costs nothing.
         #[allow(clippy::large_enum_variant)]
@@ -60,7 +149,7 @@ macro_rules! link_layers {
         impl AnyLinkLayer {
             pub fn build(spec: &LinkLayerSpec, b: LinkBuild) -> AnyLinkLayer {
                 match spec {
-                    $(LinkLayerSpec::$v(s) => AnyLinkLayer::$v(<$t>::build(s, b)),)*
+                    $(LinkLayerSpec::$v(s) => AnyLinkLayer::$v(<$spec as LinkLayerSpecOps>::build(s, b)),)*
                     LinkLayerSpec::Custom(f) => AnyLinkLayer::Custom((f.0)(b)),
                 }
             }
@@ -103,27 +192,69 @@ macro_rules! link_layers {
                 }
             }
         }
+
+        impl LinkLayerSpec {
+            /// The layer's name as scenarios write it.
+            pub fn model_name(&self) -> &'static str {
+                match self {
+                    $(LinkLayerSpec::$v(_) => $name,)*
+                    LinkLayerSpec::Custom(_) => "custom",
+                }
+            }
+            /// Check the spec against its link when the plan is built (see
+            /// [`LinkLayerSpecOps::resolve`]).
+            pub fn resolve(
+                &self,
+                fwd: &mut LinkDirSpec,
+                rev: &mut LinkDirSpec,
+                rto_min: Dur,
+            ) -> Result<Vec<String>, (String, String)> {
+                match self {
+                    $(LinkLayerSpec::$v(s) => <$spec as LinkLayerSpecOps>::resolve(s, fwd, rev, rto_min),)*
+                    LinkLayerSpec::Custom(_) => Ok(Vec::new()),
+                }
+            }
+            /// It runs between moving nodes.
+            pub fn supports_motion(&self) -> bool {
+                match self {
+                    $(LinkLayerSpec::$v(s) => <$spec as LinkLayerSpecOps>::supports_motion(s),)*
+                    LinkLayerSpec::Custom(_) => false,
+                }
+            }
+            /// State changes per simulated second it draws, and how to draw fewer.
+            pub fn state_changes(&self) -> Option<(f64, &'static str)> {
+                match self {
+                    $(LinkLayerSpec::$v(s) => <$spec as LinkLayerSpecOps>::state_changes(s),)*
+                    LinkLayerSpec::Custom(_) => None,
+                }
+            }
+            /// `describe` shows it.
+            pub fn shown(&self) -> bool {
+                match self {
+                    $(LinkLayerSpec::$v(s) => <$spec as LinkLayerSpecOps>::shown(s),)*
+                    LinkLayerSpec::Custom(_) => true,
+                }
+            }
+            /// The channel it draws itself, for `channel plot`.
+            pub fn own_channel(&self, seed: u64, link: &str, dir: Dir) -> Result<Option<ChannelSampler>, String> {
+                match self {
+                    $(LinkLayerSpec::$v(s) => <$spec as LinkLayerSpecOps>::own_channel(s, seed, link, dir),)*
+                    LinkLayerSpec::Custom(_) => Ok(None),
+                }
+            }
+        }
     };
 }
 
-link_layers! {
-    Fifo(FifoLink),
-    Dvbs(DvbsLink),
+impl Default for LinkLayerSpec {
+    fn default() -> Self {
+        LinkLayerSpec::Fifo(FifoSpec::default())
+    }
 }
 
-impl LinkLayerSpec {
-    /// Check the spec against its link when the plan is built, adjusting the
-    /// link's directions if the layer defines them; returns warnings, or
-    /// (key under `link_layer`, message). `rto_min`: the TCP minimum RTO.
-    pub fn resolve(
-        &self,
-        fwd: &mut LinkDirSpec,
-        rev: &mut LinkDirSpec,
-        rto_min: crate::engine::time::Dur,
-    ) -> Result<Vec<String>, (String, String)> {
-        match self {
-            LinkLayerSpec::Dvbs(s) => s.resolve(fwd, rev, rto_min),
-            _ => Ok(Vec::new()),
-        }
-    }
+link_layers! {
+    /// Store and forward at a constant rate with drop-tail queues (the default).
+    Fifo(FifoSpec => FifoLink) = "fifo",
+    /// DVB-S forward link with ACM and SR-ARQ, and its return path (`net/dvbs/`).
+    Dvbs(Box<DvbsSpec> => DvbsLink) = "dvbs",
 }
