@@ -14,7 +14,7 @@ from conftest import REPO, skyhop_cli
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not importable")
 
-from skyhop.schema import keys_rows, scenario_schema, update_doc  # noqa: E402
+from skyhop.schema import TCP_BEGIN, TCP_END, keys_rows, scenario_schema, update_doc  # noqa: E402
 
 SCENARIO_FILES = sorted(
     {
@@ -155,3 +155,105 @@ def test_schema_module_is_importable_without_writing(tmp_path):
     with pytest.raises(ValueError):
         update_doc(doc)  # the BEGIN marker must be exactly the one of this module
     assert "old" in Path(doc).read_text()
+
+
+def _tables_of(text: str, begin: str, end: str) -> list[list[str]]:
+    """The body rows of the Markdown table between two markers, as cells."""
+    body = text[text.index(begin) + len(begin) : text.index(end)]
+    rows = [line for line in body.splitlines() if line.startswith("|")][2:]
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]] for row in rows]
+
+
+def test_docs_tcp_table_has_every_key_and_each_profiles_default():
+    """The `[tcp]` table of docs/scenario.md lists exactly the engine's TCP
+    keys (the table of tcp/params.rs), with each profile's default as the
+    engine resolves it."""
+    schema = scenario_schema()
+    props = schema["definitions"]["TcpOptions"]["properties"]
+    text = (REPO / "docs" / "scenario.md").read_text(encoding="utf-8")
+    rows = _tables_of(text, TCP_BEGIN, TCP_END)
+    header = text[text.index(TCP_BEGIN) :].splitlines()[2]
+    profiles = [c.strip().strip("`") for c in header.split("|")[3:-3]]
+    assert profiles == ["linux", "studies"]
+    documented = {r[0].strip("`"): r for r in rows}
+    assert set(documented) == set(props), set(documented) ^ set(props)
+    for key, prop in props.items():
+        for i, profile in enumerate(profiles):
+            assert documented[key][2 + i] == prop["x-skyhop-defaults"][profile], (key, profile)
+        assert documented[key][2 + len(profiles)] == prop.get("x-skyhop-range", ""), key
+    # the defaults the engine runs with, as the docs say them
+    assert documented["rto_min"][2:4] == ["200 ms", "1 s"]
+    assert documented["initial_window"][2:4] == ["10", "1"]
+    assert documented["delayed_ack"][2:4] == ["true", "false"]
+
+
+def test_generated_types_name_only_forms_the_loader_reads():
+    """No key is typed with a placeholder, and a `{ model = ... }` table is
+    documented only where the schema's alternatives are tables with a
+    `model` (a choice of words is typed as its words)."""
+    schema = scenario_schema()
+    rows = keys_rows(schema)
+    for path, typ, _default, _desc in rows:
+        assert "?" not in path and "?" not in typ, (path, typ)
+        if " {model = " in path:
+            base, model = path.split(" {model = ")
+            typed = dict((p, t) for p, t, _, _ in rows)[base]
+            assert typed == "table `{ model = ... }`", (path, typed)
+            assert model.startswith('"') and model.endswith('"}'), path
+    typed = {p: t for p, t, _, _ in rows}
+    assert typed["routing.policy"] == '`"shortest-delay"` | `"epochs"`'
+    assert typed["constellation.ground_rule"] == '`"elevation"` | `"range"`'
+    assert typed["constellation.altitude"] == "length (string with unit)"
+    assert typed["constellation.phasing"] == 'integer ≥ 0 or `"half-offset"`'
+    assert '"cubic"' in typed["flows.<id>.tcp"] and '"bbr"' in typed["flows.<id>.legs"]
+    assert typed["links.<id>.channel"] == "table `{ model = ... }`"
+
+
+def test_documented_word_choices_load_as_words(tmp_path):
+    """`routing.policy` is a word, as documented: the loader reads
+    `policy = "epochs"` and refuses a `{ model = ... }` table there."""
+    base = (REPO / "scenarios" / "starlink_rome.toml").read_text(encoding="utf-8")
+    assert "[routing]" in base
+    f = tmp_path / "s.toml"
+    f.write_text(base)
+    assert skyhop_cli("validate", f, "--set", "routing.policy=epochs").returncode == 0
+    proc = skyhop_cli("validate", f, "--set", 'routing.policy={model="epochs"}')
+    assert proc.returncode == 2 and "routing.policy" in proc.stderr, proc.stderr
+
+
+QUANTITY = re.compile(r"(\d[\d.]*)\s*(TB|Tbps|[kKMG]i?B|B|[kMG]?bps|ns|µs|us|ms|s|min)\b")
+
+
+def test_documented_ranges_use_units_the_parser_reads():
+    """Every quantity in the valid-ranges table and the `[tcp]` table's
+    range column is written in a unit the engine parses (no "1 TB")."""
+    schema = scenario_schema()
+    patterns = [
+        re.compile(schema["definitions"][name]["pattern"]) for name in ("Size", "Rate", "Duration")
+    ]
+    text = (REPO / "docs" / "scenario.md").read_text(encoding="utf-8")
+    ranges = text[text.index("## Valid ranges") : text.index("**Memory.**")]
+    cells = [r[4] for r in _tables_of(text, TCP_BEGIN, TCP_END)]
+    cells += [line.split("|")[-2] for line in ranges.splitlines() if line.startswith("| `")]
+    found = 0
+    for cell in cells:
+        for number, unit in QUANTITY.findall(cell.replace("10⁷", "10000000")):
+            found += 1
+            quantity = f"{number} {unit}"
+            assert any(p.search(quantity) for p in patterns), (quantity, cell)
+    assert found > 20
+
+
+def test_section_references_in_scenarios_name_a_section_of_the_docs():
+    """Comments citing `docs/scenario.md, "Section"` name a heading there."""
+    headings = [
+        line.lstrip("#").strip()
+        for line in (REPO / "docs" / "scenario.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("#")
+    ]
+    cited = 0
+    for path in [*REPO.glob("scenarios/*.toml"), *REPO.glob("python/skyhop/scenarios/*.toml")]:
+        for name in re.findall(r'scenario\.md, "([^"]+)"', path.read_text(encoding="utf-8")):
+            cited += 1
+            assert any(h.startswith(name) for h in headings), (path.name, name)
+    assert cited >= 6

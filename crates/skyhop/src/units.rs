@@ -8,6 +8,15 @@ use crate::engine::time::Dur;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+/// Longest duration anywhere in a scenario (run, delays, timers, start):
+/// 10^7 s (about 116 days).
+pub const MAX_DURATION: Dur = Dur(10_000_000 * crate::engine::time::NS_PER_S);
+/// Highest link rate: 10 Tb/s.
+pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+/// Largest buffer or cache: 10^12 bytes (1000 GB; the memory check usually
+/// binds first).
+pub const MAX_BUFFER: u64 = 1_000_000_000_000;
+
 /// A decimal number read exactly: `±digits × 10^exp`, with the digits
 /// kept as an integer (nothing is rounded: a quantity is converted to its
 /// base unit in exact arithmetic, so a value is either a whole number of

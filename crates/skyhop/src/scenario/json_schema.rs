@@ -34,6 +34,7 @@ pub fn json_schema_of<T: JsonSchema>() -> serde_json::Value {
 /// The JSON Schema of a scenario file (TOML read as JSON, or JSON).
 pub fn scenario_json_schema() -> serde_json::Value {
     let mut v = json_schema_of::<Scenario>();
+    tcp_defaults(&mut v);
     if let Some(o) = v.as_object_mut() {
         o.insert(
             "title".into(),
@@ -81,6 +82,39 @@ pub fn scenario_json_schema() -> serde_json::Value {
         }
     }
     v
+}
+
+/// The TCP parameters' defaults and ranges from the table of
+/// `tcp/params.rs`: each key's description ends with its default under
+/// every profile ("Default 200 ms (1 s with profile \"studies\")."), and
+/// carries them as `x-skyhop-defaults` (`{profile: value}`) and
+/// `x-skyhop-range` (what docs/scenario.md's tables show).
+fn tcp_defaults(schema: &mut serde_json::Value) {
+    let Some(props) = schema
+        .pointer_mut("/definitions/TcpOptions/properties")
+        .and_then(|p| p.as_object_mut())
+    else {
+        return;
+    };
+    for doc in super::schema::param_docs() {
+        let Some(p) = props.get_mut(doc.key).and_then(|p| p.as_object_mut()) else {
+            continue;
+        };
+        let described = match p.get("description").and_then(|d| d.as_str()) {
+            Some(d) => format!("{d} {}", doc.default_sentence()),
+            None => doc.default_sentence(),
+        };
+        p.insert("description".into(), described.into());
+        let defaults: serde_json::Map<String, serde_json::Value> = doc
+            .defaults
+            .iter()
+            .map(|(profile, v)| (profile.name().to_string(), v.clone().into()))
+            .collect();
+        p.insert("x-skyhop-defaults".into(), defaults.into());
+        if !doc.range.is_empty() {
+            p.insert("x-skyhop-range".into(), doc.range.into());
+        }
+    }
 }
 
 /// The regular expression of a number followed by one of `units`.
@@ -242,6 +276,57 @@ mod tests {
             s["definitions"]["RunSection"]["properties"]["seed"]["default"],
             1
         );
+    }
+
+    #[test]
+    fn tcp_keys_carry_every_profiles_default_and_their_range() {
+        let s = scenario_json_schema();
+        let props = &s["definitions"]["TcpOptions"]["properties"];
+        let keys = props.as_object().unwrap();
+        let docs = crate::scenario::schema::param_docs();
+        assert_eq!(docs.len(), keys.len(), "every key is a row of the table");
+        for d in &docs {
+            let p = &props[d.key];
+            for (profile, v) in &d.defaults {
+                assert_eq!(p["x-skyhop-defaults"][profile.name()], *v, "{}", d.key);
+            }
+            let desc = p["description"].as_str().unwrap();
+            let sentence = d.default_sentence();
+            assert!(desc.ends_with(&sentence), "{}: {desc}", d.key);
+            // The docs' tables strip the sentence at its " Default ".
+            let meaning = &desc[..desc.len() - sentence.len()];
+            assert!(!meaning.contains(" Default "), "{}: {desc}", d.key);
+        }
+        let rto = &props["rto_min"];
+        assert_eq!(
+            rto["x-skyhop-defaults"],
+            serde_json::json!({"linux": "200 ms", "studies": "1 s"})
+        );
+        assert_eq!(rto["x-skyhop-range"], "0 s … 10⁷ s");
+        assert!(rto["description"]
+            .as_str()
+            .unwrap()
+            .ends_with("Default 200 ms (1 s with profile \"studies\")."));
+        assert!(props["mss"]["description"]
+            .as_str()
+            .unwrap()
+            .ends_with("Default 1460 B."));
+    }
+
+    #[test]
+    fn a_flows_variants_are_the_registered_names() {
+        let s = scenario_json_schema();
+        let names: Vec<&str> = crate::tcp::config::VARIANTS
+            .iter()
+            .map(|v| v.name)
+            .collect();
+        assert_eq!(
+            s["definitions"]["TcpVariant"]["enum"],
+            serde_json::json!(names)
+        );
+        let flow = &s["definitions"]["FlowSection"]["properties"];
+        assert!(flow["tcp"].to_string().contains("TcpVariant"));
+        assert!(flow["legs"]["items"].to_string().contains("TcpVariant"));
     }
 
     #[test]

@@ -102,7 +102,7 @@ fn set_values_are_toml_and_bare_words_are_strings() {
         "flows.ftp.proxies=[\"B\"]",
     ])
     .unwrap();
-    assert_eq!(scn.flows["ftp"].tcp.as_deref(), Some("sack"));
+    assert_eq!(scn.flows["ftp"].tcp.map(|v| v.name()), Some("sack"));
     assert_eq!(scn.links["ab"].per, Some(0.01));
     assert_eq!(scn.flows["ftp"].proxies, vec!["B".to_string()]);
 }

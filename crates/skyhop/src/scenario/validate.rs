@@ -13,29 +13,39 @@
 //! checked by [`Plan::build`](super::Plan::build).
 
 use super::schema::*;
-use crate::engine::time::{Dur, NS_PER_S};
+use crate::engine::time::Dur;
 use crate::error::ScenarioError;
+use crate::tcp::params::{tcp_params, InRange, Ranges};
 use crate::tcp::TcpConfig;
-use crate::units::{Duration, Rate, Size};
+use crate::units::{Duration, Rate, Size, MAX_BUFFER, MAX_DURATION, MAX_RATE_BPS};
 
-/// Longest duration anywhere (run, delays, timers, start): 10^7 s (about 116 days).
-pub const MAX_DURATION: Dur = Dur(10_000_000 * NS_PER_S);
-/// Highest link rate: 10 Tb/s.
-pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
-/// Largest buffer or cache: 1 TB (the memory check usually binds first).
-pub const MAX_BUFFER: u64 = 1_000_000_000_000;
-/// TCP/IP header bytes per packet.
-pub const HEADER_RANGE: (u64, u64) = (20, 1000);
-/// Largest initial window, in segments.
-pub const MAX_INITIAL_WINDOW: u32 = 1_000_000;
-/// Largest duplicate-ACK threshold.
-pub const MAX_DUPTHRESH: u32 = 1000;
-/// `tcp.delayed_ack_segments`: 1 ..= this.
-pub const MAX_DELAYED_ACK_SEGMENTS: u32 = 1000;
 /// Largest number of runs in one scenario.
 pub const MAX_RUNS: u32 = 1_000_000;
-/// Smallest RTO bound (rto_initial, rto_max): 1 µs.
-pub const MIN_RTO: Dur = Dur(1_000);
+
+/// `V::tcp_ranges`: every plain row of the table (`tcp/params.rs`) in its
+/// range.
+macro_rules! range_checks {
+    (plain { $(
+        $(#[doc = $doc:literal])*
+        $key:ident : $sty:ty => $field:ident : $cty:ty { $($p:pat => $v:expr),+ $(,)? } $range:expr;
+    )* } special { $($special:tt)* }) => {
+        impl V<'_> {
+            fn tcp_ranges(&self, prefix: &str, o: &TcpOptions) -> Result<(), ScenarioError> {
+                #[allow(unused_imports)]
+                use crate::tcp::params::row::*;
+                $(
+                    if let Some(x) = &o.$key {
+                        x.in_range(&Ranges::$key).map_err(|m| {
+                            self.err(format!("{prefix}.{}", stringify!($key)), m)
+                        })?;
+                    }
+                )*
+                Ok(())
+            }
+        }
+    };
+}
+tcp_params!(range_checks!);
 
 struct V<'a> {
     file: &'a str,
@@ -115,74 +125,16 @@ impl V<'_> {
         match r {
             Some(v) if v.0 > MAX_RATE_BPS => Err(self.err(
                 key,
-                format!("{v} is out of range: must be at most {MAX_RATE_BPS} bps (10 Tbps)"),
+                format!("{v} is out of range: must be at most {MAX_RATE_BPS} bps (10000 Gbps)"),
             )),
             _ => Ok(()),
         }
     }
 
     fn tcp(&self, prefix: &str, o: &TcpOptions) -> Result<(), ScenarioError> {
-        let k = |f: &str| format!("{prefix}.{f}");
-        self.size(&k("mss"), o.mss, 1, 65_000)?;
-        self.size(&k("header"), o.header, HEADER_RANGE.0, HEADER_RANGE.1)?;
-        if let Some(iw) = o.initial_window {
-            if iw == 0 || iw > MAX_INITIAL_WINDOW {
-                return Err(self.err(
-                    k("initial_window"),
-                    format!(
-                        "{iw} is out of range: must be between 1 and {MAX_INITIAL_WINDOW} segments"
-                    ),
-                ));
-            }
-        }
-        self.size(&k("initial_ssthresh"), o.initial_ssthresh, 1, u64::MAX)?;
-        self.dur(&k("rto_initial"), o.rto_initial, MIN_RTO, MAX_DURATION)?;
-        self.dur(&k("rto_min"), o.rto_min, Dur::ZERO, MAX_DURATION)?;
-        self.dur(&k("rto_max"), o.rto_max, MIN_RTO, MAX_DURATION)?;
-        self.dur(
-            &k("clock_granularity"),
-            o.clock_granularity,
-            Dur::ZERO,
-            MAX_DURATION,
-        )?;
-        if let Some(d) = o.dupthresh {
-            if d == 0 || d > MAX_DUPTHRESH {
-                return Err(self.err(
-                    k("dupthresh"),
-                    format!("{d} is out of range: must be between 1 and {MAX_DUPTHRESH}"),
-                ));
-            }
-        }
-        self.size(&k("rcv_buffer"), o.rcv_buffer, 1, MAX_BUFFER)?;
-        if let Some(b) = o.sack_blocks {
-            if b > crate::tcp::seg::MAX_SACK_BLOCKS as u32 {
-                return Err(self.err(
-                    k("sack_blocks"),
-                    format!("{b} is more than the 4 an ACK can carry"),
-                ));
-            }
-        }
-        self.dur(
-            &k("delayed_ack_timeout"),
-            o.delayed_ack_timeout,
-            Dur::ZERO,
-            MAX_DURATION,
-        )?;
-        if let Some(n) = o.delayed_ack_segments {
-            if n == 0 || n > MAX_DELAYED_ACK_SEGMENTS {
-                return Err(self.err(
-                    k("delayed_ack_segments"),
-                    format!(
-                        "{n} is out of range: must be between 1 and {MAX_DELAYED_ACK_SEGMENTS} segments"
-                    ),
-                ));
-            }
-        }
-        self.size(&k("send_buffer"), o.send_buffer, 1, MAX_BUFFER)?;
-        self.dur(&k("westwood_tau"), o.westwood_tau, Dur(1), MAX_DURATION)?;
-        self.positive(&k("hybla_rtt0"), o.hybla_rtt0)?;
+        self.tcp_ranges(prefix, o)?;
         if let Some(a) = &o.aero_allocation {
-            self.aero(&k("aero_allocation"), a)?;
+            self.aero(&format!("{prefix}.aero_allocation"), a)?;
         }
         Ok(())
     }
@@ -510,10 +462,7 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
     v.tcp("tcp", &scn.tcp)?;
     for (name, f) in &scn.flows {
         // The defaults of the flow's profile.
-        let d = match Profile::of(&f.options, &scn.tcp) {
-            Profile::Linux => TcpConfig::linux(),
-            Profile::Studies => TcpConfig::default(),
-        };
+        let d = TcpConfig::table_defaults(f.options.profile_under(&scn.tcp));
         let k = |f: &str| format!("flows.{name}.{f}");
         v.dur(&k("start"), Some(f.start), Dur::ZERO, MAX_DURATION)?;
         if let Some(dur) = scn.run.duration {

@@ -1,9 +1,11 @@
 //! Parameters of one TCP connection (one leg of a flow). Scenario files
-//! set them through `[tcp]` and `flows.<id>.options`; defaults are documented
-//! in docs/scenario.md and chosen to match the studies' era.
+//! set them through `[tcp]` and `flows.<id>.options`; each profile's
+//! defaults come from the table of `tcp/params.rs`
+//! ([`TcpConfig::table_defaults`]), tied together by [`TcpConfig::finish`].
 
+use super::params::{tcp_params, Profile, TIMESTAMP_OPTION_BYTES};
 use crate::engine::time::Dur;
-use crate::tcp::cc::WestwoodParams;
+use crate::tcp::cc::FilterInput;
 
 pub use super::registry::{CcKind, RecKind, VariantDef, VARIANTS};
 
@@ -25,11 +27,16 @@ impl Variant {
     }
 
     pub fn parse(name: &str) -> Option<Variant> {
-        VARIANTS.iter().find(|d| d.name == name).map(|d| Variant {
+        VARIANTS.iter().find(|d| d.name == name).map(Variant::of)
+    }
+
+    /// The (controller, recovery, SACK option) a registered name stands for.
+    pub fn of(d: &VariantDef) -> Variant {
+        Variant {
             cc: d.cc,
             recovery: d.recovery,
             sack: d.sack,
-        })
+        }
     }
 
     pub fn uses_sack(&self) -> bool {
@@ -62,8 +69,10 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Dur,
     /// Cap on unacknowledged bytes (set by a split proxy's `third` policy).
     pub max_unacked: Option<u64>,
-    /// Westwood (ABSE) estimator settings.
-    pub westwood: WestwoodParams,
+    /// Westwood (ABSE) estimator: the filter constant τ.
+    pub westwood_tau: Dur,
+    /// Westwood (ABSE) estimator: what its filter takes as input.
+    pub westwood_filter: FilterInput,
     /// Open the connection with a three-way handshake (SYN, SYN-ACK; the
     /// final ACK rides on the first data segment). Default off: the studies'
     /// simulator started data at once.
@@ -175,80 +184,94 @@ pub fn aero_segments(rate_bps: u64, rtt: Dur, packet: u64) -> u32 {
     ((bytes / packet.max(1) as f64).round() as u64).clamp(1, u32::MAX as u64) as u32
 }
 
-impl Default for TcpConfig {
-    fn default() -> Self {
-        TcpConfig {
-            variant: Variant::parse("newreno").unwrap(),
-            mss: 1460,
-            header_bytes: 40,
-            initial_window: 1,
-            initial_ssthresh: u64::MAX / 4,
-            rto_initial: Dur::from_secs(1),
-            rto_min: Dur::from_secs(1),
-            rto_max: Dur::from_secs(60),
-            clock_granularity: Dur::from_millis(1),
-            dupthresh: 3,
-            rcv_buffer: 4_000_000,
-            sack_blocks: 3,
-            delayed_ack: false,
-            delayed_ack_timeout: Dur::from_millis(200),
-            max_unacked: None,
-            westwood: WestwoodParams::default(),
-            handshake: false,
-            limited_transmit: false,
-            idle_restart: false,
-            rttvar_floor: false,
-            rack: false,
-            hybla_rtt0: Dur::from_millis(25),
-            aero: AeroAllocation::default(),
-            cwnd_validation: false,
-            timestamps: false,
-            frto: false,
-            hystart: false,
-            byte_counting: false,
-            pacing: false,
-            delayed_ack_segments: 2,
-            rcv_autotune: false,
-            send_buffer: u64::MAX,
+/// [`TcpConfig::table_defaults`] from the rows of `tcp/params.rs`: each
+/// field the `match` of its row over the profile.
+macro_rules! config_defaults {
+    (plain { $(
+        $(#[doc = $doc:literal])*
+        $key:ident : $sty:ty => $field:ident : $cty:ty { $($p:pat => $v:expr),+ $(,)? } $range:expr;
+    )* } special { $($special:tt)* }) => {
+        impl TcpConfig {
+            /// The defaults of `profile` as the table of `tcp/params.rs`
+            /// gives them, before [`TcpConfig::finish`] ties them together
+            /// (`mss` and `header_bytes` those of a segment without
+            /// options), with the profile's default variant.
+            pub fn table_defaults(profile: Profile) -> TcpConfig {
+                #[allow(unused_imports)]
+                use crate::tcp::params::row::*;
+                #[allow(unused_imports)]
+                use Profile::*;
+                TcpConfig {
+                    variant: Variant::of(profile.default_variant()),
+                    max_unacked: None,
+                    aero: AeroAllocation::default(),
+                    $($field: match profile { $($p => $v,)+ },)*
+                }
+            }
+        }
+    };
+}
+tcp_params!(config_defaults!);
+
+impl TcpConfig {
+    /// What a connection of `profile` that sets nothing runs with: the
+    /// table's defaults, tied together ([`TcpConfig::finish`]).
+    pub fn for_profile(profile: Profile) -> TcpConfig {
+        let mut c = TcpConfig::table_defaults(profile);
+        c.finish(profile, None);
+        c
+    }
+
+    /// What a current Linux host does (`tcp.profile = "linux"`): IW 10
+    /// (RFC 6928), minimum RTO 200 ms (TCP_RTO_MIN) and maximum 120 s
+    /// (TCP_RTO_MAX), delayed ACKs with the 40 ms minimum delayed-ACK
+    /// timeout (TCP_DELACK_MIN), Limited Transmit (RFC 3042), timestamps,
+    /// SACK with PRR recovery (RFC 6675, RFC 6937) for window-based
+    /// controllers, and RACK-TLP loss detection (RFC 8985, Linux's default
+    /// since 4.18) with the scoreboard kept across timeouts. The controller
+    /// is CUBIC, the profile's default variant.
+    pub fn linux() -> TcpConfig {
+        TcpConfig::for_profile(Profile::Linux)
+    }
+
+    /// The resolutions that tie keys together, after the plain picks (and, by
+    /// [`TcpConfig::for_profile`], on a profile's defaults): `recovery` (a
+    /// `tcp.recovery` given, else `None`) and the host's pairing rewrite the
+    /// variant; RACK runs only over the RFC 6675 scoreboard; F-RTO undoes a
+    /// timeout's recovery that RACK runs; with timestamps the option takes 12
+    /// bytes of every segment (`mss` and `header` are those of a segment
+    /// without options).
+    pub fn finish(&mut self, profile: Profile, recovery: Option<RecKind>) {
+        let v = &mut self.variant;
+        if profile.host_recovery() {
+            // A Linux host recovers with SACK + PRR whatever the controller
+            // (BBR keeps RFC 6675: it sets cwnd itself; AeroTCP its own
+            // recovery). The controller is the one named: `reno`, `newreno`,
+            // `sack` and `tahoe` are Reno AIMD, as Linux's "reno".
+            if let Some(r) = v.cc.traits().host_recovery {
+                v.recovery = r;
+                v.sack = true;
+            }
+        }
+        if let Some(r) = recovery {
+            // PRR is defined over the RFC 6675 scoreboard: both SACK recoveries
+            // turn the SACK option on, the others off.
+            v.recovery = r;
+            v.sack = r.scoreboard();
+        }
+        self.rack &= self.variant.sack && self.variant.recovery.scoreboard();
+        self.frto &= self.rack;
+        if self.timestamps {
+            self.mss -= TIMESTAMP_OPTION_BYTES;
+            self.header_bytes += TIMESTAMP_OPTION_BYTES;
         }
     }
 }
 
-impl TcpConfig {
-    /// What a current Linux host does (`tcp.profile = "linux"`), as the
-    /// defaults that scenario options then override: IW 10 (RFC 6928),
-    /// minimum RTO 200 ms (TCP_RTO_MIN) and maximum 120 s (TCP_RTO_MAX),
-    /// delayed ACKs with the 40 ms minimum delayed-ACK timeout
-    /// (TCP_DELACK_MIN), Limited Transmit (RFC 3042), SACK with PRR
-    /// recovery (RFC 6675, RFC 6937) for window-based controllers, and
-    /// RACK-TLP loss detection (RFC 8985, Linux's default since 4.18) with
-    /// the scoreboard kept across timeouts. The controller (CUBIC by
-    /// default) is chosen by the variant.
-    pub fn linux() -> TcpConfig {
-        TcpConfig {
-            variant: Variant::parse("cubic").unwrap(),
-            // RFC 7323 timestamps (net.ipv4.tcp_timestamps = 1): 12 bytes
-            // of option in every segment, out of the 1460 of a 1500-byte MTU.
-            mss: 1448,
-            header_bytes: 52,
-            timestamps: true,
-            cwnd_validation: true,
-            frto: true,
-            hystart: true,
-            byte_counting: true,
-            rcv_autotune: true,
-            // net.ipv4.tcp_wmem[2].
-            send_buffer: 4_194_304,
-            initial_window: 10,
-            rto_min: Dur::from_millis(200),
-            rto_max: Dur::from_secs(120),
-            delayed_ack: true,
-            delayed_ack_timeout: Dur::from_millis(40),
-            limited_transmit: true,
-            idle_restart: true,
-            rttvar_floor: true,
-            rack: true,
-            ..TcpConfig::default()
-        }
+/// The studies' era (`tcp.profile = "studies"`): NewReno, IW 1, a 1 s
+/// minimum RTO, every segment acknowledged, none of Linux's mechanisms.
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig::for_profile(Profile::Studies)
     }
 }

@@ -3,6 +3,7 @@ pub mod autotune;
 pub mod cc;
 pub mod config;
 mod handshake;
+pub mod params;
 pub mod rack;
 pub mod rangeset;
 pub mod rate_sample;
@@ -20,6 +21,7 @@ mod tlp;
 mod tests;
 
 pub use config::{CcKind, RecKind, TcpConfig, Variant};
+pub use params::Profile;
 pub use receiver::{new_receiver, TcpReceiver, WindowPolicy};
 pub use seg::{AckSeg, DataSeg, SackBlocks, MAX_SACK_BLOCKS};
 pub use send_core::SendCore;

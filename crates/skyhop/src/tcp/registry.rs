@@ -1,10 +1,11 @@
 //! The one place a congestion controller, a loss recovery or a TCP variant
-//! name is registered. Adding a controller: its file in `tcp/cc/`, one line
+//! name is registered (the TCP parameters have theirs: `tcp/params.rs`). Adding a controller: its file in `tcp/cc/`, one line
 //! in `controllers!`, and the variant names that use it in [`VARIANTS`].
 //! Adding a recovery: its file in `tcp/recovery/`, one line in `recoveries!`.
 //!
 //! Each list is a macro that hands its lines to a generator: here `kinds!`
-//! makes the name enums ([`CcKind`], [`RecKind`]) that `TcpConfig` names;
+//! makes the name enums ([`CcKind`], [`RecKind`]) that `TcpConfig` names,
+//! and `traits_of!` [`CcKind::traits`] (a controller's [`CcTraits`]);
 //! `tcp/cc/dispatch.rs` and `tcp/recovery/dispatch.rs` make the enums the
 //! sender holds (`Cc`, `Rec`, static dispatch) and build them from a
 //! `TcpConfig`. A line's type and constructor are resolved where the
@@ -12,23 +13,38 @@
 //! and `tcp/config.rs` can name the kinds without depending on the
 //! controllers (some of which read a `TcpConfig`).
 
-/// Every congestion controller: `Variant(Type) = "name" => constructor`,
-/// the constructor a `fn(&TcpConfig) -> Type`. `controllers!(gen! args)`
-/// expands to `gen! { args <the lines> }`.
+/// Every congestion controller: `Variant(Type) = "name" => constructor;
+/// traits`, the constructor a `fn(&TcpConfig) -> Type` and the traits a
+/// [`CcTraits`] (what the plan and its warnings decide by controller).
+/// `controllers!(gen! args)` expands to `gen! { args <the lines> }`.
 macro_rules! controllers {
     ($then:ident ! $($args:tt)*) => {
         $then! { $($args)*
-            Reno(RenoCc) = "reno" => RenoCc::new,
-            Westwood(Westwood) = "westwood" => |cfg| Westwood::new(cfg.westwood),
-            WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default(),
+            Reno(RenoCc) = "reno" => RenoCc::new; CcTraits::STUDIES,
+            Westwood(Westwood) = "westwood" => |cfg| Westwood::new(WestwoodParams {
+                tau: cfg.westwood_tau,
+                input: cfg.westwood_filter,
+            }); CcTraits::STUDIES,
+            WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default();
+                CcTraits::STUDIES,
             // RFC 9438.
-            Cubic(Cubic) = "cubic" => Cubic::new,
+            Cubic(Cubic) = "cubic" => Cubic::new; CcTraits::TODAY,
             // Caini & Firrincieli 2004, as Linux's tcp_hybla.c.
-            Hybla(Hybla) = "hybla" => |cfg| Hybla::new(cfg.hybla_rtt0),
+            Hybla(Hybla) = "hybla" => |cfg| Hybla::new(cfg.hybla_rtt0); CcTraits::TODAY,
             // Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control.
-            Bbr(Bbr) = "bbr" => Bbr::new,
-            // Shang 2007: the window is an allocation (no slow start, no AIMD).
-            AeroTcp(AeroTcp) = "aerotcp" => AeroTcp::new,
+            // It sets cwnd itself on every ACK (Linux's cong_control hook
+            // bypasses PRR): a Linux host runs it with plain RFC 6675.
+            Bbr(Bbr) = "bbr" => Bbr::new; CcTraits {
+                host_recovery: Some(RecKind::Sack),
+                ..CcTraits::TODAY
+            },
+            // Shang 2007: the window is an allocation (no slow start, no
+            // AIMD), with its own recovery on any host.
+            AeroTcp(AeroTcp) = "aerotcp" => AeroTcp::new; CcTraits {
+                host_recovery: None,
+                allocation: true,
+                ..CcTraits::STUDIES
+            },
         }
     };
 }
@@ -55,7 +71,8 @@ pub(crate) use recoveries;
 
 /// A name enum from a list: one variant per line, its name, and parsing.
 macro_rules! kinds {
-    ($(#[$m:meta])* $kind:ident; $($v:ident($t:ty) = $name:literal => $make:expr),* $(,)?) => {
+    ($(#[$m:meta])* $kind:ident;
+     $($v:ident($t:ty) = $name:literal => $make:expr $(; $traits:expr)?),* $(,)?) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum $kind {
@@ -80,10 +97,73 @@ macro_rules! kinds {
     };
 }
 
+/// When a controller, or a profile's defaults, come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// The published studies' (RFC 2581/6582/6675 hosts, ns-2, OPNET).
+    Studies,
+    /// A current host's (Linux).
+    Today,
+}
+
+/// A controller's traits (the plan, its warnings and the host's pairing
+/// read them; no `match` on the controller elsewhere).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcTraits {
+    /// Whose controller: the studies' era's, or today's hosts'. Today's
+    /// under the studies' defaults draw a warning (`plan/warnings.rs`).
+    pub era: Era,
+    /// The recovery a host that pairs recoveries with controllers (a
+    /// profile with `host_recovery`: Linux) runs it with, the SACK option
+    /// on; `None`: the variant's own.
+    pub host_recovery: Option<RecKind>,
+    /// The window is an allocation of the leg's capacity
+    /// (`tcp.aero_allocation`), resolved against the leg's path.
+    pub allocation: bool,
+}
+
+impl CcTraits {
+    /// A controller of the studies' era (Reno, Westwood): Linux runs it
+    /// with SACK + PRR.
+    pub const STUDIES: CcTraits = CcTraits {
+        era: Era::Studies,
+        host_recovery: Some(RecKind::Prr),
+        allocation: false,
+    };
+    /// Today's window-based controller (CUBIC, Hybla): SACK + PRR on Linux.
+    pub const TODAY: CcTraits = CcTraits {
+        era: Era::Today,
+        ..CcTraits::STUDIES
+    };
+}
+
+/// [`CcKind::traits`] from the list.
+macro_rules! traits_of {
+    ($($v:ident($t:ty) = $name:literal => $make:expr; $traits:expr),* $(,)?) => {
+        impl CcKind {
+            /// The controller's traits, from its line in [`controllers!`].
+            pub fn traits(self) -> CcTraits {
+                match self {
+                    $(CcKind::$v => $traits,)*
+                }
+            }
+        }
+    };
+}
+
 controllers!(kinds! /// Which built-in controller (by name in scenario files).
     CcKind;);
 recoveries!(kinds! /// Which built-in recovery (by name).
     RecKind;);
+controllers!(traits_of!);
+
+impl RecKind {
+    /// The recovery works over the RFC 6675 SACK scoreboard (the SACK
+    /// option on; RACK may run beside it).
+    pub fn scoreboard(self) -> bool {
+        matches!(self, RecKind::Sack | RecKind::Prr)
+    }
+}
 
 /// A TCP variant as scenarios name it: a controller, a recovery, and
 /// whether the connection uses the SACK option (RFC 2018).

@@ -8,8 +8,7 @@ use super::{proxies, PlanFlow, PlanLeg};
 use crate::app::{AppSpec, FlowShape};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
-use crate::scenario::schema::{FlowSection, FlowSize, Profile, Scenario};
-use crate::tcp::{CcKind, Variant};
+use crate::scenario::schema::{FlowSection, FlowSize, Scenario, VariantName};
 use std::collections::{BTreeMap, VecDeque};
 
 /// What every flow is resolved against.
@@ -86,7 +85,9 @@ fn flow(
         // Under the linux profile a proxy given no policy or size is a relay
         // process on a Linux host: the incoming leg's receive buffer and the
         // outgoing leg's send buffer.
-        let relay = (legs[i].profile == Profile::Linux)
+        let relay = legs[i]
+            .profile
+            .relay_proxies()
             .then(|| (legs[i].cfg.rcv_buffer, legs[i + 1].cfg.send_buffer));
         proxies.push(proxies::resolve(
             cx.file,
@@ -240,7 +241,8 @@ fn legs(
     cut: &[usize],
 ) -> Result<Vec<PlanLeg>, ScenarioError> {
     let nlegs = cut.len() - 1;
-    let leg_names: Vec<String> = match &f.legs {
+    let profile = f.options.profile_under(&cx.scn.tcp);
+    let variants: Vec<VariantName> = match &f.legs {
         Some(l) if l.len() != nlegs => {
             return Err(cx.err(
                 format!("flows.{name}.legs"),
@@ -253,34 +255,12 @@ fn legs(
             ))
         }
         Some(l) => l.clone(),
-        None => {
-            // The variant the flow names always runs; without one, the
-            // profile's default (CUBIC on a Linux host).
-            let profile = Profile::of(&f.options, &cx.scn.tcp);
-            let v = f
-                .tcp
-                .clone()
-                .unwrap_or_else(|| profile.default_variant().to_string());
-            vec![v; nlegs]
-        }
+        // The variant the flow names always runs; without one, the
+        // profile's default (CUBIC on a Linux host).
+        None => vec![f.tcp.unwrap_or(VariantName(profile.default_variant())); nlegs],
     };
     let mut legs = Vec::new();
-    for (i, vname) in leg_names.iter().enumerate() {
-        let vkey = if f.legs.is_some() {
-            format!("flows.{name}.legs[{i}]")
-        } else {
-            format!("flows.{name}.tcp")
-        };
-        let variant = Variant::parse(vname).ok_or_else(|| {
-            cx.err(
-                vkey,
-                format!(
-                    "unknown TCP variant {vname:?} (known: {}){}",
-                    Variant::names().join(", "),
-                    crate::suggest::hint(vname, Variant::names().iter().map(|n| &n[..]))
-                ),
-            )
-        })?;
+    for (i, &variant) in variants.iter().enumerate() {
         let lp: Vec<u32> = path[cut[i]..=cut[i + 1]].to_vec();
         let adjacency = &cx.net.adjacency;
         // (Empty for two ground nodes joined by a constellation only.)
@@ -294,7 +274,7 @@ fn legs(
             .filter_map(|w| adjacency.get(&(w[1], w[0])).copied())
             .collect::<Vec<_>>();
         let mut cfg = tcp_config(cx.scn, &f.options, variant);
-        if variant.cc == CcKind::AeroTcp {
+        if cfg.variant.cc.traits().allocation {
             let (sec, akey) = aero_section(cx.scn, name, &f.options);
             let dirs = &cx.net.dirs;
             let bottleneck = fwd
@@ -315,8 +295,8 @@ fn legs(
         legs.push(PlanLeg {
             path: lp,
             make_sender: None,
-            profile: Profile::of(&f.options, &cx.scn.tcp),
-            variant_name: vname.clone(),
+            profile,
+            variant_name: variant.name().to_string(),
             cfg,
             fwd,
             rev,

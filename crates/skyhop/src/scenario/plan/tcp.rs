@@ -1,115 +1,47 @@
-//! A leg's TCP configuration: each option from the flow's `options`, else
-//! `[tcp]`, else the default of the profile (`linux`, the default, or
-//! `studies`); and an
-//! `aerotcp` leg's window allocation, which needs the leg's path.
+//! A leg's TCP configuration: each key of the table (`tcp/params.rs`)
+//! from the flow's `options`, else `[tcp]`, else the default of the
+//! profile (`linux`, the default, or `studies`), tied together by
+//! `TcpConfig::finish`; and an `aerotcp` leg's window allocation, which
+//! needs the leg's path.
 //!
 //! The values are known to be in range (`validate.rs`); this only resolves.
 
 use crate::engine::time::Dur;
-use crate::scenario::schema::{
-    AeroAllocationSection, AeroMode, Profile, Scenario, TcpOptions, WestwoodFilter,
-};
-use crate::tcp::cc::{FilterInput, WestwoodParams};
+use crate::scenario::schema::{AeroAllocationSection, AeroMode, Scenario, TcpOptions, VariantName};
 use crate::tcp::config::{aero_segments, AeroAdaptive, AeroAllocation};
-use crate::tcp::{CcKind, RecKind, TcpConfig, Variant};
+use crate::tcp::params::{tcp_params, Param};
+use crate::tcp::TcpConfig;
 
-/// Bytes of the RFC 7323 timestamp option in every segment (10, padded to 12).
-pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
+/// `picked`: every plain row of the table, flow > `[tcp]` > `d`.
+macro_rules! picks {
+    (plain { $(
+        $(#[doc = $doc:literal])*
+        $key:ident : $sty:ty => $field:ident : $cty:ty { $($p:pat => $v:expr),+ $(,)? } $range:expr;
+    )* } special { $($special:tt)* }) => {
+        /// The plain keys: the flow's value, else `[tcp]`'s, else `d`'s.
+        fn picked(o: &TcpOptions, g: &TcpOptions, d: TcpConfig) -> TcpConfig {
+            #[allow(unused_imports)]
+            use crate::tcp::params::row::*;
+            TcpConfig {
+                $($field: o.$key.or(g.$key).map_or(d.$field, <$sty as Param<$cty>>::to_config),)*
+                ..d
+            }
+        }
+    };
+}
+tcp_params!(picks!);
 
 /// Resolve a flow's TCP options: flow value, then `[tcp]`, then the
-/// default of the flow's profile (`Profile::of`). `variant` is the one the
-/// flow names, or the profile's default (`Profile::default_variant`).
-pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: Variant) -> TcpConfig {
+/// default of the flow's profile. `variant` is the one the flow names, or
+/// the profile's default (`Profile::default_variant`).
+pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: VariantName) -> TcpConfig {
     let g = &scn.tcp;
-    let linux = Profile::of(o, g) == Profile::Linux;
-    let d = if linux {
-        TcpConfig::linux()
-    } else {
-        TcpConfig::default()
-    };
-    macro_rules! pick {
-        ($f:ident) => {
-            o.$f.or(g.$f)
-        };
-    }
-    let mut variant = variant;
-    if linux && variant.cc != CcKind::AeroTcp {
-        // A Linux host recovers with SACK + PRR whatever the controller
-        // (BBR keeps RFC 6675: it sets cwnd itself; AeroTCP its own
-        // recovery). The controller is the one named: `reno`, `newreno`,
-        // `sack` and `tahoe` are Reno AIMD, as Linux's "reno".
-        if variant.cc != CcKind::Bbr {
-            variant.recovery = RecKind::Prr;
-        }
-        variant.sack = true;
-    }
-    if let Some(r) = o.recovery.or(g.recovery) {
-        // PRR is defined over the RFC 6675 scoreboard: both SACK recoveries
-        // turn the SACK option on, the others off.
-        variant.recovery = r.0;
-        variant.sack = matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
-    }
-    // RACK works over the RFC 6675 scoreboard: other recoveries ignore it.
-    let rack = pick!(rack).unwrap_or(d.rack)
-        && variant.sack
-        && matches!(variant.recovery, RecKind::Sack | RecKind::Prr);
-    // `mss` and `header` are those of a segment without options; RFC 7323
-    // timestamps take 12 bytes of each (payload 12 B less, header 12 B more).
-    let timestamps = pick!(timestamps).unwrap_or(d.timestamps);
-    let base = TcpConfig::default();
-    let mss = pick!(mss).map_or(base.mss, |s| s.0 as u32);
-    let header = pick!(header).map_or(base.header_bytes, |s| s.0 as u32);
-    let (mss, header) = if timestamps {
-        (
-            mss - TIMESTAMP_OPTION_BYTES,
-            header + TIMESTAMP_OPTION_BYTES,
-        )
-    } else {
-        (mss, header)
-    };
-    TcpConfig {
-        variant,
-        rack,
-        limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),
-        idle_restart: pick!(idle_restart).unwrap_or(d.idle_restart),
-        rttvar_floor: pick!(rttvar_floor).unwrap_or(d.rttvar_floor),
-        hybla_rtt0: pick!(hybla_rtt0).map_or(d.hybla_rtt0, |x| x.0),
-        // Resolved per leg (it needs the leg's rate and round trip): aero_allocation.
-        aero: d.aero.clone(),
-        mss,
-        header_bytes: header,
-        timestamps,
-        // F-RTO undoes a timeout's recovery that RACK runs.
-        frto: pick!(frto).unwrap_or(d.frto) && rack,
-        hystart: pick!(hystart).unwrap_or(d.hystart),
-        byte_counting: pick!(byte_counting).unwrap_or(d.byte_counting),
-        cwnd_validation: pick!(cwnd_validation).unwrap_or(d.cwnd_validation),
-        pacing: pick!(pacing).unwrap_or(d.pacing),
-        delayed_ack_segments: pick!(delayed_ack_segments).unwrap_or(d.delayed_ack_segments),
-        rcv_autotune: pick!(rcv_autotune).unwrap_or(d.rcv_autotune),
-        send_buffer: pick!(send_buffer).map_or(d.send_buffer, |s| s.0),
-        initial_window: pick!(initial_window).unwrap_or(d.initial_window),
-        initial_ssthresh: pick!(initial_ssthresh).map_or(d.initial_ssthresh, |s| s.0),
-        rto_initial: pick!(rto_initial).map_or(d.rto_initial, |x| x.0),
-        rto_min: pick!(rto_min).map_or(d.rto_min, |x| x.0),
-        rto_max: pick!(rto_max).map_or(d.rto_max, |x| x.0),
-        clock_granularity: pick!(clock_granularity).map_or(d.clock_granularity, |x| x.0),
-        dupthresh: pick!(dupthresh).unwrap_or(d.dupthresh),
-        rcv_buffer: pick!(rcv_buffer).map_or(d.rcv_buffer, |s| s.0),
-        sack_blocks: pick!(sack_blocks).unwrap_or(d.sack_blocks),
-        delayed_ack: pick!(delayed_ack).unwrap_or(d.delayed_ack),
-        delayed_ack_timeout: pick!(delayed_ack_timeout).map_or(d.delayed_ack_timeout, |x| x.0),
-        max_unacked: None,
-        handshake: pick!(handshake).unwrap_or(d.handshake),
-        westwood: WestwoodParams {
-            tau: pick!(westwood_tau).map_or(d.westwood.tau, |x| x.0),
-            input: match pick!(westwood_filter) {
-                Some(WestwoodFilter::LatestSample) => FilterInput::LatestSample,
-                Some(WestwoodFilter::IntervalMean) => FilterInput::IntervalMean,
-                Some(WestwoodFilter::Trapezoid) | None => FilterInput::Trapezoid,
-            },
-        },
-    }
+    let profile = o.profile_under(g);
+    let mut cfg = picked(o, g, TcpConfig::table_defaults(profile));
+    cfg.variant = variant.variant();
+    // `aero`: resolved per leg (it needs the leg's rate and round trip).
+    cfg.finish(profile, o.recovery.or(g.recovery).map(|r| r.0));
+    cfg
 }
 
 /// The allocation section an `aerotcp` leg of a flow uses (the flow's, else

@@ -12,10 +12,11 @@ use super::Plan;
 use crate::engine::time::Dur;
 use crate::pep::ProxyPolicy;
 use crate::scenario::schema::Profile;
-use crate::tcp::CcKind;
+use crate::tcp::registry::Era;
 use std::collections::BTreeMap;
 
-/// Legs that run CUBIC, Hybla or BBR under the `studies` profile: defaults
+/// Legs that run today's controllers (CUBIC, Hybla, BBR: their era in
+/// `tcp/registry.rs`) under the `studies` profile: defaults
 /// of the studies' era (IW 1, a 1 s minimum RTO, no RACK, the scoreboard
 /// dropped at a timeout, go-back-N, no timestamps) that no host running
 /// these controllers has, and under which they can collapse (a lost
@@ -28,11 +29,7 @@ pub(super) fn profiles(plan: &Plan) -> Vec<String> {
             .legs
             .iter()
             .filter(|l| {
-                l.profile == Profile::Studies
-                    && matches!(
-                        l.cfg.variant.cc,
-                        CcKind::Cubic | CcKind::Hybla | CcKind::Bbr
-                    )
+                l.profile == Profile::Studies && l.cfg.variant.cc.traits().era == Era::Today
             })
             .map(|l| l.cfg.variant.cc.name())
             .collect();

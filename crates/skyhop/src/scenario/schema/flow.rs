@@ -8,7 +8,7 @@
 //! of an error inside an application's table). Serialisation and the JSON
 //! Schema are derived: the application tables appear as keys of the flow.
 
-use super::TcpOptions;
+use super::{TcpOptions, VariantName};
 use crate::app::{AppName, AppTables};
 use crate::units::{Duration, Size};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
@@ -29,7 +29,7 @@ pub struct FlowSection {
     /// TCP variant of every leg. Default: the profile's (CUBIC under
     /// "linux", NewReno under "studies"); a variant named here always runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<String>,
+    pub tcp: Option<VariantName>,
     /// Bytes to transfer, or "unlimited" / absent for a bulk flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<FlowSize>,
@@ -41,7 +41,7 @@ pub struct FlowSection {
     pub proxies: Vec<String>,
     /// Per-leg TCP variants (one more than proxies); default: `tcp` on every leg.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub legs: Option<Vec<String>>,
+    pub legs: Option<Vec<VariantName>>,
     /// TCP parameter overrides for this flow.
     #[serde(default)]
     pub options: TcpOptions,

@@ -5,7 +5,7 @@
 
 use super::{
     AckSample, AeroTcp, Bbr, CcState, CongestionOps, Cubic, Hybla, RateSample, RenoCc, SendSample,
-    Westwood, WestwoodPlus,
+    Westwood, WestwoodParams, WestwoodPlus,
 };
 use crate::engine::time::{Dur, Time};
 use crate::tcp::config::TcpConfig;
@@ -13,7 +13,7 @@ use crate::tcp::registry::{controllers, CcKind};
 
 /// Generates [`Cc`] from the list.
 macro_rules! controller_enum {
-    ($($v:ident($t:ty) = $name:literal => $make:expr),* $(,)?) => {
+    ($($v:ident($t:ty) = $name:literal => $make:expr; $traits:expr),* $(,)?) => {
         /// The congestion controllers skyhop offers, chosen per TCP leg.
         pub enum Cc {
             $($v($t),)*
