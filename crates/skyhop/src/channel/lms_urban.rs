@@ -342,27 +342,6 @@ impl LmsUrbanSpec {
         (2.0 * per_side * 24.0 + p.section / (p.block + p.cross) * 16.0) as u64
     }
 
-    /// Read the masking file and check the satellite's position is known
-    /// (at plan-build time).
-    pub fn prepare(&mut self, has_geometry: bool) -> Result<(), (String, String)> {
-        if !has_geometry && (self.elevation_deg.is_none() || self.azimuth_deg.is_none()) {
-            let k = if self.elevation_deg.is_none() {
-                "elevation_deg"
-            } else {
-                "azimuth_deg"
-            };
-            return Err((
-                k.into(),
-                "missing: lms-urban needs the satellite's elevation and azimuth; give elevation_deg and azimuth_deg, or positions (lat/lon, geo_longitude) on the link's nodes".into(),
-            ));
-        }
-        if let Some(f) = &self.masking_file {
-            let m = MaskTable::load(f).map_err(|e| ("masking_file".to_string(), e))?;
-            self.masks = Loaded(Some(Arc::new(m)));
-        }
-        Ok(())
-    }
-
     fn params(&self) -> Params {
         let width = self.street_width_m.unwrap_or(20.0);
         Params {
@@ -560,33 +539,6 @@ pub struct LmsUrban {
     fixed_angles: bool,
 }
 
-impl super::ChannelSpecOps for LmsUrbanSpec {
-    type Model = LmsUrban;
-    fn build(&self, ctx: &ChannelCtx) -> LmsUrban {
-        LmsUrban::build(self, ctx)
-    }
-    fn validate(&self) -> Result<(), (String, String)> {
-        LmsUrbanSpec::validate(self)
-    }
-    fn apply_to_mut(&mut self) -> Option<&mut Option<ApplyTo>> {
-        Some(&mut self.apply_to)
-    }
-    fn resolve_paths(&mut self, base: &std::path::Path) {
-        if let Some(f) = self.masking_file.as_mut() {
-            *f = table::resolve(base, f);
-        }
-    }
-    fn prepare(&mut self, geometry: Option<&super::HopGeometry>) -> Result<(), (String, String)> {
-        LmsUrbanSpec::prepare(self, geometry.is_some())
-    }
-    fn memory(&self) -> Option<(u64, &'static str)> {
-        Some((
-            self.street_bytes(),
-            "raise building_width_min_m or shorten section_length_m",
-        ))
-    }
-}
-
 impl LmsUrban {
     pub fn build(s: &LmsUrbanSpec, ctx: &ChannelCtx) -> LmsUrban {
         let p = s.params();
@@ -707,6 +659,8 @@ impl ChannelModel for LmsUrban {
         }
     }
 }
+
+mod spec_ops;
 
 #[cfg(test)]
 mod tests {

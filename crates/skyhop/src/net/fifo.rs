@@ -39,6 +39,19 @@ use std::collections::VecDeque;
 #[serde(deny_unknown_fields)]
 pub struct FifoSpec {}
 
+impl super::layer::LinkLayerSpecOps for FifoSpec {
+    type Built = FifoLink;
+    fn build(&self, b: LinkBuild) -> FifoLink {
+        FifoLink::build(self, b)
+    }
+    fn supports_motion(&self) -> bool {
+        true
+    }
+    fn shown(&self) -> bool {
+        false
+    }
+}
+
 /// One direction.
 pub struct FifoDir {
     pub rate_bps: u64,

@@ -27,6 +27,17 @@ impl PartialEq for CustomMedium {
     }
 }
 
+/// A shared medium as the plan resolves it: its spec, its member links
+/// (link indices: link `k` has directions `2k` and `2k + 1`) and, per
+/// member, the direction leaving the hub.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanMedium {
+    pub name: String,
+    pub spec: MediumSpec,
+    pub links: Vec<u32>,
+    pub from_hub: Vec<Dir>,
+}
+
 /// What the engine asks of a medium's spec, each with a default.
 pub trait MediumSpecOps {
     type Built: Medium;

@@ -36,8 +36,10 @@ pub mod topology;
 pub use fifo::{FifoDir, FifoLink};
 pub use layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason, Wake};
 pub use link_dir::LinkDirSpec;
+pub use media::{AnyMedium, CustomMedium, MediumSpec, PlanMedium};
+pub use medium::{Medium, MediumBuild, MediumIo, MediumReport, MediumTable, MemberBuild};
 pub use packet::{Packet, PacketStore, Payload, Slot, SlotView};
-pub use registry::{AnyLinkLayer, CustomLinkLayer, LinkLayerSpec, MakeLinkLayer};
+pub use registry::{AnyLinkLayer, CustomLinkLayer, LinkLayerSpec, MakeLinkLayer, MemberLink};
 
 /// Index of a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -8,6 +8,7 @@
 
 use super::dvbs::{DvbsLink, DvbsSpec};
 use super::fifo::{FifoLink, FifoSpec};
+pub use super::layer::{ChannelSampler, LinkLayerSpecOps};
 use super::layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats};
 use super::link_dir::LinkDirSpec;
 use crate::engine::time::{Dur, Time};
@@ -32,101 +33,6 @@ impl PartialEq for CustomLinkLayer {
     }
 }
 
-/// A channel a link layer draws itself, sampled for `channel plot`:
-/// (state, loss probability) at an instant.
-pub type ChannelSampler = Box<dyn FnMut(Time) -> (u32, f64) + Send>;
-
-/// What the engine asks of a link layer's scenario spec, each with a
-/// default, so the plan, the event budget, `describe` and `channel plot`
-/// never name a link layer.
-pub trait LinkLayerSpecOps {
-    /// The built link layer.
-    type Built: LinkLayer;
-    fn build(&self, b: LinkBuild) -> Self::Built;
-    /// Check the spec against its link when the plan is built, adjusting
-    /// the link's directions if the layer defines them; returns warnings,
-    /// or (key under `link_layer`, message). `rto_min`: the TCP minimum RTO.
-    fn resolve(
-        &self,
-        _fwd: &mut LinkDirSpec,
-        _rev: &mut LinkDirSpec,
-        _rto_min: Dur,
-    ) -> Result<Vec<String>, (String, String)> {
-        Ok(Vec::new())
-    }
-    /// It runs between moving nodes (delay per packet from positions,
-    /// visibility).
-    fn supports_motion(&self) -> bool {
-        false
-    }
-    /// State changes it draws per simulated second (its own fade chain),
-    /// and what to change to draw fewer.
-    fn state_changes(&self) -> Option<(f64, &'static str)> {
-        None
-    }
-    /// `describe` shows it (the plain FIFO is not shown).
-    fn shown(&self) -> bool {
-        true
-    }
-    /// The channel it draws itself on direction `dir` of link `link` in a
-    /// run with `seed`, for `channel plot` (`Ok(None)`: it has none, the
-    /// direction's channel models are what to plot; `Err`: a message why
-    /// that direction has nothing to plot).
-    fn own_channel(
-        &self,
-        _seed: u64,
-        _link: &str,
-        _dir: Dir,
-    ) -> Result<Option<ChannelSampler>, String> {
-        Ok(None)
-    }
-}
-
-impl LinkLayerSpecOps for FifoSpec {
-    type Built = FifoLink;
-    fn build(&self, b: LinkBuild) -> FifoLink {
-        FifoLink::build(self, b)
-    }
-    fn supports_motion(&self) -> bool {
-        true
-    }
-    fn shown(&self) -> bool {
-        false
-    }
-}
-
-impl<T: LinkLayerSpecOps> LinkLayerSpecOps for Box<T> {
-    type Built = T::Built;
-    fn build(&self, b: LinkBuild) -> T::Built {
-        (**self).build(b)
-    }
-    fn resolve(
-        &self,
-        fwd: &mut LinkDirSpec,
-        rev: &mut LinkDirSpec,
-        rto_min: Dur,
-    ) -> Result<Vec<String>, (String, String)> {
-        (**self).resolve(fwd, rev, rto_min)
-    }
-    fn supports_motion(&self) -> bool {
-        (**self).supports_motion()
-    }
-    fn state_changes(&self) -> Option<(f64, &'static str)> {
-        (**self).state_changes()
-    }
-    fn shown(&self) -> bool {
-        (**self).shown()
-    }
-    fn own_channel(
-        &self,
-        seed: u64,
-        link: &str,
-        dir: Dir,
-    ) -> Result<Option<ChannelSampler>, String> {
-        (**self).own_channel(seed, link, dir)
-    }
-}
-
 macro_rules! link_layers {
     ($($(#[$doc:meta])* $v:ident($spec:ty => $t:ty) = $name:literal),* $(,)?) => {
         /// A link layer as a scenario describes it: `links.<id>.link_layer = { model = "..." }`.
@@ -144,6 +50,9 @@ macro_rules! link_layers {
         pub enum AnyLinkLayer {
             $($v($t),)*
             Custom(Box<dyn LinkLayer>),
+            /// A member link of a shared medium: the world hands its packets
+            /// to the medium; this keeps its counters once the run ends.
+            Member(MemberLink),
         }
 
         impl AnyLinkLayer {
@@ -158,6 +67,7 @@ macro_rules! link_layers {
                 match self {
                     $(AnyLinkLayer::$v(l) => l.send(now, dir, pkt, io),)*
                     AnyLinkLayer::Custom(l) => l.send(now, dir, pkt, io),
+                    AnyLinkLayer::Member(_) => unreachable!("a member link's packets go to its medium"),
                 }
             }
             #[inline]
@@ -165,30 +75,35 @@ macro_rules! link_layers {
                 match self {
                     $(AnyLinkLayer::$v(l) => l.wake(now, token, io),)*
                     AnyLinkLayer::Custom(l) => l.wake(now, token, io),
+                    AnyLinkLayer::Member(_) => unreachable!("a member link's wake-ups go to its medium"),
                 }
             }
             pub fn stats(&self, dir: Dir) -> LinkStats {
                 match self {
                     $(AnyLinkLayer::$v(l) => l.stats(dir),)*
                     AnyLinkLayer::Custom(l) => l.stats(dir),
+                    AnyLinkLayer::Member(m) => m.stats[dir.index()].clone(),
                 }
             }
             pub fn stats_at(&self, dir: Dir, stop: Time) -> LinkStats {
                 match self {
                     $(AnyLinkLayer::$v(l) => l.stats_at(dir, stop),)*
                     AnyLinkLayer::Custom(l) => l.stats_at(dir, stop),
+                    AnyLinkLayer::Member(m) => m.stats[dir.index()].clone(),
                 }
             }
             pub fn trace_queues(&mut self) {
                 match self {
                     $(AnyLinkLayer::$v(l) => l.trace_queues(),)*
                     AnyLinkLayer::Custom(l) => l.trace_queues(),
+                    AnyLinkLayer::Member(_) => {}
                 }
             }
             pub fn queue_trace(&mut self, dir: Dir, stop: Time) -> Option<Vec<(Time, u32)>> {
                 match self {
                     $(AnyLinkLayer::$v(l) => l.queue_trace(dir, stop),)*
                     AnyLinkLayer::Custom(l) => l.queue_trace(dir, stop),
+                    AnyLinkLayer::Member(_) => None,
                 }
             }
         }
@@ -244,6 +159,14 @@ macro_rules! link_layers {
             }
         }
     };
+}
+
+/// A member link of a shared medium, as the world holds it among the link
+/// layers: its two directions' counters, taken from the medium when the
+/// run ends (`stats_at` as of the end).
+#[derive(Debug, Default)]
+pub struct MemberLink {
+    pub stats: [LinkStats; 2],
 }
 
 impl Default for LinkLayerSpec {

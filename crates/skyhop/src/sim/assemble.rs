@@ -14,11 +14,17 @@ use crate::scenario::Plan;
 
 impl World {
     /// The run's results, the world stopped at `stop`.
-    pub fn finish(self, plan: &Plan, seed: u64, stop: Time) -> RunResult {
+    pub fn finish(mut self, plan: &Plan, seed: u64, stop: Time) -> RunResult {
         let events = self.events;
+        // Member links take their counters from their media.
+        let media = self.settle_media(stop);
         let mut res = RunResult {
             seed,
             warnings: plan.warnings.clone(),
+            media: media
+                .into_iter()
+                .map(|(n, r)| (n, crate::result::MediumResult::from_report(r)))
+                .collect(),
             ..Default::default()
         };
         let mut conns: Vec<Option<Conn>> = self.conns.into_iter().map(Some).collect();

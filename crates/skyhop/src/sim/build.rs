@@ -79,6 +79,7 @@ impl World {
                 )
             })
             .collect();
+        let media = super::state::Media::build(plan, seed, &mut layers);
         if opts.trace {
             for l in layers.iter_mut() {
                 l.trace_queues();
@@ -184,6 +185,7 @@ impl World {
         let mut w = World {
             q,
             layers,
+            media,
             routes,
             packets: crate::net::PacketStore::with_capacity(4096),
             apps_pending: flows.len(),
@@ -207,6 +209,7 @@ impl World {
             aero,
             mobile,
         };
+        w.start_media();
         // Stream 0 of the applications that start with one (a file transfer,
         // a bulk source): its connections exist from the start.
         for (fi, f) in plan.flows.iter().enumerate() {

@@ -19,6 +19,7 @@ mod leo;
 mod leo_scenarios;
 mod loader_props;
 mod mathis;
+mod media;
 mod memory_limit;
 mod modern_tcp;
 mod moving;

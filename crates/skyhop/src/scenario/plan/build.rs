@@ -59,6 +59,7 @@ impl Plan {
             nodes,
             links: net.dirs,
             layers: net.layers,
+            media: Vec::new(),
             flows,
             duration,
             event_budget: scn.run.event_budget,

@@ -81,6 +81,8 @@ pub struct Plan {
     pub links: Vec<LinkDirSpec>,
     /// Link layers, one per link (both directions).
     pub layers: Vec<PlanLayer>,
+    /// Shared media (beams), each over some of the links.
+    pub media: Vec<crate::net::PlanMedium>,
     pub flows: Vec<PlanFlow>,
     pub duration: Dur,
     pub event_budget: u64,

@@ -111,7 +111,7 @@ fn a_saturated_terminal_gets_the_payload_rate_of_its_modcod() {
         let frame = i as u64 / 4 + 1;
         assert_eq!(t.0, frame * 32_490_000 + 250_000_000, "packet {i}");
     }
-    // So the goodput is 4 × 994 × 8 bits per 32.49 ms, 978.95 kbit/s: the
+    // So the goodput is 4 × 994 × 8 bits per 32.49 ms, 979.01 kbit/s: the
     // frames' payload rate at QPSK 1/2 (R_s × 4 × 994 × 8 / 32 490).
     assert_eq!(c.counters.frames, 100);
     assert_eq!(c.counters.padding_bytes, 0);
