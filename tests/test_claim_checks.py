@@ -101,8 +101,22 @@ def test_e4_about_three_and_about_two_do_not_overlap():
 # E6: "with ARQ, ACM about the same as fixed HBW" under the study's condition
 
 
-def _e6(no_asto_hbw: float, cqe_no_asto: list[float]):
-    modes = {"acm": 130.0, "fixed-hbw": 125.0, "fixed-lbw": 56.0}
+TABLE2 = {
+    "rct": {"sack": 126.3, "newreno_imp": 115.4},
+    "rcs": {"sack": 101.55, "newreno_imp": 81.21},
+}
+
+
+def _e6(
+    no_asto_hbw: float,
+    cqe_no_asto: list[float],
+    asto_hbw: float = 125.0,
+    table2: dict[str, dict[str, float]] = TABLE2,
+):
+    """The E6 claims on made-up results: with ARQ + ASTO, ACM at 130 kB/s
+    and fixed HBW at `asto_hbw` (SACK 5 kB/s more on both); the Table II
+    cells `table2`."""
+    modes = {"acm": 130.0, "fixed-hbw": asto_hbw, "fixed-lbw": 56.0}
     mx = {
         "arq_asto": {
             m: {t: _s(v + (5 if t == "sack" else 0)) for t in e6.TCPS} for m, v in modes.items()
@@ -127,10 +141,7 @@ def _e6(no_asto_hbw: float, cqe_no_asto: list[float]):
         "alr_sweep": {"alr": e6.ALRS, "goodput": [_s(106.0)] * len(e6.ALRS)},
         "table2": {
             p: {k: {**_s(v), "published": v, "ratio": 1.0} for k, v in cells.items()}
-            for p, cells in {
-                "rct": {"sack": 126.3, "newreno_imp": 115.4},
-                "rcs": {"sack": 101.55, "newreno_imp": 81.21},
-            }.items()
+            for p, cells in table2.items()
         },
     }
     ctx = _ctx()
@@ -140,9 +151,18 @@ def _e6(no_asto_hbw: float, cqe_no_asto: list[float]):
 
 def test_e6_acm_about_fixed_hbw_is_tested_with_asto_only():
     claim = targets()["E6"]["claims"][1]
+    cqe = [97, 95, 95, 90, 45]
     # the no-ASTO row far apart does not fail the claim (outside its condition)
-    c = _e6(no_asto_hbw=30.0, cqe_no_asto=[97, 95, 95, 90, 45])[claim]
+    c = _e6(no_asto_hbw=30.0, cqe_no_asto=cqe)[claim]
     assert c["holds"] and "without ASTO" in c["evidence"], c
+    # "about the same" is within 10 % of the larger, on both sides, with ASTO:
+    # NewReno 130 vs 118 is -9.2 %, vs 116 -10.8 %; 143 is +9.1 %, 145 +10.3 %
+    for hbw, holds in [(118.0, True), (116.0, False), (143.0, True), (145.0, False)]:
+        c = _e6(no_asto_hbw=30.0, cqe_no_asto=cqe, asto_hbw=hbw)[claim]
+        assert c["holds"] is holds, (hbw, c)
+    # and the no-ASTO row within 10 % does not rescue an ASTO row outside it
+    c = _e6(no_asto_hbw=95.0, cqe_no_asto=cqe, asto_hbw=100.0)[claim]
+    assert not c["holds"], c
 
 
 def test_e6_asto_especially_for_long_cqe():
@@ -156,4 +176,19 @@ def test_e6_asto_especially_for_long_cqe():
 
 def test_e6_table2_claim_reads_either_path_but_needs_a_clear_lead():
     claim = targets()["E6"]["table2"]["claims"][0]
-    assert _e6(30.0, [97, 95, 95, 90, 45])[claim]["holds"]
+
+    def holds(rct: tuple[float, float], rcs: tuple[float, float]) -> bool:
+        paths = {"rct": rct, "rcs": rcs}
+        cells = {p: {"sack": s, "newreno_imp": nr} for p, (s, nr) in paths.items()}
+        return _e6(30.0, [97, 95, 95, 90, 45], table2=cells)[claim]["holds"]
+
+    # RCT ahead for both variants (the published cells), or RCS ahead: either reads
+    assert holds((126.3, 115.4), (101.55, 81.21))
+    assert holds((101.55, 81.21), (126.3, 115.4))
+    # a lead of at least 10 % for both: 11 % holds, 9 % does not (SACK's lead here)
+    assert holds((112.7, 100.0), (101.5, 81.2))
+    assert not holds((110.6, 100.0), (101.5, 81.2))
+    # the paths ahead for different variants: no path is better for both
+    assert not holds((126.3, 81.21), (101.55, 95.0))
+    # SACK must beat NewReno-Impatient on both paths
+    assert not holds((126.3, 130.0), (101.55, 81.21))

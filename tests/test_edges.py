@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -176,16 +177,48 @@ def test_sweep_out_unwritable_is_found_before_running(tmp_path):
         skyhop.sweep(TINY, {"links.ar.per": [0]}, out=out, set={"run.event_budget": 100})
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
-def test_run_out_read_only_folder(tmp_path):  # pragma: no cover - CI runs as a user
+# Run a command with `$0` (a folder) mounted read-only over itself, in a
+# mount namespace of its own (nothing outside sees the mount); exit 99 if
+# the folder can still be written.
+_READ_ONLY_SH = (
+    'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" || exit 98; '
+    'touch "$0/probe" 2>/dev/null && exit 99; exec "$@"'
+)
+
+
+def _cli_with_read_only(folder, *args: str) -> subprocess.CompletedProcess:
+    """`skyhop ARGS` while `folder` cannot be written: its mode for a user;
+    for root (CI), whom no mode stops, a read-only bind mount."""
+    if os.geteuid() != 0:
+        folder.chmod(0o500)
+        try:
+            return skyhop_cli(*args)
+        finally:
+            folder.chmod(0o700)
+    if shutil.which("unshare") is None:
+        pytest.skip("root, and no util-linux unshare to make a read-only bind mount")
+    env = {k: v for k, v in os.environ.items() if k not in ("SKYHOP_DEBUG", "SKYHOP_PANIC_REPORT")}
+    cmd = ["unshare", "--mount", "sh", "-c", _READ_ONLY_SH, str(folder)]
+    probe = subprocess.run([*cmd, "true"], capture_output=True, text=True)
+    if probe.returncode == 98:
+        pytest.skip(f"root, and no read-only bind mount can be made here: {probe.stderr.strip()}")
+    assert probe.returncode == 0, (probe.returncode, probe.stderr)
+    return subprocess.run(
+        [*cmd, sys.executable, "-m", "skyhop", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+
+
+def test_run_out_read_only_folder(tmp_path):
     folder = tmp_path / "ro"
     folder.mkdir()
-    folder.chmod(0o500)
-    try:
-        proc = skyhop_cli("run", TINY, *_budget_failing(), "--out", folder / "r.csv")
-        assert "budget" not in assert_one_line_error(proc, "--out")
-    finally:
-        folder.chmod(0o700)
+    proc = _cli_with_read_only(folder, "run", TINY, *_budget_failing(), "--out", folder / "r.csv")
+    assert proc.returncode != 99, "the folder could be written"
+    assert "budget" not in assert_one_line_error(proc, "--out")
+    assert not (folder / "r.csv").exists()
 
 
 # ---------------------------------------------------------------------------

@@ -71,5 +71,16 @@ def test_channel_plot_draws_a_dvbs_fade_process(tmp_path):
 
 
 def test_the_scenario_documentation_knows_the_sender_has_rack():
+    from skyhop.schema import BEGIN, keys_rows
+
     text = (REPO / "docs" / "scenario.md").read_text()
     assert "The sender has no RACK" not in text
+    # The engine has it: a `rack` key of its own in [tcp] and per flow.
+    rows = {r[0]: r for r in keys_rows()}
+    assert "tcp.rack" in rows and "RFC 8985" in rows["tcp.rack"][3], rows.get("tcp.rack")
+    # The written part of the page says what it does (above the keys table
+    # generated from the engine's schema, which lists the key too).
+    written, generated = text.split(BEGIN)
+    assert "**`rack = true`** (RFC 8985" in written
+    assert "RACK-TLP" in written and "tail loss probe" in written
+    assert "| `tcp.rack` |" in generated

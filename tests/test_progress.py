@@ -76,7 +76,13 @@ def test_experiments_report_what_a_resume_skipped():
     p.update(100, 400, "a", 0)
     clock.t += 1
     p.update(300, 400, "b", 200)  # sub-sweep b found 200 runs done
+    # 100 runs made in 11 s: the 100 left take 11 s more; the line says
+    # what the resume skipped
     assert p.eta_s() == 11 / 100 * 100
+    assert _lines(out)[-1] == (
+        "skyhop: progress: E1: 300/400 runs (75 %), 11 s elapsed, about 11 s left, "
+        "200 already done [b]"
+    )
 
 
 def test_a_bar_on_a_terminal_prints_no_lines():

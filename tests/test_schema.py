@@ -14,7 +14,17 @@ from conftest import REPO, skyhop_cli
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not importable")
 
-from skyhop.schema import TCP_BEGIN, TCP_END, keys_rows, scenario_schema, update_doc  # noqa: E402
+from skyhop.schema import (  # noqa: E402
+    BEGIN,
+    END,
+    TCP_BEGIN,
+    TCP_END,
+    keys_markdown,
+    keys_rows,
+    scenario_schema,
+    tcp_markdown,
+    update_doc,
+)
 
 SCENARIO_FILES = sorted(
     {
@@ -148,13 +158,32 @@ def test_documented_keys_exist_in_the_schema():
     assert not missing, missing
 
 
-def test_schema_module_is_importable_without_writing(tmp_path):
+def test_update_doc_returns_the_regenerated_table_and_writes_nothing(tmp_path):
     # the updater only returns text: nothing is written by update_doc
     doc = tmp_path / "x.md"
     doc.write_text("a\n<!-- BEGIN GENERATED KEYS: x -->\nold\n<!-- END GENERATED KEYS -->\nb\n")
     with pytest.raises(ValueError):
         update_doc(doc)  # the BEGIN marker must be exactly the one of this module
     assert "old" in Path(doc).read_text()
+    # With the module's markers, a stale table is replaced by the generated
+    # one (so the docs staleness test above compares against something), the
+    # text around it kept; the file itself is still not written.
+    stale = (
+        f"intro\n{BEGIN}\n| old | table |\n{END}\n{TCP_BEGIN}\n| old | tcp |\n{TCP_END}\noutro\n"
+    )
+    doc.write_text(stale)
+    new = update_doc(doc)
+    assert new == (
+        f"intro\n{BEGIN}\n\n{keys_markdown()}\n{END}\n"
+        f"{TCP_BEGIN}\n\n{tcp_markdown()}\n{TCP_END}\noutro\n"
+    )
+    assert (
+        "| old | table |" not in new and "| old | tcp |" not in new and "| `run.duration` |" in new
+    )
+    assert doc.read_text() == stale
+    # and regenerating the result changes nothing
+    doc.write_text(new)
+    assert update_doc(doc) == new
 
 
 def _tables_of(text: str, begin: str, end: str) -> list[list[str]]:

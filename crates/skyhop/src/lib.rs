@@ -18,6 +18,7 @@ pub mod mobility;
 pub mod net;
 pub mod observe;
 pub mod pep;
+pub mod quic;
 pub mod result;
 pub mod scenario;
 pub mod sim;

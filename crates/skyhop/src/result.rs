@@ -28,6 +28,17 @@ pub struct FlowResult {
     pub fast_recoveries: u64,
     /// Seconds the flow was active (start to completion, or start to end of run).
     pub active_time_s: f64,
+    /// Seconds the flow's first connection took to open, at its client:
+    /// TCP, from its SYN to the SYN-ACK (0 without a handshake); QUIC,
+    /// from the client's first packet until quinn reports the connection
+    /// established (the server's Finished processed). `None`: the
+    /// handshake did not finish, or a datagram probe (no connection).
+    #[serde(default)]
+    pub handshake_s: Option<f64>,
+    /// A QUIC flow whose connection the stack closed with an error: its
+    /// words (the flow's outcome; the run goes on and warns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_error: Option<String>,
     /// Per-leg detail (one entry without proxies; none for a datagram probe).
     pub legs: Vec<LegResult>,
     /// Datagram probe (`app = "cbr"`): datagrams sent.
@@ -85,6 +96,44 @@ impl LegResult {
         self.window_probes += o.window_probes;
         self.window_updates_sent += o.window_updates_sent;
     }
+}
+
+/// One end of a QUIC flow's connection, from quinn's own statistics
+/// (`quinn_proto::ConnectionStats`) at the end of the run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct QuicResult {
+    pub flow: String,
+    /// `client` (the end that opened the connection) or `server`.
+    pub end: String,
+    pub node: String,
+    /// The congestion controller (`newreno`, `cubic`, `bbr`).
+    pub controller: String,
+    /// From the client's first packet until the handshake completed at
+    /// this end (the server completes it when the client's Finished arrives).
+    pub handshake_s: Option<f64>,
+    /// Smoothed RTT and the smallest RTT sample, seconds.
+    pub rtt_s: f64,
+    pub min_rtt_s: f64,
+    /// Congestion window at the end of the run, bytes.
+    pub cwnd_bytes: u64,
+    /// Window reductions (losses or ECN), RFC 9002 §7.3.2.
+    pub congestion_events: u64,
+    /// Packets (and their bytes) declared lost by quinn's loss detection.
+    pub lost_packets: u64,
+    pub lost_bytes: u64,
+    /// QUIC packets sent (several may share a datagram during the handshake).
+    pub packets_sent: u64,
+    /// UDP datagrams and their payload bytes, sent and received.
+    pub datagrams_sent: u64,
+    pub datagrams_received: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// Probe timeouts that fired (RFC 9002 §6.2).
+    pub ptos: u64,
+    /// The path's UDP payload size at the end (after MTU discovery), bytes.
+    pub mtu: u64,
+    pub stream_frames_sent: u64,
+    pub ack_frames_sent: u64,
 }
 
 /// Statistics of one split proxy.
@@ -184,6 +233,13 @@ pub struct LinkResult {
     pub mean_queue_packets: f64,
     /// Largest number of packets waiting or in service.
     pub max_queue_packets: u32,
+    /// The link layer's own counters of this direction, as keys of its own
+    /// (a DVB-S forward link: `frames_sent`, `frames_lost`,
+    /// `frames_retransmitted`, `frames_misaligned`, `mode_switches`,
+    /// `arq_acks_sent`, `arq_acks_lost`, `reports_sent`, `asto_expiries`,
+    /// `give_ups`); none for a FIFO link.
+    #[serde(flatten)]
+    pub layer: BTreeMap<String, u64>,
 }
 
 /// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); `None` for fewer than
@@ -203,6 +259,9 @@ pub struct RunResult {
     pub seed: u64,
     pub flows: BTreeMap<String, FlowResult>,
     pub proxies: Vec<ProxyResult>,
+    /// Each end of each QUIC flow's connection (absent without QUIC flows).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quic: Vec<QuicResult>,
     pub engine: EngineStats,
     /// Time series keyed `"<flow>.<leg index>.<quantity>"` (cwnd, ssthresh,
     /// flight, rwnd in bytes; srtt in seconds; rate_estimate in bit/s),

@@ -52,9 +52,10 @@ pub struct AppIo {
     pub opens: Vec<StreamOpen>,
     /// Streams the flow has (set by the engine before each call).
     pub streams: usize,
-    /// Forward streams whose connection is finished (nothing more will be
-    /// sent on it): it no longer counts as open (AeroTCP's adaptive
-    /// allocation).
+    /// Streams whose connection is finished (nothing more will be sent on
+    /// them): a forward stream no longer counts as open (AeroTCP's adaptive
+    /// allocation); over QUIC, a stream is finished (its FIN follows its
+    /// last byte) and stops counting against the peer's stream limit.
     pub closes: Vec<usize>,
 }
 
@@ -93,7 +94,7 @@ impl AppIo {
     pub fn fail(&mut self, msg: impl Into<String>) {
         self.error.get_or_insert(msg.into());
     }
-    /// The connection of forward stream `stream` is finished.
+    /// The connection of stream `stream` is finished.
     pub fn close(&mut self, stream: usize) {
         self.closes.push(stream);
     }

@@ -178,6 +178,12 @@ pub trait LinkLayer: Send {
     fn queue_trace(&mut self, _dir: Dir, _stop: Time) -> Option<Vec<(Time, u32)>> {
         None
     }
+    /// The layer's own counters of one direction beyond [`LinkStats`]
+    /// (e.g. frames sent and retransmitted), by name; the run's results
+    /// carry them in the direction's entry. None by default.
+    fn counters(&self, _dir: Dir) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// What a link layer is built from: both directions' resolved parameters and

@@ -171,6 +171,12 @@ macro_rules! media {
                     AnyMedium::Custom(m) => m.stats_at(member, dir, stop),
                 }
             }
+            pub fn counters(&self, member: u32, dir: Dir) -> Vec<(&'static str, u64)> {
+                match self {
+                    $(AnyMedium::$v(m) => m.counters(member, dir),)*
+                    AnyMedium::Custom(m) => m.counters(member, dir),
+                }
+            }
             pub fn report(&self, stop: Time) -> MediumReport {
                 match self {
                     $(AnyMedium::$v(m) => m.report(stop),)*

@@ -89,6 +89,12 @@ pub trait Medium: Send {
     fn stats_at(&self, member: u32, dir: Dir, _stop: Time) -> LinkStats {
         self.stats(member, dir)
     }
+    /// Its own counters of one member link's direction beyond
+    /// [`LinkStats`] (e.g. frames sent), by name; the run's results carry
+    /// them in the direction's entry. None by default.
+    fn counters(&self, _member: u32, _dir: Dir) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
     /// The medium's own results at the end of the run.
     fn report(&self, _stop: Time) -> MediumReport {
         MediumReport::default()

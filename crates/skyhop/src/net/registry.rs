@@ -106,6 +106,14 @@ macro_rules! link_layers {
                     AnyLinkLayer::Member(_) => None,
                 }
             }
+            /// The layer's own counters of one direction (see [`LinkLayer::counters`]).
+            pub fn counters(&self, dir: Dir) -> Vec<(&'static str, u64)> {
+                match self {
+                    $(AnyLinkLayer::$v(l) => l.counters(dir),)*
+                    AnyLinkLayer::Custom(l) => l.counters(dir),
+                    AnyLinkLayer::Member(m) => m.counters[dir.index()].clone(),
+                }
+            }
         }
 
         impl LinkLayerSpec {
@@ -167,6 +175,8 @@ macro_rules! link_layers {
 #[derive(Debug, Default)]
 pub struct MemberLink {
     pub stats: [LinkStats; 2],
+    /// The medium's own counters of each direction.
+    pub counters: [Vec<(&'static str, u64)>; 2],
 }
 
 impl Default for LinkLayerSpec {

@@ -91,6 +91,10 @@ impl World {
                 self.aero_count(f, -1);
             }
         }
+        if self.flows[f].quic.is_some() {
+            // A QUIC flow: its connection's streams (`quic.rs`).
+            self.quic_app_io(now, f, &mut io);
+        }
         io.closes.clear();
         for i in 0..io.sends.len() {
             let (stream, bytes) = io.sends[i];

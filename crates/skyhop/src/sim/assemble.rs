@@ -38,6 +38,13 @@ impl World {
             }
         }
         for (fi, f) in self.flows.into_iter().enumerate() {
+            if f.quic.is_some() {
+                let (fr, warning) =
+                    super::quic::quic_flow_result(&f.name, &f, &plan.nodes, stop, &mut res.quic);
+                res.warnings.extend(warning);
+                res.flows.insert(f.name.clone(), fr);
+                continue;
+            }
             if let Some(d) = &f.dgram {
                 let end = f.done_at.unwrap_or(stop);
                 let active = end.since(f.start).as_secs_f64();
@@ -83,6 +90,7 @@ impl World {
                 ..Default::default()
             };
             fr.app = f.app.report(end);
+            fr.handshake_s = tcp_handshake_s(&f.streams, &conns);
             // Legs and proxies: one entry per position along the path and
             // direction, summed over the flow's streams (a file transfer
             // has one stream, so one entry per leg).
@@ -240,6 +248,11 @@ impl World {
                     link_drops: st.link_drops,
                     mean_queue_packets: st.mean_queue(stop.0),
                     max_queue_packets: st.max_occupancy,
+                    layer: layer
+                        .counters(dir)
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect(),
                 });
                 if let Some(tr) = layer.queue_trace(dir, stop) {
                     let (t_s, value) = tr
@@ -275,6 +288,20 @@ impl World {
         res.jain_fairness = crate::result::jain_index(&goodputs);
         res
     }
+}
+
+/// A TCP flow's handshake time: of the first stream (in opening order)
+/// whose connection at the client (the stream's first) opened with a
+/// handshake, SYN to SYN-ACK (`None` if it never completed); 0 when no
+/// connection of the flow had one.
+fn tcp_handshake_s(streams: &[Vec<usize>], conns: &[Option<Conn>]) -> Option<f64> {
+    for st in streams {
+        let c = conns[st[0]].as_ref().unwrap();
+        if let Some((syn, est)) = c.sender.handshake_times() {
+            return est.map(|t| t.since(syn).as_secs_f64());
+        }
+    }
+    Some(0.0)
 }
 
 /// A connection's leg entry in the results.

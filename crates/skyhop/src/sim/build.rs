@@ -7,7 +7,7 @@ use super::external::External;
 use super::mobile::attach_motion;
 use super::network::Mobile;
 use super::options::RunOptions;
-use super::state::{AeroGroups, Conn, Ev, FlowRt, LegProto, StreamProto, TimerSlot};
+use super::state::{AeroGroups, Conn, Ev, FlowRt, LegProto, QuicRt, StreamProto, TimerSlot};
 use super::world::World;
 use crate::app::{App, AppIo, ByteLedger, StreamDir};
 use crate::channel::{Channel, ChannelCtx};
@@ -101,7 +101,7 @@ impl World {
         let mut q = EventQueue::new();
         let mut aero = AeroGroups::default();
         for (fi, f) in plan.flows.iter().enumerate() {
-            let dgram = f.app.datagrams().then(|| {
+            let dgram = (f.app.datagrams() && f.quic.is_none()).then(|| {
                 if let Some(m) = mobile.as_deref_mut() {
                     let p = &f.legs[0].path;
                     return Box::new(DatagramPath::new(m.route(p[0], *p.last().unwrap())));
@@ -109,7 +109,28 @@ impl World {
                 routes.push(f.legs[0].fwd.clone());
                 Box::new(DatagramPath::new((routes.len() - 1) as u32))
             });
-            let tcp_legs = if dgram.is_some() {
+            // A QUIC flow: one connection end to end, through any proxy.
+            let quic = f.quic.as_ref().map(|cfg| {
+                let (a, b) = (f.path[0], *f.path.last().unwrap());
+                let r = match mobile.as_deref_mut() {
+                    Some(m) => [m.route(a, b), m.route(b, a)],
+                    None => {
+                        routes.push(f.legs.iter().flat_map(|l| l.fwd.clone()).collect());
+                        routes.push(f.legs.iter().rev().flat_map(|l| l.rev.clone()).collect());
+                        [routes.len() as u32 - 2, routes.len() as u32 - 1]
+                    }
+                };
+                Box::new(QuicRt::new(
+                    cfg,
+                    seed,
+                    &f.name,
+                    fi,
+                    [a, b],
+                    r,
+                    f.app.datagrams(),
+                ))
+            });
+            let tcp_legs = if dgram.is_some() || quic.is_some() {
                 &f.legs[..0]
             } else {
                 &f.legs[..]
@@ -160,6 +181,7 @@ impl World {
                 streams: Vec::new(),
                 stream_dirs: Vec::new(),
                 dgram,
+                quic,
                 conns: Vec::new(),
                 aero_groups,
                 aero_streams: Vec::new(),
@@ -232,6 +254,9 @@ impl World {
         handshake: Option<bool>,
         now: Time,
     ) -> usize {
+        if self.flows[f].quic.is_some() {
+            return self.quic_stream(f, dir);
+        }
         let fl = &mut self.flows[f];
         let stream = fl.streams.len();
         let n = fl.proto.legs.len();

@@ -8,6 +8,10 @@
 //! leaves the world at `to`, or earlier at the first node on the way that
 //! is itself outside-facing (a live host there, e.g. a real proxy, gets it
 //! and may send it on). A packet with no route is counted and dropped.
+//!
+//! The same table holds the datagrams of the world's QUIC flows, whole
+//! IPv4/UDP packets too (`quic.rs`): marked with the flow end they are for,
+//! they are handed to it on arrival and are not counted here.
 
 use crate::channel::PacketKind;
 use crate::engine::Time;
@@ -67,6 +71,9 @@ pub(super) struct Record {
     /// The node its route ends at.
     pub(super) exit: u32,
     pub(super) injected_at: Time,
+    /// A QUIC datagram: the timer slot of the flow end it is for (2 ×
+    /// flow + end), instead of leaving the world.
+    pub(super) quic: Option<u32>,
 }
 
 /// The world's packets from and to outside.
@@ -122,11 +129,25 @@ impl External {
     }
 
     /// Packet `id` was lost on the way.
+    #[inline]
     pub fn forget(&mut self, id: u32) {
-        if self.slab[id as usize].take().is_some() {
+        if let Some(r) = self.slab[id as usize].take() {
             self.free.push(id);
-            self.stats.lost += 1;
+            if r.quic.is_none() {
+                self.stats.lost += 1;
+            }
         }
+    }
+
+    /// Packet `id`, if it is a QUIC datagram that reached its end: the
+    /// flow end it is for and its bytes.
+    #[inline]
+    pub fn take_quic(&mut self, id: u32) -> Option<(u32, Vec<u8>)> {
+        let r = self.slab[id as usize].as_ref()?;
+        let slot = r.quic?;
+        let r = self.slab[id as usize].take().unwrap();
+        self.free.push(id);
+        Some((slot, r.packet.data))
     }
 
     /// The bytes of packet `id` while it is in the world.

@@ -77,8 +77,10 @@ impl World {
         for (mi, m) in self.media.list.iter().enumerate() {
             for (j, &k) in self.media.links[mi].iter().enumerate() {
                 let s = |d| m.stats_at(j as u32, d, stop);
+                let c = |d| m.counters(j as u32, d);
                 self.layers[k as usize] = AnyLinkLayer::Member(MemberLink {
                     stats: [s(Dir::Forward), s(Dir::Reverse)],
+                    counters: [c(Dir::Forward), c(Dir::Reverse)],
                 });
             }
             out.push((self.media.names[mi].clone(), m.report(stop)));

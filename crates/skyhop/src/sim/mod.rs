@@ -31,6 +31,7 @@ mod media;
 mod mobile;
 mod network;
 mod options;
+mod quic;
 mod relay;
 mod state;
 mod world;

@@ -9,6 +9,7 @@ use crate::net::datagram::DatagramPath;
 use crate::net::{AnyLinkLayer, AnyMedium, MediumIo, MemberBuild, MemberLink};
 use crate::observe::{SenderTrace, ValueTrace};
 use crate::pep::ProxyRt;
+use crate::quic::{Datagram, Delivery, QuicConn};
 use crate::scenario::Plan;
 use crate::scenario::{PlanProxy, SenderFactory};
 use crate::tcp::{self, TcpReceiver, TcpSender};
@@ -34,6 +35,11 @@ pub(super) enum Ev {
     Start(u32),
     /// A moving world recomputes its routes.
     Reroute,
+    /// A QUIC connection's timer: `slot` is 2 × flow + end (`quic.rs`).
+    QuicTimer {
+        slot: u32,
+        gen: u32,
+    },
     /// A wake-up a shared medium asked for.
     Medium {
         medium: u32,
@@ -116,6 +122,8 @@ pub(super) struct FlowRt {
     pub proto: StreamProto,
     /// A datagram flow's path and counters (`None` for TCP flows).
     pub dgram: Option<Box<DatagramPath>>,
+    /// A QUIC flow's connection (`None` for TCP and datagram flows).
+    pub quic: Option<Box<QuicRt>>,
     /// AeroTCP adaptive allocation: the groups (satellite legs) this flow's
     /// connections count in. An application that starts with stream 0
     /// counts as one connection from its start until it is done; one that
@@ -126,6 +134,26 @@ pub(super) struct FlowRt {
     pub aero_streams: Vec<usize>,
     /// Whether the application opens its own streams.
     pub opens_own: bool,
+}
+
+/// A QUIC flow's connection and its place in the world.
+pub(super) struct QuicRt {
+    pub conn: QuicConn,
+    pub controller: &'static str,
+    /// The application sends datagrams (a probe), not streams.
+    pub probe: bool,
+    /// Nodes of the ends (end 0 the flow's `from`, end 1 its `to`).
+    pub nodes: [u32; 2],
+    /// Routes from each end to the other.
+    pub routes: [u32; 2],
+    pub timers: [TimerSlot; 2],
+    /// When quinn closed the connection with an error.
+    pub failed_at: Option<Time>,
+    /// The application is being handed deliveries (its sends wait for
+    /// the settling in progress).
+    pub settling: bool,
+    pub datagrams: Vec<Datagram>,
+    pub deliveries: Vec<Delivery>,
 }
 
 /// The legs and proxies every stream of a flow is built from.

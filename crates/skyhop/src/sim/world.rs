@@ -150,6 +150,7 @@ impl World {
             Ev::AppTimer { flow, gen } => self.app_timer(now, flow as usize, gen),
             Ev::Start(f) => self.start_flow(now, f as usize),
             Ev::Reroute => self.reroute(now),
+            Ev::QuicTimer { slot, gen } => self.quic_timer(now, slot, gen),
             Ev::Medium { medium, token } => self.medium_wake(now, medium, token),
         }
     }
@@ -307,7 +308,7 @@ impl World {
                 let d = self.flows[c].dgram.as_mut().expect("a datagram flow");
                 d.on_arrival(now, sent_at, p.size_bytes);
             }
-            Payload::External => self.ext.leave(now, p.conn),
+            Payload::External => self.external_arrived(now, p.conn),
         }
     }
 
@@ -587,6 +588,7 @@ impl World {
             from,
             exit,
             injected_at: now,
+            quic: None,
         });
         if from == to
             || (route & super::network::DYN_ROUTE == 0 && self.routes[route as usize].is_empty())

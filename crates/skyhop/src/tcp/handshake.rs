@@ -23,6 +23,8 @@ pub struct Handshake {
     syn_sent_at: Option<Time>,
     /// The SYN was retransmitted (no RTT sample; RFC 6298 (5.7)).
     syn_retx: bool,
+    /// When the SYN-ACK arrived (for the results' handshake time).
+    established_at: Option<Time>,
 }
 
 impl Handshake {
@@ -33,7 +35,14 @@ impl Handshake {
             established: !on,
             syn_sent_at: None,
             syn_retx: false,
+            established_at: None,
         }
+    }
+
+    /// A handshake that started: when its first SYN went out and when the
+    /// SYN-ACK arrived (`None` until then); `None` without one.
+    pub fn times(&self) -> Option<(Time, Option<Time>)> {
+        self.syn_sent_at.map(|t| (t, self.established_at))
     }
 
     /// Data may flow: the handshake is done, or there is none.
@@ -66,6 +75,7 @@ impl Handshake {
     /// receiver sends nothing else before data). The sender then sends.
     pub fn on_syn_ack(&mut self, core: &mut SendCore, now: Time, ack: &AckSeg) {
         self.established = true;
+        self.established_at = Some(now);
         core.rto_at = None;
         core.rwnd = ack.wnd;
         if self.syn_retx {

@@ -22,6 +22,7 @@
 
 use std::sync::OnceLock;
 
+pub mod counts;
 mod treap;
 use treap::{Treap, TreapIter};
 
@@ -740,27 +741,94 @@ mod tests {
         assert!(largest >= 1_000, "the test reached only {largest} ranges");
     }
 
-    #[test]
-    fn thousands_of_holes_stay_cheap() {
-        // 200 000 isolated ranges, then fill every hole from the front: with
-        // per-operation work linear in the ranges this would take minutes.
+    /// Treap nodes visited per operation (`counts.rs`) in each phase of a
+    /// workload of `n` isolated ranges: building them, filling every other
+    /// hole from the front (with a query after each), filling half of the
+    /// holes left in a random order, and delivering from the front.
+    fn visits_per_op(n: u64) -> [f64; 4] {
+        let mut phases = [0.0; 4];
         let mut s = RangeSet::new();
-        let n = 200_000u64;
+        let mut ops = 0u64;
+        let mut mark = counts::nodes_visited();
+        let mut end_phase = |k: usize, ops: &mut u64| {
+            let now = counts::nodes_visited();
+            phases[k] = (now - mark) as f64 / *ops as f64;
+            mark = now;
+            *ops = 0;
+        };
         for i in 0..n {
             s.insert(2 * i + 1, 2 * i + 2);
+            ops += 1;
         }
         assert_eq!(s.len(), n as usize);
+        end_phase(0, &mut ops);
         for i in (0..n).step_by(2) {
             assert_eq!(s.insert(2 * i + 2, 2 * i + 3), 1);
             assert_eq!(s.bytes_above(0), s.bytes());
-            assert!(s.count_ranges_above(2 * i) <= s.len());
+            assert_eq!(s.count_ranges_above(2 * i), (n - i - 1) as usize);
+            ops += 3;
         }
         assert_eq!(s.len(), (n / 2) as usize);
+        end_phase(1, &mut ops);
+        // The ranges are [4k + 1, 4k + 4): fill the holes at 4k + 4 for
+        // half of the k, in a random order.
+        let mut holes: Vec<u64> = (0..n / 2 - 1).collect();
+        let mut rnd = xorshift(n);
+        for j in (1..holes.len()).rev() {
+            holes.swap(j, rnd(j as u64 + 1) as usize);
+        }
+        holes.truncate(holes.len() / 2);
+        for &k in &holes {
+            assert_eq!(s.insert(4 * k + 4, 4 * k + 5), 1);
+            ops += 1;
+        }
+        assert_eq!(s.len(), (n / 2) as usize - holes.len());
+        end_phase(2, &mut ops);
         let mut pos = 0;
         while let Some(b) = s.pop_covering(pos + 1) {
             pos = b;
+            ops += 1;
         }
         assert!(s.is_empty());
         assert_eq!(pos, 2 * n);
+        end_phase(3, &mut ops);
+        phases
+    }
+
+    #[test]
+    fn thousands_of_holes_stay_cheap() {
+        // The cost of an operation is the treap nodes it reads or writes.
+        // Each time the ranges grow tenfold, a treap is on average
+        // 2·ln(10) = 4.6 levels deeper, and an operation descends once or
+        // twice, reading a node and its children's totals at each level:
+        // some tens of visits more per tenfold, whatever n is. An O(n)
+        // operation (a scan of the ranges) would add thousands.
+        let sizes = [2_000u64, 20_000, 200_000];
+        let at = sizes.map(visits_per_op);
+        let names = ["build", "fill from the front", "fill at random", "deliver"];
+        eprintln!("node visits per operation at {sizes:?}:");
+        for (phase, name) in names.iter().enumerate() {
+            eprintln!(
+                "  {name}: {:?}",
+                at.map(|a| (a[phase] * 10.0).round() / 10.0)
+            );
+        }
+        for (phase, name) in names.iter().enumerate() {
+            for k in 1..sizes.len() {
+                let (lo, hi) = (at[k - 1][phase], at[k][phase]);
+                assert!(
+                    hi - lo <= 40.0,
+                    "{name}: {lo:.1} node visits per operation at {} ranges, {hi:.1} at {}",
+                    sizes[k - 1],
+                    sizes[k],
+                );
+            }
+        }
+        // Even at 200 000 ranges, a few descents per operation.
+        assert!(at[2].iter().all(|&v| v < 200.0), "{:?}", at[2]);
+        // The treap held them (not the tail).
+        counts::reset();
+        visits_per_op(2_000);
+        assert!(counts::largest_treap() >= 2_000 - TAIL as u64);
     }
 }

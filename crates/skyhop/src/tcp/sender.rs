@@ -159,6 +159,12 @@ impl TcpSender {
         self.hs.established()
     }
 
+    /// A handshake that started: when the first SYN went out and when the
+    /// SYN-ACK arrived (`None` until then); `None` without one.
+    pub fn handshake_times(&self) -> Option<(Time, Option<Time>)> {
+        self.hs.times()
+    }
+
     /// The next instant this sender needs `on_timer`.
     #[inline]
     pub fn poll_at(&self) -> Option<Time> {

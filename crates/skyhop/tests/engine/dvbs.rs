@@ -87,6 +87,36 @@ fn acm_under_saturation_carries_the_mean_information_rate_of_1_180_mbps() {
     }
 }
 
+#[test]
+fn the_forward_links_frames_and_mode_switches_are_in_the_results() {
+    // Without ARQ and frame errors, every datagram is 8 frames sent once,
+    // and a frame is lost only when sent in HBW while the channel is BAD.
+    let r = run(SATURATE, &["run.duration=\"60 s\""], 1);
+    let fwd = r.links.iter().find(|l| l.dir == "forward").unwrap();
+    let c = |k: &str| fwd.layer[k];
+    let framed = fwd.delivered + fwd.channel_drops;
+    // The datagrams delivered or lost, and at most a link's worth in
+    // flight (250 ms at 1.416 Mb/s: 30 datagrams) or being framed.
+    assert!(
+        c("frames_sent") >= 8 * framed && c("frames_sent") <= 8 * (framed + 31),
+        "{fwd:?}"
+    );
+    assert_eq!(c("frames_retransmitted"), 0);
+    assert_eq!(c("frames_lost"), c("frames_misaligned"));
+    // A lost datagram lost at least one of its frames.
+    assert!(
+        fwd.channel_drops > 0 && c("frames_lost") >= fwd.channel_drops,
+        "{fwd:?}"
+    );
+    assert!(c("mode_switches") >= 1 && c("reports_sent") >= c("mode_switches"));
+    assert_eq!(c("arq_acks_sent"), 0);
+    // The return path and a FIFO link have none of these.
+    let rev = r.links.iter().find(|l| l.dir == "reverse").unwrap();
+    assert!(rev.layer.is_empty(), "{rev:?}");
+    let json = serde_json::to_value(fwd).unwrap();
+    assert_eq!(json["frames_sent"], c("frames_sent"));
+}
+
 /// Twenty seconds, GOOD at first, one GOOD->BAD change (seed 11: the chain
 /// leaves GOOD once within the run, at 12.5 s); only misalignment loses frames.
 /// The receive window stays below the IP buffer, so that TCP cannot overflow

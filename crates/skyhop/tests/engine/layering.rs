@@ -33,6 +33,7 @@ const RANKS: &[(&str, u32)] = &[
     ("net", 3),
     ("app", 3),
     ("pep", 3),
+    ("quic", 3),
     ("observe", 4),
     ("result", 5),
     ("scenario", 6),

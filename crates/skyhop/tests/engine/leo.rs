@@ -7,8 +7,8 @@
 //! here from the shell's definition, rotated to the Earth-fixed frame, the
 //! +Grid and the 30° ground links rebuilt, and a Dijkstra of this file's
 //! own — within 0.1 ms. Handovers: the satellite serving Manila is always at
-//! least 30° up, and when the one serving it sinks below 30° the next
-//! update hands it over.
+//! least 30° up, and when the one serving it sinks below 30° (once in the
+//! window, checked) the next update hands it over.
 
 use skyhop::engine::time::Dur;
 use skyhop::geo::{geodetic_to_ecef, Vec3, SPEED_OF_LIGHT_M_PER_S};
@@ -300,5 +300,11 @@ fn the_round_trip_over_kuiper_is_the_shortest_geometric_path_and_handovers_follo
     eprintln!(
         "{} handovers, {forced} as the serving satellite set",
         handovers.len()
+    );
+    // The window holds a set: the satellite serving Manila at t = 0 sinks
+    // below 30° before t = 60 s, and the handover above followed it.
+    assert!(
+        forced >= 1,
+        "no serving satellite set in the window: the handover rule went untested"
     );
 }

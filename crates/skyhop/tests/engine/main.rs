@@ -25,6 +25,7 @@ mod modern_tcp;
 mod moving;
 mod multi_flow;
 mod observe;
+mod quic;
 mod rate_units;
 mod seams;
 mod split_proxy;

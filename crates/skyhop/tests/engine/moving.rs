@@ -140,11 +140,34 @@ fn an_aircraft_on_a_great_circle_at_250_m_s_changes_its_geo_slant_delay_as_compu
     assert!((m.delay_at(Time::ZERO).0 as f64 * 1e-6 - 119.72).abs() < 0.01);
 }
 
+/// The central angle (degrees) between a ground node and a satellite at
+/// altitude `alt_m` that it sees at elevation `el_deg`, on a spherical
+/// Earth: in the triangle Earth's centre, ground node, satellite the angle
+/// at the satellite is arcsin(R·cos el / (R + h)), so the one at the centre
+/// is γ = arccos(R·cos el / (R + h)) − el.
+fn central_angle_deg(alt_m: f64, el_deg: f64) -> f64 {
+    let r = EARTH_RADIUS_M;
+    (r * el_deg.to_radians().cos() / (r + alt_m))
+        .acos()
+        .to_degrees()
+        - el_deg
+}
+
+/// The ground node to satellite range at central angle `gamma_deg` (law of
+/// cosines).
+fn slant_range_m(alt_m: f64, gamma_deg: f64) -> f64 {
+    let (r, rs) = (EARTH_RADIUS_M, EARTH_RADIUS_M + alt_m);
+    (r * r + rs * rs - 2.0 * r * rs * gamma_deg.to_radians().cos()).sqrt()
+}
+
 #[test]
 fn a_direction_below_its_minimum_elevation_drops_or_holds() {
     // A "satellite" on a track that rises from below a ground node's
-    // horizon: 550 km up, 30° of longitude away (elevation < 0) at t = 0,
-    // straight above at t = 100 s.
+    // horizon: 550 km up on the equator, 30° of longitude away (elevation
+    // < 0) at t = 0, straight above at t = 100 s; the track turns at a
+    // constant rate, so its longitude is 30° − 0.3°·t. It reaches 25° of
+    // elevation at the central angle γ = 8.4508°, i.e. at
+    // t = (30 − γ) / 0.3 = 71.8306 s.
     let track = Track::timed(
         vec![wp(0.0, 30.0, 550e3, 0.0), wp(0.0, 0.0, 550e3, 100.0)],
         false,
@@ -157,29 +180,42 @@ fn a_direction_below_its_minimum_elevation_drops_or_holds() {
         observer_is_from: true,
         min_deg: 25.0,
     };
+    let gamma = central_angle_deg(550e3, 25.0);
+    let rise_s = (30.0 - gamma) / 0.3;
+    assert!((rise_s - 71.8306).abs() < 1e-4, "{rise_s}");
+    // The direction comes up at the closed form's instant, to the
+    // millisecond: down 1 ms before it, up 1 ms after.
+    let mut m = DirMotion::new(Arc::new(pos()), 0, 1, vis, WhenDown::Drop, false);
+    let rise_ns = rise_s * 1e9;
+    assert!(!m.up_at(Time((rise_ns - 1e6) as u64)));
+    assert!(m.up_at(Time((rise_ns + 1e6) as u64)));
+    // Dropped below it (at t = 0, and 1 ms before the rise), carried from it.
     let mut drop = moving_dir(pos(), vis, WhenDown::Drop);
     assert_eq!(drop.enqueue(Time::ZERO, &pkt(100)), Enqueue::LinkDown);
-    assert_eq!(drop.stats.link_drops, 1);
+    let before = Time((rise_ns - 1e6) as u64);
+    assert_eq!(drop.enqueue(before, &pkt(100)), Enqueue::LinkDown);
+    assert_eq!(drop.stats.link_drops, 2);
+    let after = Time((rise_ns + 1e6) as u64);
+    assert!(matches!(
+        drop.enqueue(after, &pkt(100)),
+        Enqueue::Arrives(_)
+    ));
     // Held: it leaves when the elevation reaches 25°, to the microsecond.
+    // 100 B at 1 Mb/s take 800 µs; then the slant range when the last bit
+    // leaves, at γ = 30° − 0.3°·(t_rise + 800 µs), at c.
     let mut hold = moving_dir(pos(), vis, WhenDown::Hold);
     let Enqueue::Arrives(at) = hold.enqueue(Time::ZERO, &pkt(100)) else {
         panic!("held, not dropped")
     };
-    // The rise, found here by scanning every millisecond: the elevation
-    // reaches 25° between two scans.
-    let mut m = DirMotion::new(Arc::new(pos()), 0, 1, vis, WhenDown::Drop, false);
-    let ms = 1_000_000u64;
-    let k = (0..100_000u64).find(|&k| m.up_at(Time(k * ms))).unwrap();
-    let rise = Time(k * ms);
-    assert!(!m.up_at(Time(rise.0 - ms)));
-    // 100 B at 1 Mb/s: 800 µs; then the delay when the last bit leaves.
-    let mut expect = |start: Time| {
-        let end = Time(start.0 + 800_000);
-        end.0 + m.delay_at(end).0
-    };
-    let (lo, hi) = (expect(Time(rise.0 - ms)), expect(rise));
-    assert!(at.0 > lo && at.0 <= hi, "{at:?} not in ({lo}, {hi}]");
-    assert!(rise > Time::from_secs_f64(50.0) && rise < Time::from_secs_f64(90.0));
+    let end_s = rise_s + 800e-6;
+    let range = slant_range_m(550e3, 30.0 - 0.3 * end_s);
+    assert!((range - 1_123.4e3).abs() < 1e3, "{range}");
+    let want_ns = (end_s + range / SPEED_OF_LIGHT_M_PER_S) * 1e9;
+    let late_ns = at.0 as f64 - want_ns;
+    assert!(
+        (-2.0..=1_002.0).contains(&late_ns),
+        "arrives {late_ns} ns after the closed form's instant"
+    );
 }
 
 /// Arrivals at `to` of a cbr flow's datagrams: (seq, sent_at, arrival).
@@ -335,7 +371,8 @@ fn a_moving_world_is_deterministic_and_a_static_one_has_no_network_results() {
 fn a_packet_in_flight_when_its_link_goes_down_is_lost_only_when_asked() {
     // A "satellite" setting below 25° seen from the ground: 550 km up,
     // moving from straight above (0°E) towards 30°E in 100 s; it crosses
-    // 25° of elevation at about 5.8° of longitude, near t = 19 s.
+    // 25° of elevation at the central angle γ = 8.4508°, at
+    // t = γ / 0.3 = 28.1694 s.
     let track = Track::timed(
         vec![wp(0.0, 0.0, 550e3, 0.0), wp(0.0, 30.0, 550e3, 100.0)],
         false,
@@ -356,6 +393,9 @@ fn a_packet_in_flight_when_its_link_goes_down_is_lost_only_when_asked() {
         .map(|k| Time(k * ms))
         .find(|&t| !probe.up_at(t))
         .unwrap();
+    let set_s = central_angle_deg(550e3, 25.0) / 0.3;
+    assert!((set_s - 28.1694).abs() < 1e-4, "{set_s}");
+    assert_eq!(set, Time((set_s * 1e3).ceil() as u64 * ms), "{set_s} s");
     // A 1500 B packet at 1 Mb/s whose last bit leaves 1 ms before the set:
     // it is still on its way (≈ 3 ms) when the link goes down.
     let start = Time(set.0 - 13 * ms);

@@ -389,6 +389,7 @@ fn a_session_reports_under_the_flow_with_the_keys_and_order_of_the_json_contract
         "timeouts",
         "fast_recoveries",
         "active_time_s",
+        "handshake_s",
         "legs",
         "objects_completed",
         "objects_incomplete",

@@ -283,8 +283,10 @@ impl WebSession {
         let k = self.objects[obj].conn;
         self.conns[k].busy = None;
         if let Http::V10 { .. } = self.spec.http {
-            // HTTP/1.0: the server closes the connection after the reply.
+            // HTTP/1.0: the server closes the connection after the reply
+            // (both of its streams are finished).
             io.close(self.conns[k].rep);
+            io.close(self.conns[k].req);
         }
         let p = self.objects[obj].page as usize;
         self.pages[p].done += 1;

@@ -299,6 +299,32 @@ impl Medium for Beam {
         }
     }
 
+    fn counters(&self, member: u32, dir: Dir) -> Vec<(&'static str, u64)> {
+        let m = member as usize;
+        if dir == self.members[m].from_hub {
+            match &self.fwd {
+                Forward::Carrier(c) => {
+                    let t = c.term_counters(m);
+                    vec![
+                        ("frames", t.frames),
+                        ("frames_lost", t.frames_lost),
+                        ("gse_bytes", t.gse_bytes),
+                        ("modcod_switches", c.acm_history(m).len() as u64 - 1),
+                    ]
+                }
+                Forward::Fifo(_) => Vec::new(),
+            }
+        } else {
+            match &self.ret {
+                Return::Rcs2(r) => {
+                    let (g, u) = r.slots(m);
+                    vec![("slots_granted", g), ("slots_used", u)]
+                }
+                Return::Fifo(_) => Vec::new(),
+            }
+        }
+    }
+
     fn report(&self, stop: Time) -> MediumReport {
         report::of(self, stop)
     }

@@ -571,6 +571,27 @@ impl LinkLayer for DvbsLink {
             Dir::Reverse => self.ret.stats.clone(),
         }
     }
+
+    /// The forward link's frames, ARQ and ACM counters (the return path
+    /// carries what they cause: ARQ ACKs and channel reports).
+    fn counters(&self, dir: Dir) -> Vec<(&'static str, u64)> {
+        if dir == Dir::Reverse {
+            return Vec::new();
+        }
+        let c = &self.counters;
+        vec![
+            ("frames_sent", c.frames_sent),
+            ("frames_lost", c.frames_lost),
+            ("frames_retransmitted", c.frames_retransmitted),
+            ("frames_misaligned", c.frames_misaligned),
+            ("mode_switches", c.mode_switches),
+            ("arq_acks_sent", c.arq_acks_sent),
+            ("arq_acks_lost", c.arq_acks_lost),
+            ("reports_sent", c.reports_sent),
+            ("asto_expiries", c.asto_expiries),
+            ("give_ups", c.give_ups),
+        ]
+    }
 }
 impl crate::net::layer::LinkLayerSpecOps for DvbsSpec {
     type Built = DvbsLink;

@@ -128,6 +128,7 @@ fn flow(
         path,
         legs,
         proxies,
+        quic: None,
     })
 }
 

@@ -73,6 +73,10 @@ pub struct PlanFlow {
     pub path: Vec<u32>,
     pub legs: Vec<PlanLeg>,
     pub proxies: Vec<PlanProxy>,
+    /// The flow runs over QUIC with these settings, end to end (its legs
+    /// only give its path; split proxies on it pass its packets through);
+    /// `None`: TCP.
+    pub quic: Option<crate::quic::QuicConfig>,
 }
 
 pub struct Plan {

@@ -6,6 +6,8 @@
 //! once, so the merge and removal work is amortised constant per range on
 //! top of the descent.
 
+use super::counts;
+
 const NIL: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
@@ -45,7 +47,7 @@ impl Iterator for TreapIter<'_> {
     type Item = (u64, u64);
     fn next(&mut self) -> Option<(u64, u64)> {
         let t = self.stack.pop()?;
-        let n = self.set.nodes[t as usize];
+        let n = *self.set.n(t);
         self.set.push_left(n.r, &mut self.stack);
         Some((n.s, n.e))
     }
@@ -70,14 +72,19 @@ impl Treap {
     fn refresh(&mut self) {
         self.total = self.sum(self.root);
         self.count = self.cnt(self.root);
+        counts::holding(self.count);
     }
 
+    /// Node `t` (every read of a node goes through here or `nm`: the
+    /// count of visits `counts` keeps in tests).
     #[inline]
     fn n(&self, t: u32) -> &Node {
+        counts::visit();
         &self.nodes[t as usize]
     }
     #[inline]
     fn nm(&mut self, t: u32) -> &mut Node {
+        counts::visit();
         &mut self.nodes[t as usize]
     }
     #[inline]

@@ -160,7 +160,8 @@ const BURSTY_THROUGHPUT_BPS: f64 = 10.0 * 1460.0 * 8.0 / 0.557;
 /// A window-limited sender on an uncongested GEO path (E1 between losses):
 /// every RTT = RTT_min = 557 ms, 10 one-segment ACKs 12 ms apart (the
 /// packet time at 1 Mb/s), then silence; cwnd constant. Feeds 60 bursts
-/// and returns the ERE (bit/s) after each ACK of one more, and the last T_k.
+/// and returns the ERE (bit/s) after each of the ten ACKs of one more,
+/// and the last T_k.
 fn ten_acks_every_557_ms(w: &mut Westwood, cwnd_segments: u64) -> (Vec<f64>, Dur) {
     let rtt = (Some(ms(557)), Some(ms(557)));
     let mut last = Vec::new();
@@ -172,11 +173,17 @@ fn ten_acks_every_557_ms(w: &mut Westwood, cwnd_segments: u64) -> (Vec<f64>, Dur
             last.extend(w.rate_estimate_bps());
         }
     }
+    assert_eq!(
+        last.len(),
+        10,
+        "an estimate after every ACK of the last burst"
+    );
     (last, w.last_sampling_interval().unwrap())
 }
 
+/// Every value in `[lo, hi]` (and there are some).
 fn within(values: &[f64], lo: f64, hi: f64) -> bool {
-    values.iter().all(|&v| v >= lo && v <= hi)
+    !values.is_empty() && values.iter().all(|&v| v >= lo && v <= hi)
 }
 
 #[test]
@@ -196,10 +203,11 @@ fn westwood_bursty_acks_on_an_uncongested_path_give_the_tcpw_bandwidth_estimate(
     assert!(rel_err(derived, 581_000.0) < 2e-3, "{derived}");
     assert!(within(&ere, 0.95 * derived, 1.05 * derived), "{ere:?}");
     assert_eq!(t_k, ms(12));
-    // The E1 study's short form: the ERE is a quarter of the throughput, and stays
-    // in the windowed branch (T_k ≈ 0.4 s) that causes it.
+    // The E1 study's short form: the ERE is a quarter of the throughput
+    // (0.23 to 0.29 of it over a burst), and stays in the windowed branch
+    // (T_k ≈ 0.4 s) that causes it.
     let (ere, t_k) = ten_acks_every_557_ms(&mut with_input(FilterInput::LatestSample), 10);
-    assert!(within(&ere, 0.0, 0.35 * thr), "{ere:?}");
+    assert!(within(&ere, 0.2 * thr, 0.3 * thr), "{ere:?}");
     assert!(t_k > ms(300), "{t_k}");
     // Interval mean: the throughput, within the ±20 % the long window of
     // the first ACK after each silence makes it swing by.
@@ -222,8 +230,9 @@ fn westwood_counts_bursty_acks_across_the_silences_in_the_congested_branch() {
     let (ere, t_k) = ten_acks_every_557_ms(&mut Westwood::default(), 40);
     assert!(t_k > ms(400) && t_k < ms(557), "{t_k}");
     assert!(within(&ere, 0.65 * thr, 0.8 * thr), "{ere:?}");
+    // The short form: about half (0.51 to 0.54 of it over a burst).
     let (ere, _) = ten_acks_every_557_ms(&mut with_input(FilterInput::LatestSample), 40);
-    assert!(within(&ere, 0.0, 0.55 * thr), "{ere:?}");
+    assert!(within(&ere, 0.45 * thr, 0.55 * thr), "{ere:?}");
 }
 
 #[test]
