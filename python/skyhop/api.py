@@ -163,6 +163,13 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
         Unreadable or malformed file, unknown key, bad unit, bad override, ...
     """
     sets = _set_strings(set)
+    return read_source(source)(sets)
+
+
+def read_source(source: ScenarioSource) -> Callable[[list[str]], Scenario]:
+    """Read a scenario source once; the function returned loads and
+    validates it with a list of overrides (a sweep's points, each with its
+    own), without reading the file again (a pipe can be read only once)."""
     if isinstance(source, Mapping):
         try:
             text = json.dumps(source, allow_nan=False)
@@ -172,7 +179,7 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
             raise ScenarioError(
                 "<dict>", "", "nested too deeply to be a scenario (tables within tables)"
             ) from None
-        return Scenario("<dict>", _core.load_scenario(text, "<dict>", sets, "json"))
+        return lambda sets: Scenario("<dict>", _core.load_scenario(text, "<dict>", sets, "json"))
     if not isinstance(source, (str, os.PathLike)):
         raise ScenarioError(
             "<options>",
@@ -190,7 +197,7 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
     # relative to the scenario file.
     base = os.path.dirname(os.path.realpath(file))
     fmt = "json" if file.lower().endswith(".json") else "toml"
-    return Scenario(file, _core.load_scenario(text, file, sets, fmt, base))
+    return lambda sets: Scenario(file, _core.load_scenario(text, file, sets, fmt, base))
 
 
 def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, Any]:

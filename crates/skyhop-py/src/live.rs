@@ -167,6 +167,7 @@ pub fn replay(
             let all: Vec<u32> = (0..plan.links.len() as u32).collect();
             let opts = RunOptions {
                 trace,
+                trace_options: Default::default(),
                 packet_log: pcap_dir.as_ref().map(|_| PacketLogOptions {
                     link_dirs: Some(all.clone()),
                     from: Time::ZERO,

@@ -2,8 +2,9 @@
 //! made before runs start.
 
 use pyo3::prelude::*;
+use skyhop::engine::Dur;
 use skyhop::engine::Time;
-use skyhop::observe::PacketLogOptions;
+use skyhop::observe::{PacketLogOptions, TraceOptions};
 use skyhop::scenario::{Plan, Recording};
 use skyhop::{RunOptions, ScenarioError};
 
@@ -26,6 +27,37 @@ struct Observe {
     /// Appended to each pcap file's stem (e.g. `.seed3`).
     #[serde(default)]
     pcap_suffix: String,
+    /// With a trace: sample each series every this many seconds.
+    trace_every_s: Option<f64>,
+    /// With a trace: only these quantities (`cwnd`, `srtt`, `queue`, ...).
+    trace_series: Option<Vec<String>>,
+}
+
+impl Observe {
+    /// The trace's thinning, checked (a bad one names its option).
+    fn trace_options(&self) -> Result<TraceOptions, Failure> {
+        let every = match self.trace_every_s {
+            Some(s) if !(s.is_finite() && s > 0.0) => {
+                return Err(options_error(
+                    "--trace-every",
+                    format!("must be a positive duration, got {s} s"),
+                ))
+            }
+            Some(s) => Some(Dur(((s * 1e9).round() as u64).max(1))),
+            None => None,
+        };
+        let t = TraceOptions {
+            every,
+            quantities: self.trace_series.clone(),
+        };
+        t.check().map_err(|m| options_error("--trace-series", m))?;
+        Ok(t)
+    }
+
+    /// Whether the per-packet observer is on (a log or pcap files).
+    fn packets(&self) -> bool {
+        self.log || self.pcap_dir.is_some()
+    }
 }
 
 pub(crate) fn options_error(key: &str, message: String) -> Failure {
@@ -113,7 +145,8 @@ pub(crate) fn run_observed(
             let o = observer(&plan, observe_json)?;
             let opts = RunOptions {
                 trace,
-                packet_log: Some(o.options.clone()),
+                trace_options: o.obs.trace_options()?,
+                packet_log: o.obs.packets().then(|| o.options.clone()),
                 cancel: Some(cancel_check()),
             };
             let mut result = skyhop::sim::run_plan(&plan, seed, &opts)?;
@@ -182,9 +215,14 @@ pub(crate) fn check_memory(
             let pcap_only = observer
                 .as_ref()
                 .is_some_and(|o| !o.obs.log && o.obs.pcap_dir.is_some());
+            let trace_options = match &observer {
+                Some(o) => o.obs.trace_options()?,
+                None => TraceOptions::default(),
+            };
             let rec = Recording {
                 trace,
-                packet_log: observer.map(|o| o.options),
+                trace_options,
+                packet_log: observer.filter(|o| o.obs.packets()).map(|o| o.options),
             };
             skyhop::scenario::check_with(&plan, file, &rec, runs, jobs).map_err(|mut e| {
                 if pcap_only && e.key == "--packet-log" {

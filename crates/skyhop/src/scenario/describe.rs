@@ -115,6 +115,10 @@ pub struct FlowDesc {
     pub size_bytes: Option<u64>,
     /// The application, in words ("file", "bulk", "cbr probe …", "web sessions …").
     pub app: String,
+    /// The application ends by itself (a file, a number of pages): a run
+    /// without a completion time is then an unfinished one, not a bulk
+    /// flow's or a probe's, which run until the run stops.
+    pub finite: bool,
     pub start_s: f64,
     pub legs: Vec<LegDesc>,
 }
@@ -271,6 +275,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                 FlowSize::Unlimited => None,
             },
             app: f.app.describe(),
+            finite: f.app.finite(),
             start_s: f.start.as_secs_f64(),
             legs,
         });
@@ -311,6 +316,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
             });
             let (delay_range_s, up_fraction) = match (motion, link_motion) {
                 (Some(m), Some(lm)) => {
+                    let lm = if dir == "reverse" { reversed(lm) } else { lm };
                     let (range, up) = sample_link(&m.positions, ld.from, ld.to, lm, end_s);
                     (range.filter(|_| lm.moving_delay), Some(up))
                 }
@@ -385,6 +391,25 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
         flows,
         warnings: plan.warnings.clone(),
     }
+}
+
+/// A plan link's motion as its reverse direction sees it: the visibility
+/// rule is the forward direction's, so an observer that is the forward
+/// direction's `from` is the reverse direction's `to` (the engine's
+/// `attach_motion` mirrors it the same way).
+fn reversed(mut lm: crate::net::mobile::LinkMotion) -> crate::net::mobile::LinkMotion {
+    use crate::net::moving::Visibility;
+    if let Visibility::MinElevation {
+        observer_is_from,
+        min_deg,
+    } = lm.visibility
+    {
+        lm.visibility = Visibility::MinElevation {
+            observer_is_from: !observer_is_from,
+            min_deg,
+        };
+    }
+    lm
 }
 
 /// The smallest and largest delay of a moving link over `[0, end_s]` and

@@ -26,7 +26,7 @@ use crate::app::RunShape;
 use crate::channel::ChannelSpec;
 use crate::engine::time::{Dur, NS_PER_S};
 use crate::error::ScenarioError;
-use crate::observe::PacketLogOptions;
+use crate::observe::{PacketLogOptions, TraceOptions};
 use crate::units::Size;
 
 /// Bytes the estimate charges per packet that can be in flight or queued:
@@ -44,6 +44,9 @@ pub const BYTES_PER_RECORD: u64 = 1024;
 pub const BYTES_PER_TRACE_ROW: u64 = 1024;
 /// Bytes per point of a link queue or proxy occupancy trace.
 pub const BYTES_PER_TRACE_POINT: u64 = 192;
+/// Bytes the engine holds per point of a link queue's trace while the run
+/// goes, before a sampling interval thins it (`--trace-every`).
+pub const ENGINE_BYTES_PER_TRACE_POINT: u64 = 16;
 /// Bytes per packet-log event (the event, its table row, the Python frame).
 pub const BYTES_PER_LOG_EVENT: u64 = 768;
 
@@ -52,6 +55,8 @@ pub const BYTES_PER_LOG_EVENT: u64 = 768;
 pub struct Recording {
     /// Time series (`--trace`).
     pub trace: bool,
+    /// Which of them, and how densely (`--trace-series`, `--trace-every`).
+    pub trace_options: TraceOptions,
     /// The per-packet log (`--packet-log`, pcap files): its link directions
     /// and window.
     pub packet_log: Option<PacketLogOptions>,
@@ -272,27 +277,55 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
         by_rate.min(share).saturating_add(l.queue as u64 + 1)
     };
     if rec.trace {
+        let t = &rec.trace_options;
+        // A series holds every change while the run goes; a sampling
+        // interval keeps at most one point per interval of it afterwards.
+        // A leg's rows and a proxy's points are sampled as they come; a
+        // link queue's points are kept until the end, then sampled.
+        let kept = |raw: u64| match t.every {
+            Some(dt) if dt.0 > 0 => raw.min(plan.duration.0 / dt.0 + 1),
+            _ => raw,
+        };
+        let sampled = |raw: u64, each: u64| kept(raw).saturating_mul(each);
+        let bytes = |raw: u64, engine: u64, kept_each: u64| match t.every {
+            Some(dt) if dt.0 > 0 => raw
+                .saturating_mul(engine)
+                .saturating_add(kept(raw).saturating_mul(kept_each)),
+            _ => raw.saturating_mul(kept_each),
+        };
+        let hint = "shorten run.duration, trace fewer runs, or thin the traces (--trace-every, --trace-series)";
         for (fi, f) in plan.flows.iter().enumerate() {
             let mut rows: u64 = 0;
             for li in 0..f.legs.len() {
                 rows = rows.saturating_add(segments(plan, fi, li, duration_s).saturating_mul(2));
             }
-            rows = rows.saturating_add(f.proxies.len() as u64 * rows);
+            let legs = if t.wants_sender() { rows } else { 0 };
+            let proxies = if t.wants("occupancy") {
+                f.proxies.len() as u64 * rows
+            } else {
+                0
+            };
             e.add(
                 true,
                 "--trace".into(),
-                rows.saturating_mul(BYTES_PER_TRACE_ROW),
-                "shorten run.duration, or trace fewer runs",
+                sampled(legs, BYTES_PER_TRACE_ROW)
+                    .saturating_add(sampled(proxies, BYTES_PER_TRACE_POINT)),
+                hint,
             );
         }
         for d in 0..plan.links.len() {
+            if !t.wants("queue") {
+                break;
+            }
             e.add(
                 true,
                 "--trace".into(),
-                carried(d, duration_s)
-                    .saturating_mul(2)
-                    .saturating_mul(BYTES_PER_TRACE_POINT),
-                "shorten run.duration, or trace fewer runs",
+                bytes(
+                    carried(d, duration_s).saturating_mul(2),
+                    ENGINE_BYTES_PER_TRACE_POINT,
+                    BYTES_PER_TRACE_POINT,
+                ),
+                hint,
             );
         }
     }

@@ -18,6 +18,7 @@ impl World {
         let events = self.events;
         // Member links take their counters from their media.
         let media = self.settle_media(stop);
+        let trace = self.trace;
         let mut res = RunResult {
             seed,
             warnings: plan.warnings.clone(),
@@ -123,7 +124,7 @@ impl World {
                         slot => *slot = Some(lr),
                     }
                     if let Some(tr) = c.trace {
-                        for (k, s) in tr.into_series(&format!("{}.{}", f.name, pos)) {
+                        for (k, s) in tr.into_series(&format!("{}.{}", f.name, pos), stop) {
                             res.traces.insert(k, s);
                         }
                     }
@@ -184,7 +185,7 @@ impl World {
                 let node = &plan.nodes[f.proxies[pi].node as usize];
                 res.traces.insert(
                     format!("{}.proxy.{}.occupancy", f.name, node),
-                    tr.into_series(),
+                    tr.into_series(stop),
                 );
             }
             res.flows.insert(f.name.clone(), fr);
@@ -282,6 +283,9 @@ impl World {
                 }
             }
             res.network_events = std::mem::take(&mut m.events);
+        }
+        if let Some(t) = trace {
+            t.apply(&mut res.traces, stop);
         }
         res.packet_log = self.log.map(|b| *b);
         let goodputs: Vec<f64> = res.flows.values().map(|f| f.goodput_bps).collect();

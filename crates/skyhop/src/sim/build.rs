@@ -80,7 +80,8 @@ impl World {
             })
             .collect();
         let media = super::state::Media::build(plan, seed, &mut layers);
-        if opts.trace {
+        let traced = |q: &str| opts.trace && opts.trace_options.wants(q);
+        if traced("queue") {
             for l in layers.iter_mut() {
                 l.trace_queues();
             }
@@ -94,7 +95,7 @@ impl World {
                     }
                 }
             }
-            Box::new(Mobile::new(plan, m, opts.trace))
+            Box::new(Mobile::new(plan, m, traced("delay")))
         });
         let mut routes = Vec::new();
         let mut flows = Vec::new();
@@ -221,7 +222,7 @@ impl World {
             packet_hops: 0,
             events: 0,
             event_budget: plan.event_budget,
-            trace: opts.trace,
+            trace: opts.trace.then(|| Box::new(opts.trace_options.clone())),
             log: opts
                 .packet_log
                 .as_ref()
@@ -326,7 +327,11 @@ impl World {
                 ack_limited_by: None,
                 limits_acks_of: None,
                 // Traces follow the flow's first stream.
-                trace: (self.trace && stream == 0).then(SenderTrace::default),
+                trace: self
+                    .trace
+                    .as_ref()
+                    .filter(|t| stream == 0 && t.wants_sender())
+                    .map(|t| SenderTrace::new(t.every)),
             });
         }
         for pos in 0..n.saturating_sub(1) {
@@ -344,8 +349,12 @@ impl World {
                 self.conns[out].limits_acks_of = Some(inc);
             }
             fl.proxies.push(pr);
-            if self.trace && stream == 0 {
-                fl.proxy_traces.push(ValueTrace::default());
+            if let Some(t) = self
+                .trace
+                .as_ref()
+                .filter(|t| stream == 0 && t.wants("occupancy"))
+            {
+                fl.proxy_traces.push(ValueTrace::new(t.every));
             }
         }
         fl.conns.extend_from_slice(&conn_ids);

@@ -34,7 +34,7 @@ use crate::engine::{EventQueue, Time};
 use crate::error::SimError;
 use crate::net::fifo::FifoSent;
 use crate::net::{AnyLinkLayer, Dir, LinkIo, LinkPacket, Packet, PacketStore, Payload, SlotView};
-use crate::observe::{PacketEventKind, PacketLog};
+use crate::observe::{PacketEventKind, PacketLog, TraceOptions};
 use crate::pep::RelayOut;
 use crate::tcp::{AckSeg, DataSeg};
 
@@ -63,7 +63,7 @@ pub struct World {
     pub(super) event_budget: u64,
     /// Applications not yet done; a virtual-time run ends when none is left.
     pub(super) apps_pending: usize,
-    pub(super) trace: bool,
+    pub(super) trace: Option<Box<TraceOptions>>, // what a traced run records
     /// The per-packet observer (off unless asked for).
     pub(super) log: Option<Box<PacketLog>>,
     pub(super) error: Option<SimError>,
@@ -108,6 +108,7 @@ impl World {
                         self.packets.prefetch(a);
                     }
                     if let Some((w, n)) = next {
+                        let token = w.token;
                         self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
                         self.prefetch_arrival(n);
                     }
@@ -275,10 +276,11 @@ impl World {
     /// prefetched an arrival earlier.
     #[inline(always)]
     fn prefetch_arrival(&self, slot: u32) {
+        if self.mobile.is_some() {
+            return; // next hops found on the way: no last hop to know (and a cold slot)
+        }
         let s = self.packets.slot(slot);
-        if s.route & super::network::DYN_ROUTE != 0
-            || s.hop as usize + 1 != self.routes[s.route as usize].len()
-        {
+        if s.hop as usize + 1 != self.routes[s.route as usize].len() {
             return;
         }
         let many = self.conns.len() > PREFETCH_CONNS;
@@ -524,6 +526,7 @@ impl World {
             #[cfg(feature = "event-cycles")]
             super::cycles::begin();
             let (now, ev) = self.q.pop().unwrap();
+            self.prefetch_next();
             #[cfg(feature = "event-cycles")]
             super::cycles::popped(&ev);
             self.events += 1;

@@ -248,10 +248,13 @@ fn legs(
             return Err(cx.err(
                 format!("flows.{name}.legs"),
                 format!(
-                    "lists {} variants but the flow has {} legs ({} proxies + 1)",
+                    "lists {} variant{} but the flow has {} leg{} ({} prox{} + 1)",
                     l.len(),
+                    if l.len() == 1 { "" } else { "s" },
                     nlegs,
-                    f.proxies.len()
+                    if nlegs == 1 { "" } else { "s" },
+                    f.proxies.len(),
+                    if f.proxies.len() == 1 { "y" } else { "ies" }
                 ),
             ))
         }
