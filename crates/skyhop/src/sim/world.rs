@@ -3,10 +3,8 @@
 //! It routes packets between endpoints and link layers, and bytes between
 //! endpoints and their application or proxy relay; the protocol logic lives
 //! in the seams (`tcp`, `pep`, `app`, `net` link layers, `channel` models).
-//! It does not decide when time advances: a driver does (`driver.rs`),
-//! through the interface at the end of this file — the next deadline, a
-//! step to a time, packets injected from outside at a node, and packets
-//! leaving towards outside.
+//! A driver (`driver.rs`) decides when time advances, through the interface
+//! at the end of this file: next deadline, step, inject, take outbound.
 //!
 //! Events (one enum, addressed by indices):
 //! - `Link { link, token }`: a wake-up a link layer asked for (for the FIFO
@@ -269,15 +267,15 @@ impl World {
         self.deliver(now, slot);
     }
 
-    /// A hint: the packet in `slot` arrives at the end of a link soon (the
-    /// next head of its FIFO); if that ends its route, bring what its
-    /// delivery reads into the cache (an ACK's SACK blocks; with more than
-    /// `PREFETCH_CONNS` connections, the TCP endpoint's state). Its slot was
-    /// prefetched an arrival earlier.
+    /// A hint: the packet in `slot` (its slot prefetched an arrival earlier)
+    /// arrives soon; if that ends its route, bring what its delivery reads
+    /// into the cache (an ACK's SACK blocks; with more than `PREFETCH_CONNS`
+    /// connections, the TCP endpoint's state). Not in a moving world (next
+    /// hops are found on the way: no last hop to know).
     #[inline(always)]
     fn prefetch_arrival(&self, slot: u32) {
         if self.mobile.is_some() {
-            return; // next hops found on the way: no last hop to know (and a cold slot)
+            return;
         }
         let s = self.packets.slot(slot);
         if s.hop as usize + 1 != self.routes[s.route as usize].len() {
