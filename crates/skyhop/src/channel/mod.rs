@@ -151,6 +151,10 @@ pub trait ChannelSpecOps {
     fn names_segments(&self) -> bool {
         false
     }
+    /// Its model gives the Es/N0 a receiver sees ([`ChannelModel::esn0_db`]).
+    fn gives_esn0(&self) -> bool {
+        false
+    }
 }
 
 /// A boxed spec (a large one, kept small in the enum) answers as its content.
@@ -179,6 +183,9 @@ impl<T: ChannelSpecOps> ChannelSpecOps for Box<T> {
     }
     fn names_segments(&self) -> bool {
         (**self).names_segments()
+    }
+    fn gives_esn0(&self) -> bool {
+        (**self).gives_esn0()
     }
 }
 

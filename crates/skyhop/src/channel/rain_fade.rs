@@ -376,6 +376,9 @@ impl super::ChannelSpecOps for RainFadeSpec {
     fn prepare(&mut self, geometry: Option<&HopGeometry>) -> Result<(), (String, String)> {
         RainFadeSpec::prepare(self, geometry)
     }
+    fn gives_esn0(&self) -> bool {
+        true
+    }
 }
 
 fn load_trace(file: &str, looping: bool) -> Result<Source, String> {

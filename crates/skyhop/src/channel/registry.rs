@@ -158,6 +158,13 @@ macro_rules! channels {
                     ChannelSpec::Custom(_) => None,
                 }
             }
+            /// Its model gives the Es/N0 a receiver sees.
+            pub fn gives_esn0(&self) -> bool {
+                match self {
+                    $(ChannelSpec::$v(s) => <$spec as ChannelSpecOps>::gives_esn0(s),)*
+                    ChannelSpec::Custom(_) => false,
+                }
+            }
             /// It names simulated segments (cannot judge real packets, nothing to plot).
             pub fn names_segments(&self) -> bool {
                 match self {

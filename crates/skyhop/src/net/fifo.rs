@@ -403,6 +403,9 @@ impl LinkLayer for FifoLink {
     fn queue_trace(&mut self, dir: Dir, stop: Time) -> Option<Vec<(Time, u32)>> {
         self.dirs[dir.index()].take_trace(stop)
     }
+    fn set_motion(&mut self, dir: Dir, motion: Box<DirMotion>) {
+        self.dirs[dir.index()].motion = Some(motion);
+    }
 }
 
 #[cfg(test)]

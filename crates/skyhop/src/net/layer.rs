@@ -184,6 +184,10 @@ pub trait LinkLayer: Send {
     fn counters(&self, _dir: Dir) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+    /// The link's ends move: direction `dir` takes its delay and visibility
+    /// from `motion` (only layers whose spec `supports_motion` are given one;
+    /// by default it is ignored).
+    fn set_motion(&mut self, _dir: Dir, _motion: Box<super::moving::DirMotion>) {}
 }
 
 /// What a link layer is built from: both directions' resolved parameters and

@@ -5,7 +5,7 @@
 
 use super::beam::{Beam, BeamSpec, MemberShape};
 use super::layer::{Dir, LinkPacket, LinkStats};
-use super::medium::{Medium, MediumBuild, MediumIo, MediumReport};
+use super::medium::{Esn0Fn, Medium, MediumBuild, MediumIo, MediumReport, MemberPlot};
 use crate::engine::time::Time;
 use std::sync::Arc;
 
@@ -60,6 +60,18 @@ pub trait MediumSpecOps {
     fn clock_events_per_second(&self) -> f64 {
         0.0
     }
+    /// What `channel plot` draws of member `member`'s direction out of the
+    /// hub (`out_of_hub`) or into it at `times`, given its channel models'
+    /// Es/N0 (`esn0`).
+    fn plot_member(
+        &self,
+        _member: usize,
+        _out_of_hub: bool,
+        _esn0: &mut Esn0Fn,
+        _times: &[Time],
+    ) -> MemberPlot {
+        MemberPlot::default()
+    }
 }
 
 impl MediumSpecOps for BeamSpec {
@@ -95,6 +107,18 @@ impl MediumSpecOps for BeamSpec {
             None => 0.0,
         }
     }
+    fn plot_member(
+        &self,
+        member: usize,
+        out_of_hub: bool,
+        esn0: &mut Esn0Fn,
+        times: &[Time],
+    ) -> MemberPlot {
+        match &self.resolved.0 {
+            Some(p) => super::beam::plot::member(p, member, out_of_hub, esn0, times),
+            None => MemberPlot::default(),
+        }
+    }
 }
 
 impl<T: MediumSpecOps> MediumSpecOps for Box<T> {
@@ -113,6 +137,15 @@ impl<T: MediumSpecOps> MediumSpecOps for Box<T> {
     }
     fn clock_events_per_second(&self) -> f64 {
         (**self).clock_events_per_second()
+    }
+    fn plot_member(
+        &self,
+        member: usize,
+        out_of_hub: bool,
+        esn0: &mut Esn0Fn,
+        times: &[Time],
+    ) -> MemberPlot {
+        (**self).plot_member(member, out_of_hub, esn0, times)
     }
 }
 
@@ -208,6 +241,12 @@ macro_rules! media {
                 match self {
                     $(MediumSpec::$v(s) => <$spec as MediumSpecOps>::clock_events_per_second(s),)*
                     MediumSpec::Custom(_) => 0.0,
+                }
+            }
+            pub fn plot_member(&self, member: usize, out_of_hub: bool, esn0: &mut Esn0Fn, times: &[Time]) -> MemberPlot {
+                match self {
+                    $(MediumSpec::$v(s) => <$spec as MediumSpecOps>::plot_member(s, member, out_of_hub, esn0, times),)*
+                    MediumSpec::Custom(_) => MemberPlot::default(),
                 }
             }
         }

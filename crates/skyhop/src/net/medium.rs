@@ -119,3 +119,16 @@ pub struct MediumBuild<'a> {
     pub seed: u64,
     pub members: Vec<MemberBuild<'a>>,
 }
+
+/// What `channel plot` draws of a member's direction beyond its channel
+/// models: named series over the sampled times, and named labels (text per
+/// sample, e.g. the MODCOD in use).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemberPlot {
+    pub series: Vec<(&'static str, Vec<f64>)>,
+    pub labels: Vec<(&'static str, Vec<String>)>,
+}
+
+/// The Es/N0 (dB) a member's direction's channel models give at a time on
+/// a carrier of a symbol rate, if any does.
+pub type Esn0Fn<'a> = dyn FnMut(Time, f64) -> Option<f64> + 'a;

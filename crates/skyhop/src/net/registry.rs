@@ -106,6 +106,14 @@ macro_rules! link_layers {
                     AnyLinkLayer::Member(_) => None,
                 }
             }
+            /// The link's ends move (see [`LinkLayer::set_motion`]).
+            pub fn set_motion(&mut self, dir: Dir, motion: Box<super::moving::DirMotion>) {
+                match self {
+                    $(AnyLinkLayer::$v(l) => l.set_motion(dir, motion),)*
+                    AnyLinkLayer::Custom(l) => l.set_motion(dir, motion),
+                    AnyLinkLayer::Member(_) => {}
+                }
+            }
             /// The layer's own counters of one direction (see [`LinkLayer::counters`]).
             pub fn counters(&self, dir: Dir) -> Vec<(&'static str, u64)> {
                 match self {

@@ -4,6 +4,7 @@
 
 mod aero;
 mod aero_alloc;
+mod beams;
 mod cancel;
 mod channels;
 mod common;

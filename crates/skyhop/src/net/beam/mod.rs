@@ -11,6 +11,7 @@
 //! beam's `forward.esn0_db`; every model of the stack also judges each
 //! packet (an exact drop list, an added error rate), as on a plain link.
 
+pub(crate) mod plot;
 pub mod spec;
 
 pub use spec::{BeamParams, BeamSpec, MemberShape};

@@ -1,7 +1,7 @@
 //! [`Plan::build`]: validation, then resolution in order: nodes, links,
 //! flows, the run's duration, and the warnings about the result.
 
-use super::{flows, links, motion, warnings, Plan};
+use super::{beams, flows, links, motion, warnings, Plan};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::scenario::schema::Scenario;
@@ -49,6 +49,7 @@ impl Plan {
                 net.grounds.extend(r.grounds.iter().copied());
             }
         }
+        let media = beams::resolve(scn, file, &nodes, &index, &net)?;
         let flows = flows::resolve(scn, file, &nodes, &index, &net, &mut warnings)?;
         let duration = match scn.run.duration {
             Some(d) => d.0,
@@ -59,7 +60,7 @@ impl Plan {
             nodes,
             links: net.dirs,
             layers: net.layers,
-            media: Vec::new(),
+            media,
             flows,
             duration,
             event_budget: scn.run.event_budget,

@@ -11,6 +11,7 @@
 //! bandwidth-delay product), `motion.rs` (places, motion, constellations,
 //! routing of moving networks).
 
+mod beams;
 mod build;
 mod flows;
 mod links;

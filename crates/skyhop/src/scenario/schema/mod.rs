@@ -45,6 +45,11 @@ pub struct Scenario {
     /// Routing of a moving network (docs/leo.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<RoutingSection>,
+    /// GEO broadband beams, by id: links joining one gateway to its
+    /// terminals, sharing a DVB-S2 forward carrier and a DVB-RCS2 return
+    /// link (docs/scenario.md).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub beams: BTreeMap<String, crate::net::beam::BeamSpec>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]

@@ -1,0 +1,117 @@
+//! The shipped beam scenario (`scenarios/geo_broadband.toml`) end to end,
+//! and every bad beam input as one error naming its key.
+
+use crate::common;
+use skyhop::scenario::Plan;
+use skyhop::{run, RunOptions};
+
+fn plan_err(sets: &[&str]) -> skyhop::ScenarioError {
+    let scn = skyhop::scenario::load_str(
+        &std::fs::read_to_string(format!(
+            "{}/../../scenarios/geo_broadband.toml",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+        "geo_broadband.toml",
+        &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    );
+    match scn {
+        Err(e) => e,
+        Ok(scn) => match Plan::build(&scn, "geo_broadband.toml") {
+            Err(e) => e,
+            Ok(_) => panic!("{sets:?} builds"),
+        },
+    }
+}
+
+#[test]
+fn the_shipped_beam_runs() {
+    let scn = common::scenario("geo_broadband.toml", &["run.duration=\"20 s\""]);
+    let r = run(&scn, 1, &RunOptions::default()).unwrap();
+    for f in ["up1", "up2", "up3", "up4"] {
+        assert!(
+            r.flows[f].bytes_delivered > 100_000,
+            "{f}: {:?}",
+            r.flows[f].bytes_delivered
+        );
+    }
+    assert!(r.flows["down1"].bytes_delivered > 1_000_000);
+    let b = &r.media["beam1"].values;
+    // The return link's timeslots: never more granted than offered.
+    let offered = b["return_slots_offered"].as_f64().unwrap();
+    let granted = b["return_slots_granted"].as_f64().unwrap();
+    let used = b["return_slots_used"].as_f64().unwrap();
+    assert!(used <= granted && granted <= offered && used > 0.0);
+    // Every terminal link is still a link in the results, its directions
+    // with the beam's counters.
+    for t in ["t1", "t2", "t3", "t4"] {
+        let rev = r
+            .links
+            .iter()
+            .find(|l| l.link == t && l.dir == "reverse")
+            .unwrap();
+        assert!(rev.delivered > 0, "{t}");
+    }
+    let terms = b["terminals"].as_array().unwrap();
+    assert_eq!(terms.len(), 4);
+    assert_eq!(terms[0]["member"], "t1");
+    let modcods = b["modcods"].as_array().unwrap();
+    assert!(modcods.iter().any(|m| m["member"] == "t1"));
+}
+
+#[test]
+fn bad_beams_are_one_line_naming_the_key() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["beams.beam1.forward.modcods=[\"QPSK 1/2\", \"QPSK 5/7\"]"],
+            "beams.beam1.forward.modcods[1]",
+            "unknown MODCOD \"QPSK 5/7\"",
+        ),
+        (
+            &["beams.beam1.return.slots_per_frame=17"],
+            "beams.beam1.return.slots_per_frame",
+            "17 timeslots",
+        ),
+        (
+            &["beams.beam1.return.terminals.t4.cra=\"4 Mbps\""],
+            "beams.beam1.return.terminals.t4.cra",
+            "more than the beam's 64",
+        ),
+        (
+            &["beams.b2.gateway=\"gw\"", "beams.b2.links=[\"t2\"]"],
+            "beams.beam1.links[1]",
+            "already in beam \"b2\"",
+        ),
+        (
+            &["beams.beam1.links=[\"t1\", \"t2\", \"t3\", \"t1\", \"t4\"]"],
+            "beams.beam1.links[3]",
+            "link \"t1\" is listed twice",
+        ),
+        (
+            &["beams.beam1.gateway=\"gx\""],
+            "beams.beam1.gateway",
+            "node \"gx\" does not exist",
+        ),
+        (
+            &["beams.beam1.return.waveform=30"],
+            "beams.beam1.return.waveform",
+            "30 is not a reference waveform",
+        ),
+        (
+            &["links.t2.link_layer={model=\"dvbs\"}"],
+            "links.t2.link_layer",
+            "carried by beam",
+        ),
+        (
+            &["beams.beam1.return.bogus=1"],
+            "beams.beam1.return.bogus",
+            "",
+        ),
+    ];
+    for (sets, key, words) in cases {
+        let e = plan_err(sets);
+        assert_eq!(e.key, *key, "{sets:?}: {e}");
+        assert!(e.message.contains(words), "{sets:?}: {}", e.message);
+        assert!(!e.to_string().contains('\n'), "one line: {e}");
+    }
+}
