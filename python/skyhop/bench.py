@@ -79,7 +79,7 @@ def bench_one(path: str, repeat: int | None = None) -> dict[str, Any]:
     sim = 0.0
     for seed in seeds:
         t0 = time.perf_counter()
-        text = _core.run(scn.json, seed, False)
+        text = _core.run(scn.loaded, seed, False)
         wall += time.perf_counter() - t0
         engine = json.loads(text)["engine"]
         events += engine["events"]

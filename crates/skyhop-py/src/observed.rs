@@ -1,5 +1,5 @@
 //! Observed runs (the per-packet log and pcap files) and the memory check
-//! made before runs start.
+//! made before runs start, of a loaded scenario's plan.
 
 use pyo3::prelude::*;
 use skyhop::engine::Dur;
@@ -8,7 +8,7 @@ use skyhop::observe::{PacketLogOptions, TraceOptions};
 use skyhop::scenario::{Plan, Recording};
 use skyhop::{RunOptions, ScenarioError};
 
-use crate::{cancel_check, guarded, python_error, to_json, Failure};
+use crate::{cancel_check, guarded, python_error, to_json, Failure, PyLoaded};
 
 /// What an observed run records and writes (JSON from Python).
 #[derive(serde::Deserialize, Default)]
@@ -129,33 +129,33 @@ fn observer(plan: &Plan, observe_json: &str) -> Result<Observer, Failure> {
 /// `RunResult` JSON with, when asked, `packet_log` (columns) and
 /// `pcap_files` (`[[path, packets], ...]`) added.
 #[pyfunction]
-#[pyo3(signature = (resolved_json, seed, trace, observe_json))]
+#[pyo3(signature = (scenario, seed, trace, observe_json))]
 pub(crate) fn run_observed(
     py: Python<'_>,
-    resolved_json: &str,
+    scenario: &PyLoaded,
     seed: u64,
     trace: bool,
     observe_json: &str,
 ) -> PyResult<String> {
     use skyhop::export::{packet_table, pcap};
+    let (loaded, _) = scenario.shared();
     let result = py.allow_threads(|| {
         guarded("running the simulation", || {
-            let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
-            let plan = Plan::build(&scn, "<resolved>")?;
-            let o = observer(&plan, observe_json)?;
+            let plan = &loaded.plan;
+            let o = observer(plan, observe_json)?;
             let opts = RunOptions {
                 trace,
                 trace_options: o.obs.trace_options()?,
                 packet_log: o.obs.packets().then(|| o.options.clone()),
                 cancel: Some(cancel_check()),
             };
-            let mut result = skyhop::sim::run_plan(&plan, seed, &opts)?;
+            let mut result = skyhop::sim::run_plan(plan, seed, &opts)?;
             let log = result.packet_log.take().unwrap_or_default();
             let mut doc = serde_json::to_value(&result)
                 .map_err(|e| Failure::Internal(format!("cannot serialise the result: {e}")))?;
             if let Some(dir) = &o.obs.pcap_dir {
                 let files = pcap::write_pcaps(
-                    &plan,
+                    plan,
                     &log,
                     std::path::Path::new(dir),
                     &o.pcap_dirs,
@@ -180,7 +180,7 @@ pub(crate) fn run_observed(
                             && e.t <= o.to
                     })
                     .collect();
-                doc["packet_log"] = serde_json::to_value(packet_table(&kept, &plan))
+                doc["packet_log"] = serde_json::to_value(packet_table(&kept, plan))
                     .map_err(|e| Failure::Internal(format!("cannot serialise the log: {e}")))?;
             }
             to_json(&doc, "the run result")
@@ -189,29 +189,29 @@ pub(crate) fn run_observed(
     result.map_err(|f| python_error(py, f))
 }
 
-/// Refuse, before any starts, `runs` runs of a resolved scenario (`jobs` at
+/// Refuse, before any starts, `runs` runs of a loaded scenario (`jobs` at
 /// once) whose estimated memory would exceed the limit
 /// (`SKYHOP_MEMORY_LIMIT`, default a quarter of physical memory): what each
 /// run holds while it runs, and what it records (`trace`; the packet log
 /// and pcap files of `observe_json`, the options of `run_observed`) kept
-/// until the end. Raises a `ScenarioError` naming `file`, the largest part's
-/// key and what to change.
+/// until the end. Raises a `ScenarioError` naming the scenario's file, the
+/// largest part's key and what to change.
 #[pyfunction]
-#[pyo3(signature = (resolved_json, file, trace, observe_json, runs, jobs))]
+#[pyo3(signature = (scenario, trace, observe_json, runs, jobs))]
 pub(crate) fn check_memory(
     py: Python<'_>,
-    resolved_json: &str,
-    file: &str,
+    scenario: &PyLoaded,
     trace: bool,
     observe_json: Option<&str>,
     runs: u64,
     jobs: u64,
 ) -> PyResult<()> {
+    let (loaded, file) = scenario.shared();
     let result = py.allow_threads(|| {
         guarded("estimating the memory of the runs", || {
-            let scn = skyhop::scenario::load_json_str(resolved_json, file, &[])?;
-            let plan = Plan::build(&scn, file)?;
-            let observer = observe_json.map(|j| observer(&plan, j)).transpose()?;
+            let plan = &loaded.plan;
+            let file = file.as_str();
+            let observer = observe_json.map(|j| observer(plan, j)).transpose()?;
             let pcap_only = observer
                 .as_ref()
                 .is_some_and(|o| !o.obs.log && o.obs.pcap_dir.is_some());
@@ -224,7 +224,7 @@ pub(crate) fn check_memory(
                 trace_options,
                 packet_log: observer.filter(|o| o.obs.packets()).map(|o| o.options),
             };
-            skyhop::scenario::check_with(&plan, file, &rec, runs, jobs).map_err(|mut e| {
+            skyhop::scenario::check_with(plan, file, &rec, runs, jobs).map_err(|mut e| {
                 if pcap_only && e.key == "--packet-log" {
                     e.key = "--pcap".into();
                     e.message = e.message.replace(

@@ -240,7 +240,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from .. import _core
 
-    network = json.loads(_core.describe(scn.json, scn.file))
+    network = json.loads(_core.describe(scn.loaded))
     if args.json:
         doc = run_document(scn.resolved, runs, trace, network)
         sys.stdout.write(output.dump_json(doc) + "\n")

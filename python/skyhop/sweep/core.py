@@ -115,21 +115,28 @@ def run_sweep(
     # Validate every point up front, each with everything applied (a --set
     # whose partner the grid sweeps is checked with it): a bad grid path
     # fails before any run. The first point gives the run's defaults.
-    points = build_points(scenario, base_sets, parsed, case_list)
-    base = Scenario(_source_name(scenario), points[0].resolved_json)
+    loaded_of: dict[int, Scenario] = {}
+    points = build_points(
+        scenario,
+        base_sets,
+        parsed,
+        case_list,
+        check=lambda p, scn: loaded_of.__setitem__(p.index, scn),
+    )
+    base = Scenario(_source_name(scenario), loaded_of[points[0].index].loaded)
     first_seed, n = check_seeds(
         base.default_seed if seed is None else seed, base.default_runs if runs is None else runs
     )
     seeds = list(range(first_seed, first_seed + n))
     paths = ([CASE] if case_list else []) + [p for p, _ in parsed]
     # ... and a point whose runs would not fit in memory before any run
-    # (each worker holds one run; its traces go to its part).
+    # (each worker holds one run; its traces go to its part), on the plan
+    # its loading built.
     at_once = min(len(points) * n, jobs or default_jobs())
     for p in points:
         try:
             _core.check_memory(
-                p.resolved_json,
-                base.file,
+                loaded_of.pop(p.index).loaded,
                 bool(trace),
                 json.dumps(trace) if isinstance(trace, dict) else None,
                 at_once,

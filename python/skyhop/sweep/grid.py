@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -253,13 +253,16 @@ def build_points(
     base_sets: list[str],
     parsed: list[tuple[str, list[GridValue]]],
     cases: Cases | None = None,
+    check: Callable[[Point, Any], None] | None = None,
 ) -> list[Point]:
     """Every combination of the cases and the grid's values (the last path
     varying fastest), each loaded and validated by the engine with
     everything applied (``--set``, then the case's settings, then the
     grid's): a setting whose required partner is swept is checked with its
     partner, and a bad value or path fails here, before any run, naming the
-    point. The scenario file is read once."""
+    point. The scenario file is read once. ``check(point, scenario)`` sees
+    each point with the scenario its loading made (the engine's plan of
+    it)."""
     import itertools
 
     from ..api import read_source
@@ -291,5 +294,8 @@ def build_points(
             if not where:
                 raise
             raise ScenarioError(e.file, e.key, f"{e.message} (grid point {where})") from None
-        points.append(Point(index, sets, columns, scn.json))
+        point = Point(index, sets, columns, scn.json)
+        if check is not None:
+            check(point, scn)
+        points.append(point)
     return points

@@ -74,6 +74,27 @@ def _sha256(value: Any) -> str:
 # making a part
 
 
+#: The engine's plans of the resolved scenarios this process has run, the
+#: most recent last: each is built once per process (a worker runs a
+#: point's seeds one after the other, so a few are enough).
+_PLANS: dict[str, Any] = {}
+_PLANS_KEPT = 8
+
+
+def plan_of(resolved_json: str) -> Any:
+    """The engine's loaded scenario (``skyhop._core.Loaded``) of a resolved
+    scenario, built once per process."""
+    from .. import _core
+
+    loaded = _PLANS.pop(resolved_json, None)
+    if loaded is None:
+        loaded = _core.load_scenario(resolved_json, "<resolved>", [], "json")
+        while len(_PLANS) >= _PLANS_KEPT:
+            del _PLANS[next(iter(_PLANS))]
+    _PLANS[resolved_json] = loaded
+    return loaded
+
+
 def run_one(resolved_json: str, seed: int, trace: bool | dict[str, Any]) -> dict[str, Any]:
     """One simulation: the engine's RunResult as a dict (the one call of the
     engine a sweep makes, wherever the part is computed). ``trace``: True,
@@ -81,8 +102,8 @@ def run_one(resolved_json: str, seed: int, trace: bool | dict[str, Any]) -> dict
     from .. import _core
 
     if isinstance(trace, dict):
-        return json.loads(_core.run_observed(resolved_json, seed, True, json.dumps(trace)))
-    return json.loads(_core.run(resolved_json, seed, trace))
+        return json.loads(_core.run_observed(plan_of(resolved_json), seed, True, json.dumps(trace)))
+    return json.loads(_core.run(plan_of(resolved_json), seed, trace))
 
 
 def rows_of(point: Point, seed: int, result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -550,7 +571,7 @@ def finite_flows(resolved_json: str) -> set[str]:
     (a bulk flow's or a probe's never has one)."""
     from .. import _core
 
-    doc = json.loads(_core.describe(resolved_json, "<sweep>"))
+    doc = json.loads(_core.describe(plan_of(resolved_json)))
     return {f["flow"] for f in doc.get("flows", []) if f.get("finite")}
 
 

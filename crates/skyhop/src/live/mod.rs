@@ -439,7 +439,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
                 .total_cmp(&b.ended_at_s.unwrap_or(f64::MAX))
         })
         .map_or(0, |c| c.status());
-    let mut result = world.finish(plan, seed, stop);
+    let mut result = world.finish(stop);
     result.warnings.extend(warnings.iter().cloned());
     let report = LiveReport {
         hosts: hosts.iter().map(Host::info).collect(),

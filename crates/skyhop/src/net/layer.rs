@@ -212,14 +212,19 @@ pub trait LinkLayerSpecOps {
     fn build(&self, b: LinkBuild) -> Self::Built;
     /// Check the spec against its link when the plan is built, adjusting
     /// the link's directions if the layer defines them; returns warnings,
-    /// or (key under `link_layer`, message). `rto_min`: the TCP minimum RTO.
+    /// or (key under `link_layer`, message).
     fn resolve(
         &self,
         _fwd: &mut LinkDirSpec,
         _rev: &mut LinkDirSpec,
-        _rto_min: Dur,
     ) -> Result<Vec<String>, (String, String)> {
         Ok(Vec::new())
+    }
+    /// Warnings about the TCP connections that cross the (resolved) link,
+    /// the smallest minimum RTO among them `rto_min` (a layer with timers
+    /// of its own has rules against the TCP timeout).
+    fn check_tcp(&self, _fwd: &LinkDirSpec, _rev: &LinkDirSpec, _rto_min: Dur) -> Vec<String> {
+        Vec::new()
     }
     /// It runs between moving nodes (delay per packet from positions,
     /// visibility).
@@ -258,9 +263,11 @@ impl<T: LinkLayerSpecOps> LinkLayerSpecOps for Box<T> {
         &self,
         fwd: &mut LinkDirSpec,
         rev: &mut LinkDirSpec,
-        rto_min: Dur,
     ) -> Result<Vec<String>, (String, String)> {
-        (**self).resolve(fwd, rev, rto_min)
+        (**self).resolve(fwd, rev)
+    }
+    fn check_tcp(&self, fwd: &LinkDirSpec, rev: &LinkDirSpec, rto_min: Dur) -> Vec<String> {
+        (**self).check_tcp(fwd, rev, rto_min)
     }
     fn supports_motion(&self) -> bool {
         (**self).supports_motion()

@@ -69,6 +69,22 @@ impl Visibility {
         let d = target.minus(obs);
         d.dot(up) >= d.norm() * sin_min
     }
+
+    /// Whether a direction from `from` to `to` (positions in the
+    /// Earth-fixed frame) is up: the one rule of the run, the moving
+    /// network's routing, the plan's checks and `describe`.
+    #[inline]
+    pub fn up(self, from: Vec3, to: Vec3) -> bool {
+        match self {
+            Visibility::Always => true,
+            Visibility::MinElevation {
+                observer_is_from: true,
+                min_deg,
+            } => Visibility::sees(min_deg, from, to),
+            Visibility::MinElevation { min_deg, .. } => Visibility::sees(min_deg, to, from),
+            Visibility::MaxRange(r) => from.distance(to) <= r,
+        }
+    }
 }
 
 /// The unit vector up from the Earth's centre through `obs`.

@@ -138,11 +138,18 @@ macro_rules! link_layers {
                 &self,
                 fwd: &mut LinkDirSpec,
                 rev: &mut LinkDirSpec,
-                rto_min: Dur,
             ) -> Result<Vec<String>, (String, String)> {
                 match self {
-                    $(LinkLayerSpec::$v(s) => <$spec as LinkLayerSpecOps>::resolve(s, fwd, rev, rto_min),)*
+                    $(LinkLayerSpec::$v(s) => <$spec as LinkLayerSpecOps>::resolve(s, fwd, rev),)*
                     LinkLayerSpec::Custom(_) => Ok(Vec::new()),
+                }
+            }
+            /// Its rules about the TCP connections crossing the link (see
+            /// [`LinkLayerSpecOps::check_tcp`]).
+            pub fn check_tcp(&self, fwd: &LinkDirSpec, rev: &LinkDirSpec, rto_min: Dur) -> Vec<String> {
+                match self {
+                    $(LinkLayerSpec::$v(s) => <$spec as LinkLayerSpecOps>::check_tcp(s, fwd, rev, rto_min),)*
+                    LinkLayerSpec::Custom(_) => Vec::new(),
                 }
             }
             /// It runs between moving nodes.

@@ -21,9 +21,9 @@
 //! object. Each item is charged the bytes it takes from the engine to the
 //! Python lists the command line builds from it.
 
-use super::plan::Plan;
+use super::plan::{bytes_in, Plan};
 use crate::app::RunShape;
-use crate::engine::time::{Dur, NS_PER_S};
+use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::observe::{PacketLogOptions, TraceOptions};
 use crate::units::Size;
@@ -145,11 +145,6 @@ fn sat(x: f64) -> u64 {
     }
 }
 
-/// Bandwidth-delay product of a link direction, bytes.
-fn bdp(rate_bps: u64, delay: Dur) -> u64 {
-    (rate_bps as u128 * delay.0 as u128 / 8 / NS_PER_S as u128).min(u64::MAX as u128) as u64
-}
-
 /// A lower bound of a request's round trip over flow `f`'s path: the
 /// propagation both ways and one smallest packet's transmission per hop.
 fn min_rtt_s(plan: &Plan, f: usize) -> f64 {
@@ -166,7 +161,7 @@ fn min_rtt_s(plan: &Plan, f: usize) -> f64 {
 
 /// Full segments a leg's bottleneck can carry over `secs`.
 fn segments(plan: &Plan, f: usize, l: usize, secs: f64) -> u64 {
-    let n = plan.leg_numbers(f, l);
+    let n = &plan.flows[f].legs[l].figures;
     sat(n.bottleneck as f64 * secs / 8.0 / n.packet.max(1) as f64) + 1
 }
 
@@ -219,7 +214,7 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 let l = &plan.links[d as usize];
                 let q = (l.queue as u64).saturating_mul(mss + leg.cfg.header_bytes as u64);
                 path_bytes = path_bytes
-                    .saturating_add(bdp(l.rate_bps, l.delay))
+                    .saturating_add(bytes_in(l.rate_bps, l.delay))
                     .saturating_add(q);
             }
             let window = leg
@@ -239,7 +234,8 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
             let size = (size as u64).max(1);
             for d in datagram_dirs(plan, fi) {
                 let l = &plan.links[d];
-                packets = packets.saturating_add(bdp(rate.min(l.rate_bps), l.delay) / size + 1);
+                packets =
+                    packets.saturating_add(bytes_in(rate.min(l.rate_bps), l.delay) / size + 1);
                 let sent = sat(rate as f64 * duration_s / 8.0 / size as f64) + 1;
                 demand[d] = demand[d].saturating_add(sent);
                 smallest[d] = smallest[d].min(size);

@@ -10,18 +10,19 @@ use crate::net::{Dir, Payload};
 use crate::result::{
     EngineStats, FlowResult, LegResult, LinkResult, ProxyResult, RunResult, Series,
 };
-use crate::scenario::Plan;
 
 impl World {
     /// The run's results, the world stopped at `stop`.
-    pub fn finish(mut self, plan: &Plan, seed: u64, stop: Time) -> RunResult {
+    pub fn finish(mut self, stop: Time) -> RunResult {
         let events = self.events;
         // Member links take their counters from their media.
         let media = self.settle_media(stop);
         let trace = self.trace;
+        let names = *self.names;
+        let plan_nodes = &names.nodes;
         let mut res = RunResult {
-            seed,
-            warnings: plan.warnings.clone(),
+            seed: names.seed,
+            warnings: names.warnings.clone(),
             media: media
                 .into_iter()
                 .map(|(n, r)| (n, crate::result::MediumResult::from_report(r)))
@@ -41,7 +42,7 @@ impl World {
         for (fi, f) in self.flows.into_iter().enumerate() {
             if f.quic.is_some() {
                 let (fr, warning) =
-                    super::quic::quic_flow_result(&f.name, &f, &plan.nodes, stop, &mut res.quic);
+                    super::quic::quic_flow_result(&f.name, &f, plan_nodes, stop, &mut res.quic);
                 res.warnings.extend(warning);
                 res.flows.insert(f.name.clone(), fr);
                 continue;
@@ -136,7 +137,7 @@ impl World {
                     let area = p.occupancy_area(end);
                     let pr = ProxyResult {
                         flow: f.name.clone(),
-                        node: plan.nodes[p.node as usize].clone(),
+                        node: plan_nodes[p.node as usize].clone(),
                         cache_bytes: p.cache_bytes,
                         max_occupancy_bytes: p.max_occupancy,
                         mean_occupancy_bytes: 0.0,
@@ -182,7 +183,7 @@ impl World {
                 fr.throughput_bps = fr.bytes_sent as f64 * 8.0 / active;
             }
             for (pi, tr) in f.proxy_traces.into_iter().enumerate() {
-                let node = &plan.nodes[f.proxies[pi].node as usize];
+                let node = &plan_nodes[f.proxies[pi].node as usize];
                 res.traces.insert(
                     format!("{}.proxy.{}.occupancy", f.name, node),
                     tr.into_series(stop),
@@ -207,16 +208,16 @@ impl World {
         let mobile = self.mobile;
         for (k, layer) in layers.iter_mut().enumerate() {
             // Links built during a moving run follow the plan's.
-            let (link_name, rate_bps) = match plan.layers.get(k) {
-                Some(l) => (l.name.clone(), plan.links[2 * k].rate_bps),
-                None => mobile.as_ref().unwrap().built[k - plan.layers.len()].clone(),
+            let (link_name, rate_bps) = match names.links.get(k) {
+                Some(l) => l.clone(),
+                None => mobile.as_ref().unwrap().built[k - names.links.len()].clone(),
             };
             for dir in [Dir::Forward, Dir::Reverse] {
                 let ld = 2 * k + dir.index();
-                let (from, to) = match plan.links.get(ld) {
-                    Some(pd) => (
-                        plan.nodes[pd.from as usize].clone(),
-                        plan.nodes[pd.to as usize].clone(),
+                let (from, to) = match names.dirs.get(ld) {
+                    Some(&(a, b)) => (
+                        plan_nodes[a as usize].clone(),
+                        plan_nodes[b as usize].clone(),
                     ),
                     None => {
                         let m = mobile.as_ref().unwrap();

@@ -7,7 +7,9 @@ use super::external::External;
 use super::mobile::attach_motion;
 use super::network::Mobile;
 use super::options::RunOptions;
-use super::state::{AeroGroups, Conn, Ev, FlowRt, LegProto, QuicRt, StreamProto, TimerSlot};
+use super::state::{
+    AeroGroups, Conn, Ev, FlowRt, LegProto, QuicRt, RunNames, StreamProto, TimerSlot,
+};
 use super::world::World;
 use crate::app::{App, AppIo, ByteLedger, StreamDir};
 use crate::channel::{Channel, ChannelCtx};
@@ -15,7 +17,6 @@ use crate::engine::{EventQueue, Time};
 use crate::net::datagram::DatagramPath;
 use crate::net::mobile::MotionPlan;
 use crate::net::moving::Visibility;
-use crate::net::topology::Topology;
 use crate::net::{AnyLinkLayer, LinkBuild};
 use crate::observe::{ConnLabel, PacketLog, SenderTrace, ValueTrace};
 use crate::pep::{ProxyRt, RelayOut};
@@ -204,7 +205,6 @@ impl World {
                 .next_after(crate::engine::time::Dur::ZERO);
             q.push(Time(next.0), Ev::Reroute);
         }
-        let topology = Topology::new(plan.nodes.len(), plan.links.iter().map(|d| (d.from, d.to)));
         let mut w = World {
             q,
             layers,
@@ -228,9 +228,10 @@ impl World {
                 .as_ref()
                 .map(|o| Box::new(PacketLog::new(plan.links.len(), o))),
             error: None,
-            ext: External::new(topology),
+            ext: External::new(plan.topology.clone()),
             aero,
             mobile,
+            names: Box::new(RunNames::of(plan, seed)),
         };
         w.start_media();
         // Stream 0 of the applications that start with one (a file transfer,

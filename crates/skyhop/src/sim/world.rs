@@ -65,12 +65,12 @@ pub struct World {
     /// The per-packet observer (off unless asked for).
     pub(super) log: Option<Box<PacketLog>>,
     pub(super) error: Option<SimError>,
-    /// Packets from and to outside the simulated network.
-    pub(super) ext: External,
+    pub(super) ext: External, // packets from and to outside the simulated network
     /// AeroTCP adaptive allocation: connections open per satellite leg.
     pub(super) aero: AeroGroups,
-    /// The network state of a moving world (`None`: static routes).
-    pub(super) mobile: Option<Box<super::network::Mobile>>,
+    pub(super) mobile: Option<Box<super::network::Mobile>>, // None: static routes
+    /// The seed and the plan's names and warnings, for the results.
+    pub(super) names: Box<super::state::RunNames>,
 }
 
 /// Connections above which a packet's arrival prefetches its endpoint's

@@ -602,9 +602,16 @@ impl crate::net::layer::LinkLayerSpecOps for DvbsSpec {
         &self,
         fwd: &mut crate::net::LinkDirSpec,
         rev: &mut crate::net::LinkDirSpec,
-        rto_min: crate::engine::time::Dur,
     ) -> Result<Vec<String>, (String, String)> {
-        DvbsSpec::resolve(self, fwd, rev, rto_min)
+        DvbsSpec::resolve(self, fwd, rev)
+    }
+    fn check_tcp(
+        &self,
+        fwd: &crate::net::LinkDirSpec,
+        rev: &crate::net::LinkDirSpec,
+        rto_min: crate::engine::time::Dur,
+    ) -> Vec<String> {
+        DvbsSpec::check_tcp(self, fwd, rev, rto_min)
     }
     /// Two switches per mean GOOD/BAD cycle of its fade chain.
     fn state_changes(&self) -> Option<(f64, &'static str)> {
