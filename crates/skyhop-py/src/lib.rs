@@ -308,7 +308,8 @@ fn describe(py: Python<'_>, scenario: &PyLoaded) -> PyResult<String> {
 
 /// Sample the channel model of one direction of a link of a loaded
 /// scenario over time, as the run with `seed` would see it: JSON `{model, t_s, state, loss_probability}`
-/// plus, for `lms-urban`, `masking_deg` (towards the satellite),
+/// plus the model's named observables and, for a beam's terminal, the
+/// beam's (`skyhop::scenario::sample`); for `lms-urban`, `masking_deg` (towards the satellite),
 /// `elevation_deg`, `azimuth_deg` and `skylines` (the full skyline, one
 /// masking angle per degree of azimuth, at each of `skyline_at_s`).
 #[pyfunction]
@@ -327,9 +328,9 @@ fn sample_channel(
     let (loaded, _) = scenario.shared();
     let result = py.allow_threads(|| {
         guarded("sampling the channel", || {
-            use skyhop::channel::{Channel, ChannelCtx, ChannelSpec};
+            use skyhop::channel::Channel;
             use skyhop::engine::Time;
-            let (scn, plan) = (&loaded.scenario, &loaded.plan);
+            let plan = &loaded.plan;
             // A chain switching more often than a run may over the span
             // would take hours to draw: refused as a run of that length is.
             let span = skyhop::engine::Dur((duration_s.max(0.0) * 1e9).min(u64::MAX as f64) as u64);
@@ -339,84 +340,13 @@ fn sample_channel(
                     ScenarioError::new("<options>", "--duration", format!("{}: {m}", e.key))
                 },
             )?;
-            let name = format!("{link}:{direction}");
             let bad = |m: String| Failure::Scenario(ScenarioError::new("<resolved>", format!("links.{link}"), m));
-            let dir = plan.links.iter().find(|d| d.name == name).ok_or_else(|| {
-                let links: Vec<&str> = scn.links.keys().map(|k| k.as_str()).collect();
-                bad(format!("no such link (links: {})", links.join(", ")))
-            })?;
-            let has_model = dir.channels.iter().any(|c| !matches!(c, ChannelSpec::DropList(_)));
-            let dvbs = plan.layers.iter().find_map(|l| match &l.spec {
-                skyhop::net::LinkLayerSpec::Dvbs(s) if l.name == link => s.params().ok(),
-                _ => None,
-            });
-            if let (false, Some(p)) = (has_model, dvbs) {
-                if direction != "forward" {
-                    return Err(bad(
-                        "the reverse direction of a DVB-S link has no channel model (its fade process is on the forward direction)".into(),
-                    ));
-                }
-                // The DVB-S link's fade process, as its frames see it.
-                let mut chain = p.fade_chain(seed, link);
-                let n = (duration_s / step_s).floor().max(0.0) as u64 + 1;
-                let (mut t_s, mut state, mut loss) = (vec![], vec![], vec![]);
-                for k in 0..n {
-                    let t = k as f64 * step_s;
-                    let b = chain.state_at(Time::from_secs_f64(t));
-                    t_s.push(t);
-                    state.push(Some(b as u8 as f64));
-                    loss.push(Some(p.frame_loss(b)));
-                }
-                return Ok(serde_json::json!({
-                    "model": "dvbs",
-                    "link": name,
-                    "seed": seed,
-                    "t_s": t_s,
-                    "state": state,
-                    "loss_probability": loss,
-                })
-                .to_string());
-            }
-            let (index, spec) = dir
-                .channels
-                .iter()
-                .enumerate()
-                .rfind(|(_, c)| !matches!(c, ChannelSpec::DropList(_)))
-                .ok_or_else(|| bad(format!("the {direction} direction has no channel model")))?;
-            let ctx = ChannelCtx {
-                seed,
-                link: &dir.name,
-                index,
-                geometry: dir.geometry,
-            };
-            let mut ch = Channel::build(spec, &ctx);
-            let model = serde_json::to_value(spec)
-                .ok()
-                .and_then(|v| v.get("model").cloned())
-                .unwrap_or(serde_json::Value::Null);
-            let n = (duration_s / step_s).floor().max(0.0) as u64 + 1;
-            let (mut t_s, mut state, mut loss, mut masking) = (vec![], vec![], vec![], vec![]);
-            for k in 0..n {
-                let t = k as f64 * step_s;
-                let now = Time::from_secs_f64(t);
-                let st = ch.state(now);
-                t_s.push(t);
-                state.push(st.map(|s| s.state));
-                loss.push(st.map(|s| s.loss_probability));
-                if let Channel::LmsUrban(m) = &ch {
-                    masking.push(m.masking_at(now));
-                }
-            }
-            let mut out = serde_json::json!({
-                "model": model,
-                "link": name,
-                "seed": seed,
-                "t_s": t_s,
-                "state": state,
-                "loss_probability": loss,
-            });
-            if let Channel::LmsUrban(m) = &ch {
-                out["masking_deg"] = serde_json::json!(masking);
+            let (mut out, ch) =
+                skyhop::scenario::sample::sample_channel(plan, link, direction, seed, duration_s, step_s)
+                    .map_err(bad)?;
+            // The street's skyline of an urban shadowing model, beside its
+            // masking angle (`observe`), for the plot's second panel.
+            if let Some(Channel::LmsUrban(m)) = &ch {
                 out["elevation_deg"] = serde_json::json!(m.elevation_deg);
                 out["azimuth_deg"] = serde_json::json!(m.azimuth_deg);
                 let sk: Vec<_> = skyline_at_s

@@ -7,6 +7,7 @@ pub mod json_schema;
 mod load_error;
 mod memory;
 mod plan;
+pub mod sample;
 mod schema;
 mod templates;
 mod validate;

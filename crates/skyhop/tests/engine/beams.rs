@@ -115,3 +115,39 @@ fn bad_beams_are_one_line_naming_the_key() {
         assert!(!e.to_string().contains('\n'), "one line: {e}");
     }
 }
+
+#[test]
+fn channel_plot_samples_a_terminals_es_n0_and_the_modcod_its_acm_picks() {
+    use skyhop::scenario::sample::sample_channel;
+    let scn = common::scenario("geo_broadband.toml", &[]);
+    let p = Plan::build(&scn, "geo_broadband.toml").unwrap();
+    // t1 under rain: the rain model's observables and the beam's ACM.
+    let (s, _) = sample_channel(&p, "t1", "forward", 1, 600.0, 1.0).unwrap();
+    assert_eq!(s["model"], "rain-fade");
+    assert_eq!(s["medium"], "beam1");
+    let es = s["esn0_db"].as_array().unwrap();
+    let th = s["modcod_threshold_db"].as_array().unwrap();
+    let lost = s["frame_lost"].as_array().unwrap();
+    let names = s["modcod"].as_array().unwrap();
+    assert_eq!(es.len(), 601);
+    assert_eq!(s["attenuation_db"].as_array().unwrap().len(), 601);
+    for i in 0..es.len() {
+        let (e, t) = (es[i].as_f64().unwrap(), th[i].as_f64().unwrap());
+        assert_eq!(lost[i].as_f64().unwrap() == 1.0, e < t, "sample {i}");
+    }
+    assert!(names
+        .iter()
+        .all(|n| n.as_str().is_some_and(|n| !n.is_empty())));
+    // t2 has no model: the beam's clear-sky Es/N0 and, once its first
+    // report has arrived (within a second), one MODCOD.
+    let (s, _) = sample_channel(&p, "t2", "forward", 1, 10.0, 1.0).unwrap();
+    assert!(s["model"].is_null());
+    assert!(s["esn0_db"].as_array().unwrap().iter().all(|e| e == 13.5));
+    let names = s["modcod"].as_array().unwrap();
+    assert!(names[1..].iter().all(|n| n == &names[1]), "{names:?}");
+    // A link outside any beam and without a model has nothing to plot.
+    let Err(e) = sample_channel(&p, "core", "forward", 1, 10.0, 1.0) else {
+        panic!("core has nothing to plot")
+    };
+    assert!(e.contains("no channel model"), "{e}");
+}

@@ -330,3 +330,53 @@ fn a_forward_link_carries_its_modcods_payload_rate() {
     let rate = 4.0 * 994.0 * 8.0 / frame;
     assert!((rate - 979_008.9).abs() < 1.0, "{rate}");
 }
+
+// ---- a channel from outside the engine gives the beam its Es/N0 ------------
+
+/// Es/N0 of 2 dB until 5.05 s, then 0 dB; loses nothing itself.
+struct Step;
+
+impl skyhop::channel::ChannelModel for Step {
+    fn is_lost(&mut self, _tx: &skyhop::channel::Tx) -> bool {
+        false
+    }
+    fn esn0_db(&mut self, now: Time, _symbol_rate: f64) -> Option<f64> {
+        Some(if now < Time::from_secs_f64(5.05) {
+            2.0
+        } else {
+            0.0
+        })
+    }
+}
+
+#[test]
+fn a_channel_from_outside_gives_the_beam_its_es_n0_and_the_acm_follows() {
+    use skyhop::channel::{ChannelSpec, CustomChannel};
+    // QPSK 1/2 needs 1.00 dB (EN 302 307-1 Table 13), QPSK 1/4 −2.35 dB:
+    // the first report (at 0 s, no delay, no margin) moves the terminal from
+    // the most robust MODCOD to QPSK 1/2; from 5.05 s (0 dB) its frames are
+    // lost until the next report, at 5.1 s, moves it to QPSK 1/4: two
+    // switches, and lost at most the frames sent in those 50 ms (32.49 ms
+    // each: at most 3).
+    let mut p = plan(DOWN, &[]);
+    p.links[2]
+        .channels
+        .push(ChannelSpec::Custom(CustomChannel(Arc::new(|_ctx| {
+            Box::new(Step)
+        }))));
+    beam(&mut p, DVBS2, &[1]);
+    let r = go(&p);
+    let fwd = link(&r, "l1", "forward");
+    assert_eq!(fwd.layer["modcod_switches"], 2, "{:?}", fwd.layer);
+    let lost = fwd.layer["frames_lost"];
+    assert!((1..=3).contains(&lost), "{lost}");
+    let m = r.media["b"].values["modcods"].as_array().unwrap();
+    let last = m.last().unwrap();
+    // The table's last switch: to QPSK 1/4 (its threshold, −2.35 dB).
+    assert!(
+        (last["threshold_db"].as_f64().unwrap() + 2.35).abs() < 1e-9,
+        "{last}"
+    );
+    let t = last["t_s"].as_f64().unwrap();
+    assert!((t - 5.1).abs() < 1e-9, "{t}");
+}
