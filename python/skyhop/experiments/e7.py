@@ -155,8 +155,7 @@ def scenario_text(
             "queue = 1000",
             f"[links.t{k}]",
             f'between = ["gw", "t{k}"]',
-            # unused by the beam (its carriers set the rates); the plan's
-            # figures (bandwidth-delay products, warnings) read it
+            # the beam's carriers set the member's rates (the plan shows them)
             'rate = "2 Mbps"',
             f'delay = "{ONE_WAY_S * 1000:.0f} ms"',
             f"queue = {TERMINAL_QUEUE}",

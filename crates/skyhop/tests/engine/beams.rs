@@ -52,6 +52,18 @@ fn the_shipped_beam_runs() {
             .unwrap();
         assert!(rev.delivered > 0, "{t}");
     }
+    // The members' directions at the beam's rates, not the links' own
+    // 100 Mb/s: forward, 30 Mbaud at the most efficient MODCOD; return,
+    // one carrier's 16 timeslots of 188 bytes per 26.5 ms (a terminal
+    // sends on one carrier at a time).
+    let p = Plan::build(&scn, "geo_broadband.toml").unwrap();
+    let rate = |n: &str| p.links.iter().find(|d| d.name == n).unwrap().rate_bps;
+    assert_eq!(
+        rate("t3:reverse"),
+        (16.0 * 188.0 * 8.0 / 0.0265_f64).round() as u64
+    );
+    assert!(rate("t3:forward") > 150_000_000, "{}", rate("t3:forward"));
+    assert_eq!(rate("core:forward"), 1_000_000_000);
     let terms = b["terminals"].as_array().unwrap();
     assert_eq!(terms.len(), 4);
     assert_eq!(terms[0]["member"], "t1");

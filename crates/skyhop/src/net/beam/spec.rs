@@ -213,6 +213,26 @@ pub struct BeamParams {
     pub ret: Option<ReturnParams>,
 }
 
+impl BeamParams {
+    /// The most one terminal's directions can carry, bit/s: forward, the
+    /// carrier at its most efficient MODCOD; return, one carrier's
+    /// timeslots (a terminal sends on one carrier at a time). The plan
+    /// gives them to the member links' directions (whose own `rate` the
+    /// beam does not use), so their figures, warnings and results read
+    /// the beam's; `None` for a part the beam does not have.
+    pub fn member_rates_bps(&self) -> (Option<f64>, Option<f64>) {
+        let fwd = self.forward.as_ref().map(|f| {
+            let best = f.ladder.efficiency.iter().copied().fold(0.0, f64::max);
+            f.symbol_rate * best
+        });
+        let rtn = self
+            .ret
+            .as_ref()
+            .map(|r| r.sf.rate_bps() / r.sf.carriers as f64);
+        (fwd, rtn)
+    }
+}
+
 type KeyErr = (String, String);
 
 fn err(k: &str, m: impl Into<String>) -> KeyErr {

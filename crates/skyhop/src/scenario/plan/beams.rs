@@ -4,7 +4,8 @@
 //! gateway to one terminal, no link and no terminal is in two beams, a
 //! member is carried by the beam (no link layer of its own) between fixed
 //! nodes. The beam's own values (MODCODs, superframe, capacity categories)
-//! are checked by its spec against the members.
+//! are checked by its spec against the members. The members' directions
+//! take the beam's rates (`BeamParams::member_rates_bps`).
 
 use super::links::Links;
 use crate::error::ScenarioError;
@@ -18,7 +19,7 @@ pub(super) fn resolve(
     file: &str,
     nodes: &[String],
     index: &BTreeMap<&str, u32>,
-    net: &Links,
+    net: &mut Links,
 ) -> Result<Vec<PlanMedium>, ScenarioError> {
     let mut out = Vec::new();
     // Link and terminal → the beam (and link) that holds it.
@@ -120,6 +121,18 @@ pub(super) fn resolve(
         }
         let mut spec = b.clone();
         spec.prepare(&shapes).map_err(|(k, m)| err(key(&k), m))?;
+        // The members' directions carry at the beam's rates, not their own.
+        if let Some(p) = &spec.resolved.0 {
+            let (fwd, rtn) = p.member_rates_bps();
+            for (&k, d) in links.iter().zip(&from_hub) {
+                let k = k as usize;
+                for (dir, rate) in [(*d, fwd), (d.other(), rtn)] {
+                    if let Some(r) = rate {
+                        net.dirs[2 * k + dir.index()].rate_bps = r.round() as u64;
+                    }
+                }
+            }
+        }
         out.push(PlanMedium {
             name: id.clone(),
             spec: MediumSpec::Beam(Box::new(spec)),

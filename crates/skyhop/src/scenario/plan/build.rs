@@ -61,7 +61,7 @@ impl Plan {
                 net.grounds.extend(r.grounds.iter().copied());
             }
         }
-        let media = beams::resolve(scn, file, &nodes, &index, &net)?;
+        let media = beams::resolve(scn, file, &nodes, &index, &mut net)?;
         let figures = Figures::new(&net.dirs, motion.as_ref());
         let flows = flows::resolve(scn, file, &nodes, &index, &net, &figures, &mut warnings)?;
         drop(figures);
