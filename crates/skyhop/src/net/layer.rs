@@ -187,6 +187,8 @@ pub trait LinkLayer: Send {
     /// The link's ends move: direction `dir` takes its delay and visibility
     /// from `motion` (only layers whose spec `supports_motion` are given one;
     /// by default it is ignored).
+    // Boxed: a layer that supports motion keeps it boxed in its direction.
+    #[allow(clippy::boxed_local)]
     fn set_motion(&mut self, _dir: Dir, _motion: Box<super::moving::DirMotion>) {}
 }
 
