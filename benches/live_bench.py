@@ -6,9 +6,15 @@ engine's thread used.
     python3 benches/live_bench.py [--seconds 10] [--json]
 
 Needs what `skyhop live` needs (root, or user namespaces). Each case runs a
-bulk TCP transfer for --seconds with the kernel's congestion control set in
-the sender's namespace. Results depend on the machine and what else runs on
-it; docs/live.md shows one set and the machine it came from.
+bulk TCP transfer for --seconds with the case's congestion control set on
+the sender's socket (`TCP_CONGESTION`; a namespace's
+`net.ipv4.tcp_congestion_control` may only name the machine's allowed
+ones) and read back, so each row names the algorithm that ran. Results
+depend on the machine and what else runs on it; docs/live.md shows one set
+and the machine it came from.
+
+    --case SUBSTRING   only the cases whose "path cc" contains it
+    --rounds N         run the chosen cases N times, in turn
 """
 
 from __future__ import annotations
@@ -44,11 +50,15 @@ if mode == "server":
     dt = time.monotonic() - t0
     open(out, "w").write(f'{{"bytes": {n}, "seconds": {dt}}}')
 else:
-    dst = os.environ["SKYHOP_ADDR_B"]
+    dst, cc = os.environ["SKYHOP_ADDR_B"], sys.argv[4]
     for _ in range(200):
         try:
-            s = socket.create_connection((dst, 5003)); break
-        except OSError: time.sleep(0.05)
+            s = socket.socket()
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+            s.connect((dst, 5003)); break
+        except OSError: s.close(); time.sleep(0.05)
+    got = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
+    open(out, "w").write(got.rstrip(b"\0").decode())
     buf = b"x" * (1 << 20); t0 = time.monotonic()
     while time.monotonic() - t0 < secs:
         s.sendall(buf)
@@ -75,14 +85,14 @@ def run_case(case, seconds: float, tmp: Path) -> dict:
     scn.write_text(scenario(rate, delay, links, queue))
     bulk = tmp / "bulk.py"
     bulk.write_text(BULK)
-    out = tmp / "server.json"
+    out, ran = tmp / "server.json", tmp / "cc.txt"
     out.unlink(missing_ok=True)
+    ran.unlink(missing_ok=True)
     cmd = [
         sys.executable, "-m", "skyhop", "live", str(scn), "--json",
         "--duration", f"{seconds + 30}s",
         "--run", f"B:{sys.executable} {bulk} server 0 {out}",
-        "--run", f"A:sysctl -qw net.ipv4.tcp_congestion_control={cc}; "
-        f"{sys.executable} {bulk} client {seconds} /dev/null",
+        "--run", f"A:{sys.executable} {bulk} client {seconds} {ran} {cc}",
     ]  # fmt: skip
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
@@ -90,6 +100,9 @@ def run_case(case, seconds: float, tmp: Path) -> dict:
     doc = json.loads(p.stdout)["live"]
     got = json.loads(out.read_text())
     lat = doc["lateness"]
+    if ran.read_text() != cc:
+        raise SystemExit(f"{name}: asked for {cc}, the sender ran {ran.read_text()}")
+    pk = doc["packets"]
     return {
         "case": name,
         "cc": cc,
@@ -99,28 +112,41 @@ def run_case(case, seconds: float, tmp: Path) -> dict:
         "lateness_p99_us": (lat["p99_s"] or 0) * 1e6,
         "lateness_max_us": (lat["max_s"] or 0) * 1e6,
         "engine_cpu_share": doc["engine_cpu_s"] / doc["duration_s"],
+        # packets per read and per write: what TSO and merging saved
+        "packets_per_read": pk["read"] / max(pk.get("device_reads", pk["read"]), 1),
+        "packets_per_write": pk["released"] / max(pk.get("device_writes", pk["released"]), 1),
+        "tso": all(h.get("tso", False) for h in doc["hosts"]),
         "realtime": doc["realtime"],
     }
+
+
+def _line(r: dict) -> str:
+    lat = (r["lateness_p50_us"], r["lateness_p99_us"], r["lateness_max_us"])
+    return (
+        f"{r['case']:<26} {r['cc']:<6} {r['goodput_mbps']:8.1f} Mb/s   "
+        f"lateness p50 {lat[0]:6.0f} µs  p99 {lat[1]:7.0f} µs  max {lat[2]:8.0f} µs"
+        f"   engine CPU {r['engine_cpu_share']:.0%}"
+        f"   packets/read {r['packets_per_read']:.1f} /write {r['packets_per_write']:.1f}"
+    )
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--case", default="", help="only cases whose 'path cc' contains this")
+    ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
+    cases = [c for c in CASES if args.case in f"{c[0]} {c[5]}"]
+    if not cases:
+        raise SystemExit(f"no case matches {args.case!r}")
     rows = []
     with tempfile.TemporaryDirectory() as d:
-        for case in CASES:
-            rows.append(run_case(case, args.seconds, Path(d)))
-            if not args.json:
-                r = rows[-1]
-                lat = (r["lateness_p50_us"], r["lateness_p99_us"], r["lateness_max_us"])
-                print(
-                    f"{r['case']:<26} {r['cc']:<6} {r['goodput_mbps']:8.1f} Mb/s   "
-                    f"lateness p50 {lat[0]:6.0f} µs  p99 {lat[1]:7.0f} µs  max {lat[2]:8.0f} µs"
-                    f"   engine CPU {r['engine_cpu_share']:.0%}",
-                    flush=True,
-                )
+        for _ in range(args.rounds):
+            for case in cases:
+                rows.append(run_case(case, args.seconds, Path(d)))
+                if not args.json:
+                    print(_line(rows[-1]), flush=True)
     if args.json:
         print(json.dumps(rows, indent=1))
     return 0

@@ -1,8 +1,11 @@
 """E6 (satellite forward link, 3G return) at a reduced size: 2 runs per point
-(about 5 s on two cores). Checks the summary layout relied upon (kB/s
-goodputs under ``E6.return_path.<rct|rcs>.<variant>``, the measured mean
-layer-2 rate, one entry per published claim), the figures, and the
-mechanisms the claims rest on."""
+under both its profiles (ns2, then studies in OUT/studies; about 35 s each
+on this shared two-core machine; the suite's test of an experiment run
+across profiles: progress, resume, the claims per profile). Checks the
+summary layout relied upon (kB/s goodputs under
+``E6.return_path.<rct|rcs>.<variant>``, the measured mean layer-2 rate, one
+entry per published claim), the figures, and the mechanisms the claims rest
+on."""
 
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ FIGURES = (
     "e6_layer2_rate.png",
 )
 CLAIMS = (
-    "without ARQ, ACM is worse than staying in the robust low-rate mode all the time",
+    "without ARQ, ACM is worse than staying in the robust low-rate mode all the time (Fig. 6)",
     "with ARQ, ACM and fixed high-rate mode perform about the same",
     "an ASTO sender timeout helps, especially for long CQE times",
     "SACK is best in the efficient configurations; Westwood is best under heavy loss",
@@ -66,7 +69,9 @@ def test_summary_layout_and_files(e6):
     assert [c["claim"] for c in doc["claims"]] == list(CLAIMS)
     assert [c["experiment"] for c in doc["claims"]] == ["E6"] * 5 + ["E6.table2"]
     for c in doc["claims"]:
-        assert all(c[k] for k in ("quantity", "threshold", "ours")), c
+        assert all(c[k] for k in ("figure", "quantity", "threshold", "reading", "ours")), c
+        assert set(c["profiles"]) == {"ns2", "studies"}, c
+    assert (out / "studies" / "summary.json").is_file()
     for f in FIGURES:
         for suffix in (".png", ".pdf", ".svg"):
             assert (out / f).with_suffix(suffix).stat().st_size > 1000, (f, suffix)
@@ -101,16 +106,20 @@ def test_the_mechanisms_behind_the_claims(e6):
 def test_progress_counts_every_run_against_a_total_known_from_the_start(e6, progress):
     total = total_runs("E6", 2)
     # 80 points of sub-sweeps, 24 of the RCS timer sensitivity, 16 of the
-    # buffer sensitivity and the layer-2 probe, 2 runs each
-    assert total == (4 + 4 + 10 + 3 * 12 + 10 + 10 + 6 + 24 + 16) * 2 + 2
+    # buffer sensitivity and the layer-2 probe, 2 runs each, under each of
+    # the two profiles
+    one = (4 + 4 + 10 + 3 * 12 + 10 + 10 + 6 + 24 + 16) * 2 + 2
+    assert total == 2 * one
+    assert total_runs("E6", 2, profile="ns2") == one
     assert {t for _, t, _, _ in progress} == {total}
     done = [d for d, _, _, _ in progress]
     assert done == sorted(done) and done[0] == 0 and done[-1] == total
     steps = [s for _, _, s, _ in progress]
-    assert steps[0] == "return_rct" and "layer2_rate" in steps and steps[-1] == "done"
+    assert steps[0] == "ns2: return_rct" and "ns2: layer2_rate" in steps
+    assert "studies: return_rct" in steps and steps[-1] == "studies: done"
     assert all(skipped == 0 for *_, skipped in progress)
     parts = list((e6[0] / "sweeps").glob("*/parts/*.json"))
-    assert len(parts) == total - 2  # the probe's runs are not a sweep
+    assert len(parts) == one - 2  # the probe's runs are not a sweep
 
 
 def test_a_resumed_experiment_counts_what_it_found_done(e6, tmp_path):
@@ -122,7 +131,7 @@ def test_a_resumed_experiment_counts_what_it_found_done(e6, tmp_path):
     again = run_experiment("E6", out, runs=2, seed=1, on_progress=lambda *a: seen.append(a))
     total = total_runs("E6", 2)
     assert seen[-1][0] == total
-    assert seen[-1][3] == total - 2  # every part found; only the probe ran again
+    assert seen[-1][3] == total - 4  # every part found; only the probes ran again
     assert again["E6"] == e6[1]["E6"] and again["claims"] == e6[1]["claims"]
 
 

@@ -2,8 +2,14 @@
 orderings, numbers and shapes of reference/targets.toml, the output files,
 resuming, and the ``skyhop experiment`` command line.
 
-E1 and E2 each run once per session (4 runs per point, seed 1, about 35 s
-and 20 s on two cores); the tests read the summary document they return.
+E1 runs once per session under both its TCP profiles (ns2, the studies'
+simulator, in OUT; studies, the runs of earlier releases, in OUT/studies),
+E2 under ns2 alone (its studies runs are the earlier releases' and run the
+engine the golden runs pin); 4 runs per point, seed 1, about 80 s and 30 s
+on this shared two-core machine. The command line runs E1 under ns2 alone at 2 runs. (Running
+every profile of the two-profile orchestration -- progress, resume -- is
+tested by E6, tests/test_e6.py.) The tests read the summary documents the
+runs write.
 Every check is written so that it fails if the published ordering or shape
 breaks. Where a published threshold sits inside the 4-run noise of one cell,
 the comment at the check says so and what the 40- or 100-run value is.
@@ -56,10 +62,20 @@ class Experiment:
     doc: dict[str, Any]
     wall_s: float
 
+    def under(self, profile: str) -> dict[str, Any]:
+        """The experiment's part of the summary under ``profile``."""
+        if profile == self.doc[self.name]["profile"]:
+            return self.doc[self.name]
+        return json.loads((self.out / profile / "summary.json").read_text())[self.name]
+
+
+#: the profiles each experiment runs under here (None: all it lists)
+PROFILE = {"E1": None, "E2": "ns2"}
+
 
 def _run(name: str, out: Path) -> Experiment:
     t0 = time.perf_counter()
-    doc = run_experiment(name, out, runs=RUNS, seed=SEED)
+    doc = run_experiment(name, out, runs=RUNS, seed=SEED, profile=PROFILE[name])
     return Experiment(name, out, doc, time.perf_counter() - t0)
 
 
@@ -86,18 +102,45 @@ def _spread(values: list[float]) -> float:
 # E1, fig. 9
 
 
+@pytest.mark.parametrize("profile", ("ns2", "studies"))
 @pytest.mark.parametrize("tcp", TCPS)
-def test_e1_fig9_ordering_none_slower_than_t_slower_than_ts(e1, tcp):
-    cell = e1.doc["E1"]["fig9"][tcp]
+def test_e1_fig9_ordering_none_slower_than_t_slower_than_ts(e1, tcp, profile):
+    cell = e1.under(profile)["fig9"][tcp]
     none, t, ts = (_mean(cell[p]) for p in ("none", "T", "TS"))
     assert none > t > ts, f"{tcp}: none {none:.1f} s, T {t:.1f} s, TS {ts:.1f} s"
 
 
+def test_e1_runs_under_ns2_first_and_studies_beside():
+    assert e1_profiles() == ("ns2", "studies")
+
+
+def e1_profiles():
+    from skyhop.experiments import EXPERIMENTS
+
+    return EXPERIMENTS["E1"].profiles
+
+
+#: Fig. 9's cells within the published tolerance, per profile. Under ns2 the
+#: proxy-at-T cells are slower than published at the published run count
+#: (NewReno +33 %, Westwood +48 % at 20 runs: the T->G leg's slow start
+#: with an unlimited initial ssthresh, repaired by ns-2's Slow-but-Steady
+#: NewReno one hole per round trip; docs/VALIDATION.md, E1): they are
+#: checked to be slower, not within.
+WITHIN = {
+    "studies": [(t, p) for t in TCPS for p in ("none", "T", "TS")],
+    "ns2": [(t, p) for t in TCPS for p in ("none", "TS")],
+}
+
+
+@pytest.mark.parametrize("profile", ("ns2", "studies"))
 @pytest.mark.parametrize("tcp", TCPS)
 @pytest.mark.parametrize("placement", ("none", "T", "TS"))
-def test_e1_fig9_numbers_within_tolerance(e1, tcp, placement):
-    s = e1.doc["E1"]["fig9"][tcp][placement]
+def test_e1_fig9_numbers_within_tolerance(e1, tcp, placement, profile):
+    s = e1.under(profile)["fig9"][tcp][placement]
     published = FIG9[tcp][placement]
+    if (tcp, placement) not in WITHIN[profile]:
+        assert s["mean"] > published, (tcp, placement, s["mean"])
+        return
     assert s["published"] == published
     assert s["n"] == RUNS  # every 5 MB transfer finished
     deviation = _mean(s) / published - 1
@@ -122,7 +165,9 @@ def test_e1_fig9_claims_recorded_as_holding(e1):
 @pytest.mark.parametrize("direction", DIRECTIONS)
 @pytest.mark.parametrize("tcp", TCPS)
 def test_e1_proxy_at_t_is_flat_across_per_and_no_proxy_is_not(e1, direction, tcp):
-    table = e1.doc["E1"]["per_sweep"][direction]["transfer_time_s"][tcp]
+    # Under studies (under ns2 the W->G proxy at T is not flat: the T->G
+    # leg's start-up; docs/VALIDATION.md, E1).
+    table = e1.under("studies")["per_sweep"][direction]["transfer_time_s"][tcp]
     with_t = _spread([_mean(table["T"][p]) for p in PERS])
     without = _spread([_mean(table["none"][p]) for p in PERS])
     msg = f"max/min over PER: proxy at T {with_t:.2f}, no proxy {without:.2f}"
@@ -145,7 +190,9 @@ def test_e1_proxy_at_t_is_flat_across_per_and_no_proxy_is_not(e1, direction, tcp
 @pytest.mark.parametrize("direction", DIRECTIONS)
 @pytest.mark.parametrize("tcp", TCPS)
 def test_e1_half_free_cache_knee_near_twice_the_pipe(e1, direction, tcp):
-    sweep = e1.doc["E1"]["cache_sweep"][direction][tcp]
+    # Under studies, as before the ns2 profile (its knees at 20 runs are in
+    # docs/VALIDATION.md, E1).
+    sweep = e1.under("studies")["cache_sweep"][direction][tcp]
     at = {c: _mean(s) for c, s in zip(sweep["cache_packets"], sweep["throughput_bps"], strict=True)}
     plateau_caches = [c for c in at if c >= 100]
     assert len(plateau_caches) >= 5
@@ -293,7 +340,10 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-@pytest.mark.parametrize("exp", ["e1", "e2"])
+# E2 alone: a second run of E1 would redo its summaries and figures under
+# both profiles for no more coverage (a resume across profiles is tested by
+# E6, tests/test_e6.py).
+@pytest.mark.parametrize("exp", ["e2"])
 def test_second_run_reuses_finished_sub_sweeps(request, tmp_path, exp):
     e = request.getfixturevalue(exp)
     out = tmp_path / e.name
@@ -320,18 +370,28 @@ def test_cli_experiment_e1(cli, tmp_path):
     from skyhop.experiments import total_runs
 
     out = tmp_path / "e1"
-    proc = cli("experiment", "E1", "--runs", "2", "--out", out)
+    proc = cli("experiment", "E1", "--runs", "2", "--profile", "ns2", "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     # stderr is not a terminal: progress lines with runs done, total and time
     lines = proc.stderr.splitlines()
     assert lines and all(line.startswith("skyhop: progress: E1: ") for line in lines), lines
-    total = total_runs("E1", 2)
+    total = total_runs("E1", 2, profile="ns2")
+    assert total_runs("E1", 2) == total + total_runs("E1", 2, profile="studies")
     assert f"0/{total} runs (0 %)" in lines[0]
     assert f"{total}/{total} runs (100 %)" in lines[-1]
     assert any(" left [" in line for line in lines)  # an estimate and the sub-sweep under way
     assert str(out) in proc.stdout
+    # per claim its figure and threshold and the profile's verdict, then the count
     doc = json.loads((out / "summary.json").read_text())
+    for c in doc["claims"]:
+        assert c["claim"] in proc.stdout, c["claim"]
+    assert proc.stdout.count("    figure: ") == len(doc["claims"])
+    assert proc.stdout.count("    threshold: ") == len(doc["claims"])
+    assert proc.stdout.count("    ns2: holds: ") + proc.stdout.count(
+        "    ns2: does not hold: "
+    ) == len(doc["claims"])
+    assert f" of {len(doc['claims'])}" in proc.stdout.splitlines()[-1]
     assert doc["runs_per_point"] == 2
     for tcp in TCPS:
         for placement in ("none", "T", "TS"):

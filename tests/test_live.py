@@ -9,10 +9,12 @@ namespaces and TUN; where those cannot be made they skip with the reason
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -319,6 +321,8 @@ def test_nothing_survives_the_run(tmp_path, how):
     time.sleep(0.3)
     assert _leftovers(marker) == []
     assert not ours & _netns_all()
+    # The devices lived in those namespaces only: none in the machine's.
+    assert not Path("/sys/class/net/sky0").exists()
 
 
 def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, cli):
@@ -429,3 +433,114 @@ def test_commands_see_the_nodes_names_and_no_unreachable_resolver(tmp_path, cli)
     assert "live hosts" in proc.stdout and "congestion control" in proc.stdout
     cc = Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
     assert cc in proc.stdout
+
+
+# ---------------------------------------------------------------------------
+# issue 41: TUN offloads. A host's stack hands the engine TSO super-packets
+# of up to 64 kB; the world carries them as the MTU-sized packets of the
+# wire, and what reaches a host may be merged again (GRO).
+
+
+def _direct(rate: str) -> str:
+    return f"""
+[run]
+duration = "60 s"
+[nodes.A]
+[nodes.B]
+[links.l]
+between = ["A", "B"]
+rate = "{rate}"
+delay = "5 ms"
+queue = 1000
+"""
+
+
+def _pcap_lengths(path: Path) -> list[int]:
+    """The original length of every packet of a pcap file."""
+    b = path.read_bytes()
+    order = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    out, at = [], 24
+    while at + 16 <= len(b):
+        incl, orig = struct.unpack(order + "II", b[at + 8 : at + 16])
+        out.append(orig)
+        at += 16 + incl
+    assert at == len(b), "a truncated pcap file"
+    return out
+
+
+def _pcapng_lengths(path: Path) -> list[int]:
+    """The original length of every Enhanced Packet Block of a pcapng file."""
+    b = path.read_bytes()
+    out, at = [], 0
+    while at + 8 <= len(b):
+        kind, size = struct.unpack("<II", b[at : at + 8])
+        if kind == 6:
+            out.append(struct.unpack("<I", b[at + 24 : at + 28])[0])
+        at += size
+    assert at == len(b), "a truncated pcapng file"
+    return out
+
+
+def _pattern(n: int) -> bytes:
+    """The bytes tests/live/xfer.py sends (its chain of SHA-256 blocks)."""
+    out, block = bytearray(), b"skyhop"
+    while len(out) < n:
+        block = hashlib.sha256(block).digest()
+        out += block
+    return bytes(out[:n])
+
+
+def _gso_run(tmp_path: Path, text: str, n: int):
+    rec = tmp_path / "rec"
+    doc, srv, _, pcap, _ = _transfer(tmp_path, _scenario(tmp_path, text), n, "--record", rec)
+    assert srv["received"] == n and srv["intact"], srv
+    # The receiver's checksum of the bytes, against one taken here.
+    assert srv["sha256"] == hashlib.sha256(_pattern(n)).hexdigest()
+    live = doc["live"]
+    if not all(h["tso"] for h in live["hosts"]):
+        pytest.skip("the kernel refused TSO on TUN devices: no super-packets to cut")
+    pk = live["packets"]
+    # The sender's stack passed super-packets, each cut into several packets.
+    assert pk["super_packets_read"] > 0 and pk["device_reads"] < pk["read"], pk
+    # The world carried only packets of the wire: none above the MTU on the
+    # links (pcap), none in the record; the record is what entered the world.
+    links = {(lk["link"], lk["dir"]): lk for lk in doc["runs"][0]["links"]}
+    fwd = _pcap_lengths(pcap / "l.forward.pcap")
+    assert len(fwd) == links[("l", "forward")]["packets"]
+    assert max(fwd) <= 1500 and sum(fwd) == links[("l", "forward")]["bytes"]
+    assert sum(1 for x in fwd if x == 1500) > n / 1448 * 0.9, "full-sized segments"
+    recorded = _pcapng_lengths(rec / "arrivals.pcapng")
+    assert len(recorded) == live["record_packets"] == pk["read"]
+    assert max(recorded) <= 1500
+    # Every packet released was written, alone or merged with others: the
+    # merged writes are the only writes of more than one packet.
+    assert pk["released"] >= pk["device_writes"] > 0 and pk["release_refused"] == 0
+    assert (pk["merged_writes"] > 0) == (pk["released"] > pk["device_writes"]), pk
+    assert pk["merged_writes"] <= pk["device_writes"]
+    assert live["lateness"]["packets"] == pk["released"]
+    # The replay is the live run's world again.
+    proc = skyhop_cli("replay", rec, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["runs"][0]["links"] == doc["runs"][0]["links"]
+    return links, pk
+
+
+def test_a_file_larger_than_64kb_crosses_a_gso_path_intact(tmp_path):
+    # At 10 Gb/s a full segment takes 1.2 µs of the link: the segments cut
+    # from one super-packet reach the receiving host within some 50 µs,
+    # closer together than the engine's turns (each writes to a device, the
+    # receiving stack running in the write), so some are released in the
+    # same turn and merged (GRO) into one write.
+    n = 4_000_000
+    links, pk = _gso_run(tmp_path, _direct("10 Gbps"), n)
+    assert links[("l", "forward")]["bytes"] >= n
+    assert pk["merged_writes"] > 0, pk
+
+
+def test_super_packets_cut_for_a_lossy_link_arrive_intact(tmp_path):
+    # 1 % of the data direction's packets lost: segments of super-packets
+    # are lost one by one, and the hosts' TCP repairs the holes.
+    n = 3_000_000
+    links, _ = _gso_run(tmp_path, _direct("200 Mbps") + "forward.per = 0.01\n", n)
+    assert links[("l", "forward")]["channel_drops"] > 0
+    assert links[("l", "reverse")]["channel_drops"] == 0

@@ -203,7 +203,7 @@ def test_docs_tcp_table_has_every_key_and_each_profiles_default():
     rows = _tables_of(text, TCP_BEGIN, TCP_END)
     header = text[text.index(TCP_BEGIN) :].splitlines()[2]
     profiles = [c.strip().strip("`") for c in header.split("|")[3:-3]]
-    assert profiles == ["linux", "studies"]
+    assert profiles == ["linux", "ns2", "studies"]
     documented = {r[0].strip("`"): r for r in rows}
     assert set(documented) == set(props), set(documented) ^ set(props)
     for key, prop in props.items():
@@ -211,9 +211,11 @@ def test_docs_tcp_table_has_every_key_and_each_profiles_default():
             assert documented[key][2 + i] == prop["x-skyhop-defaults"][profile], (key, profile)
         assert documented[key][2 + len(profiles)] == prop.get("x-skyhop-range", ""), key
     # the defaults the engine runs with, as the docs say them
-    assert documented["rto_min"][2:4] == ["200 ms", "1 s"]
-    assert documented["initial_window"][2:4] == ["10", "1"]
-    assert documented["delayed_ack"][2:4] == ["true", "false"]
+    # (linux, ns2, studies)
+    assert documented["rto_min"][2:5] == ["200 ms", "1 s", "1 s"]
+    assert documented["initial_window"][2:5] == ["10", "2", "1"]
+    assert documented["delayed_ack"][2:5] == ["true", "false", "false"]
+    assert documented["rto_initial"][2:5] == ["1 s", "6 s", "1 s"]
 
 
 def test_generated_types_name_only_forms_the_loader_reads():

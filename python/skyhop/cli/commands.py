@@ -358,6 +358,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             on_warning=progress.warning,
             backend=args.backend,
             address=args.address,
+            profile=args.profile,
         )
     except SweepInterrupted as e:
         progress.close()
@@ -371,7 +372,10 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(output.dump_json(doc) + "\n")
     else:
+        from ..experiments.common import claims_text
+
         print(f"{name}: results, summary.json and figures in {out}")
+        print(claims_text(doc["claims"]))
     return EXIT_OK
 
 

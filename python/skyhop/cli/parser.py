@@ -353,6 +353,13 @@ def build_parser() -> argparse.ArgumentParser:
     p_exp.add_argument(
         "--jobs", type=_positive_int, metavar="J", help="worker processes (default: all CPUs)"
     )
+    p_exp.add_argument(
+        "--profile",
+        choices=("ns2", "studies"),
+        help="run under this TCP profile alone (default: every profile the experiment runs "
+        "under: ns2, the studies' own simulator, then studies, the era's TCP by the RFCs; "
+        "E5 runs under studies only)",
+    )
     p_exp.add_argument("--json", action="store_true", help="print the summary document on stdout")
     _add_backend_options(p_exp)
     p_exp.add_argument(

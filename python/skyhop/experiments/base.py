@@ -12,8 +12,14 @@ An experiment (:class:`Experiment`) is four steps, each a method:
    need (:class:`Analysis`);
 3. ``claims(ctx, analysis)``: every published claim of ``targets.toml``
    checked, each recorded with :meth:`Context.claim`: the study's words,
-   the quantity tested, the threshold it must meet, ours, holds or not;
+   the figure or table and the operating point they describe, the quantity
+   tested, the threshold it must meet and why it is a fair reading of the
+   words, ours, holds or not;
 4. ``figures(ctx, analysis)``: its figures, drawn with :mod:`skyhop.figures`.
+
+An experiment runs under one or more TCP profiles (``profiles``, the one
+that reproduces the study first): ``ctx.profile`` says which, and the grid
+sets the profile's scenario keys (:func:`skyhop.experiments.common.profile_sets`).
 
 :func:`execute` runs the jobs of any experiment the same way, counting runs
 against the total known from the grid (so progress has an ETA from the
@@ -99,6 +105,9 @@ class Context:
     address: str | None = None
     on_progress: Progress | None = None
     on_warning: Callable[[str], None] | None = None
+    #: the TCP profile this run of the experiment uses ("ns2": the studies'
+    #: simulator; "studies": the era's TCP as RFCs describe it)
+    profile: str = "studies"
     claims: list[dict[str, Any]] = field(default_factory=list)
 
     def claim(
@@ -108,28 +117,36 @@ class Context:
         holds: bool,
         evidence: str = "",
         *,
+        figure: str,
         quantity: str,
         threshold: str,
+        reading: str,
         ours: str,
     ) -> None:
         """Record a published claim and whether our results uphold it.
 
-        ``text`` is the study's words (from ``targets.toml``); ``quantity``
-        names what is tested, ``threshold`` the condition it must meet (the
-        reading of the words, with its numbers), ``ours`` our value(s) of
-        that same quantity, and ``evidence`` anything else worth reading
-        beside it (the other half of a sentence, the mechanism). A claim
-        holds only if ``ours`` meets ``threshold``.
+        ``text`` is the study's words (from ``targets.toml``); ``figure``
+        the figure or table and the operating point (rate, BER, cache, ...)
+        the words describe; ``quantity`` names what is tested, in the
+        study's terms; ``threshold`` the condition it must meet (the
+        reading of the words, with its numbers) and ``reading`` why that is
+        a fair reading; ``ours`` our value(s) of that same quantity, and
+        ``evidence`` anything else worth reading beside it (the other half
+        of a sentence, the mechanism). A claim holds only if ``ours`` meets
+        ``threshold``.
         """
         self.claims.append(
             {
                 "experiment": experiment,
                 "claim": text,
+                "figure": figure,
                 "quantity": quantity,
                 "threshold": threshold,
+                "reading": reading,
                 "ours": ours,
                 "holds": bool(holds),
                 "evidence": evidence,
+                "profile": self.profile,
             }
         )
 
@@ -142,6 +159,8 @@ class Experiment(Protocol):
     name: str
     #: the published number of runs per point
     runs: int
+    #: the TCP profiles it runs under, the one that reproduces the study first
+    profiles: tuple[str, ...]
 
     def grid(self, ctx: Context) -> list[Job]: ...
 

@@ -1,22 +1,53 @@
 """E1 — HAPS/UAV + GEO emergency network (C. E. Palazzi, C. Roseti, M. Luglio, M. Gerla, M. Y. Sanadidi, J. Stepanek, "Enhancing Transport Layer Capability in HAPS-Satellite Integrated Architecture", Wireless Personal Communications, Kluwer, 2005).
 
 Chain W–U–T–S–G, every link 1 Mb/s, 2 ms / 2 ms / 125 ms / 125 ms, 50-packet
-queues, PER 0.1 % on T–S and S–G, PER on W–U swept (0.1 %, 0.5 %, 1 %),
-NewReno or Westwood (ABSE), no proxy / proxy at T / proxies at T and S, both
-directions. Results: 5 MB transfer time, 230 s throughput, cwnd of the last
-leg's sender over time, and the half-free cache sweep (10..250 packets).
+queues, PER 0.1 % on the satellite path, PER on W–U swept (0.1 %, 0.5 %,
+1 %), NewReno or Westwood (ABSE), no proxy / proxy at T / proxies at T and
+S, both directions. Results: 5 MB transfer time, 230 s throughput, cwnd of
+the last leg's sender over time, and the half-free cache sweep (10..250
+packets).
+
+Under the ``ns2`` profile (the study's ns-2.1b8a, docs/ns2.md) the study's
+0.1 % error "between T and G" is the satellite path's as a whole (each GEO
+link 1 − √0.999), the file is cut into whole 1500-byte packets with no
+header (ns-2's FTP: 3 334 packets, 40.0 Mb on the wire; skyhop carries each
+as 1460 bytes of payload and a 40-byte header, the same 1500 bytes on the
+wire), NewReno is ns-2's Slow-but-Steady without partial window deflation;
+the per-link reading (0.1 % on each GEO link) runs beside it for Fig. 9.
+Under ``studies`` the runs are those of earlier releases (0.1 % on each GEO
+link, 5 MB in 1460-byte segments, 3 425 packets of 1500 bytes).
 """
 
 from __future__ import annotations
 
+import math
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from .base import Analysis, Context, Job, Runs, SubSweep
-from .common import grouped, rel_dev, scenario_path, targets
+from .common import grouped, profile_sets, rel_dev, scenario_path, targets
 
 SCENARIO = "e1_haps.toml"
+#: the year of the study's ns-2 (ns-2.1b8a)
+ERA = "2001"
+#: the file of Fig. 9 and the PER sweep
+FILE_BYTES = 5_000_000
+#: the study's satellite error, "between T and G"
+PER_SATELLITE = 0.001
+#: that error over the two GEO links of the path as a whole: each link
+#: 1 − √(1 − 0.001), so that a packet crosses T–S–G with 0.1 % loss
+PER_LINK_PATH_READING = 1 - math.sqrt(1 - PER_SATELLITE)
+#: the study's packets on the wire (ns-2's packetSize_, no header in 2001)
+WIRE_PACKET = 1500
+#: payload per packet in skyhop's accounting (a 40-byte header on top)
+MSS = 1460
+#: packets of the file: ns-2.1b8a's FTP cuts it into whole packetSize_
+#: packets (3 334); the studies profile into 1460-byte segments (3 425)
+FILE_PACKETS = {
+    "ns2": math.ceil(FILE_BYTES / WIRE_PACKET),
+    "studies": math.ceil(FILE_BYTES / MSS),
+}
 PERS = [0.001, 0.005, 0.01]
 TCPS = ["newreno", "westwood"]
 CACHES = list(range(10, 251, 10))
@@ -38,25 +69,53 @@ def _placement_of(literal: str, placements: dict[str, list[str]]) -> str:
     raise ValueError(literal)
 
 
+def profile_keys(profile: str) -> dict[str, Any]:
+    """The scenario keys of ``profile``: under ns2 the study's ns-2.1b8a
+    (its NewReno Slow-but-Steady without partial window deflation, 1500-byte
+    packets with no header) and the satellite error on the path as a whole."""
+    keys = profile_sets(profile, ERA)
+    if profile == "ns2":
+        keys["tcp.recovery"] = "ns2-newreno-sbs"
+        keys["links.ts.per"] = PER_LINK_PATH_READING
+        keys["links.sg.per"] = PER_LINK_PATH_READING
+    return keys
+
+
+def file_size(profile: str) -> str:
+    """The 5 MB file: under ns2 the study's 3 334 packets of 1500 bytes
+    (ns-2's sendmsg rounds up), each 1460 bytes of payload here."""
+    if profile == "ns2":
+        return f"{FILE_PACKETS['ns2'] * MSS} B"
+    return "5 MB"
+
+
+def wire_bits(profile: str) -> int:
+    """The file's packets on the wire, each counted once, in bits."""
+    return FILE_PACKETS[profile] * WIRE_PACKET * 8
+
+
 class E1:
     """The E1 reproduction (see the module doc)."""
 
     name = "E1"
     runs = 20
+    profiles = ("ns2", "studies")
 
     def grid(self, ctx: Context) -> list[Job]:
         scn = scenario_path(SCENARIO)
+        keys = profile_keys(ctx.profile)
+        size = file_size(ctx.profile)
         jobs: list[Job] = []
         for d, (src, dst, placements) in DIRECTIONS.items():
             tag = d.replace("->", "")
-            base = {"flows.ftp.from": src, "flows.ftp.to": dst}
+            base = {**keys, "flows.ftp.from": src, "flows.ftp.to": dst}
             grid = {
                 "links.wu.per": PERS,
                 "flows.ftp.tcp": TCPS,
                 "flows.ftp.proxies": [placements[p] for p in ("none", "T", "TS")],
             }
             # 5 MB transfer time; 230 s bulk throughput.
-            jobs.append(SubSweep(f"time_{tag}", scn, grid, {**base, "flows.ftp.size": "5 MB"}))
+            jobs.append(SubSweep(f"time_{tag}", scn, grid, {**base, "flows.ftp.size": size}))
             jobs.append(
                 SubSweep(
                     f"throughput_{tag}",
@@ -74,6 +133,7 @@ class E1:
                     scn,
                     {"nodes.T.proxy.cache_packets": CACHES, "flows.ftp.tcp": TCPS},
                     {
+                        **keys,
                         "flows.ftp.from": src,
                         "flows.ftp.to": dst,
                         "flows.ftp.size": "unlimited",
@@ -91,6 +151,7 @@ class E1:
                     f"cwnd_{p}",
                     scn,
                     {
+                        **keys,
                         "flows.ftp.tcp": "newreno",
                         "flows.ftp.proxies": nodes,
                         "links.wu.per": 0.01,
@@ -99,6 +160,26 @@ class E1:
                     },
                     runs=1,
                     trace=True,
+                )
+            )
+        if ctx.profile == "ns2":
+            # Fig. 9 with the per-link reading of the satellite error (0.1 %
+            # on each GEO link), beside the path reading.
+            jobs.append(
+                SubSweep(
+                    "fig9_per_link",
+                    scn,
+                    {
+                        "flows.ftp.tcp": TCPS,
+                        "flows.ftp.proxies": list(DIRECTIONS["W->G"][2].values()),
+                    },
+                    {
+                        **keys,
+                        "links.ts.per": PER_SATELLITE,
+                        "links.sg.per": PER_SATELLITE,
+                        "links.wu.per": 0.01,
+                        "flows.ftp.size": size,
+                    },
                 )
             )
         return jobs
@@ -155,6 +236,20 @@ class E1:
                 for tcp in TCPS
             }
 
+        summary["fig9"]["wire_bits"] = wire_bits(ctx.profile)
+        summary["fig9"]["satellite_per"] = (
+            "path: 0.1 % over T-S-G" if ctx.profile == "ns2" else "per link: 0.1 % on each"
+        )
+        if "fig9_per_link" in data:
+            df = data["fig9_per_link"]
+            df["placement"] = [
+                _placement_of(v, DIRECTIONS["W->G"][2]) for v in df["flows.ftp.proxies"]
+            ]
+            t = grouped(df, ["flows.ftp.tcp", "placement"], "completion_time_s")
+            summary["fig9"]["per_link_reading"] = {
+                tcp: {p: t[(tcp, p)] for p in ("none", "T", "TS")} for tcp in TCPS
+            }
+
         traces = {}
         for p, nodes in DIRECTIONS["W->G"][2].items():
             tr = data[f"cwnd_{p}"].runs[0]["traces"]
@@ -186,8 +281,9 @@ def _m(s: dict[str, Any]) -> float:
     return s["mean"] if s["mean"] is not None else float("inf")
 
 
-#: "about 91 % of the 1 Mb/s capacity": the study's figure is the 5 MB transfer
-#: of Fig. 9 (43.7 s, 91.5 %); "about" read as within 5 percentage points
+#: "about 91 % of the 1 Mb/s capacity": the study's figure is the 5 MB
+#: transfer of Fig. 9 (43.7 s, 91.5 % counted as ns-2 counts the wire:
+#: 3 334 packets of 1 500 B, 40.0 Mb); "about" read as within 5 points
 ABOUT_91 = (0.86, 0.96)
 #: "equal to Westwood": the two TS transfer times within 10 %
 EQUAL = 0.10
@@ -196,35 +292,60 @@ CLEARLY = 0.90
 #: "nearly flat across PER": max/min over PER at most 1.10
 NEARLY_FLAT = 1.10
 
+FIG9 = "Fig. 9: 5 MB W->G, 1 % PER on W-U, 0.1 % on the satellite path"
+
+
+def _share(summary, tcp: str) -> float:
+    """Fig. 9's quantity: the file's packets on the wire (each once; its
+    bytes alone when the summary does not say) over the TS transfer time,
+    as a share of 1 Mb/s."""
+    bits = summary["fig9"].get("wire_bits", FILE_BYTES * 8)
+    return bits / _m(summary["fig9"][tcp]["TS"]) / 1e6
+
 
 def _claims(ctx: Context, summary, time_t, tput_t, cache_t) -> None:
+    words = targets()["E1"]
     f9 = summary["fig9"]
     nr, ww = f9["newreno"], f9["westwood"]
     gain = {t: _m(f9[t]["none"]) / _m(f9[t]["TS"]) for t in TCPS}
-    frac = {t: 5e6 * 8 / _m(f9[t]["TS"]) / 1e6 for t in TCPS}
+    frac = {t: _share(summary, t) for t in TCPS}
     eq = abs(_m(nr["TS"]) - _m(ww["TS"])) / _m(ww["TS"])
     lo, hi = ABOUT_91
+    per_link = f9.get("per_link_reading")
+    variant = ""
+    if per_link:
+        pl = _m(per_link["newreno"]["TS"])
+        variant = (
+            f"; with 0.1 % on each GEO link (the per-link reading) NewReno's TS time is "
+            f"{pl:.1f} s, share {f9['wire_bits'] / pl / 1e6:.1%}"
+        )
     ctx.claim(
         "E1.fig9",
-        "NewReno gains the most from splitting; with proxies at T and S it moves the file at about 91 % of the 1 Mb/s capacity, equal to Westwood",
+        words["fig9"]["claims"][0],
         gain["newreno"] > gain["westwood"] and lo <= frac["newreno"] <= hi and eq <= EQUAL,
         f"published: 43.7 s, 91.5 %; the 230 s throughput with T and S is "
-        f"{_m(tput_t['W->G'][(0.01, 'newreno', 'TS')]) / 1e6:.1%} of capacity (NewReno): "
-        "the 5 MB transfer also carries each GEO leg's slow start and its overshoot",
-        quantity="5 MB W->G at 1 % PER: gain none/TS per variant; NewReno's TS goodput "
-        "(5 MB / transfer time) as a share of 1 Mb/s; |NewReno - Westwood| / Westwood TS time",
-        threshold=f"NewReno's gain > Westwood's; share in [{lo:.0%}, {hi:.0%}] (91 % ± 5 points); "
+        f"{_m(tput_t['W->G'][(0.01, 'newreno', 'TS')]) / 1e6:.1%} of capacity (NewReno)" + variant,
+        figure=FIG9 + "; no proxy against proxies at T and S",
+        quantity=f"NewReno's share of 1 Mb/s on the wire with T and S: the file's "
+        f"{f9.get('wire_bits', FILE_BYTES * 8) / 1e6:.1f} Mb of packets (each once) / its "
+        "TS transfer time; "
+        "gain none/TS per variant; |NewReno - Westwood| / Westwood TS time",
+        threshold=f"share in [{lo:.0%}, {hi:.0%}]; NewReno's gain > Westwood's; "
         f"TS times within {EQUAL:.0%}",
-        ours=f"gain {gain['newreno']:.2f}x vs {gain['westwood']:.2f}x; share {frac['newreno']:.1%} "
-        f"({_m(nr['TS']):.1f} s; Westwood {frac['westwood']:.1%}); TS times differ by {eq:.1%}",
+        reading="the study's 91.5 % is ns-2's wire share of Fig. 9's 43.7 s (3 334 "
+        "packets of 1 500 B, 40.0 Mb); 'about' is 5 points either side, 'equal' 10 %",
+        ours=f"share {frac['newreno']:.1%} ({_m(nr['TS']):.1f} s; Westwood {frac['westwood']:.1%}); "
+        f"gain {gain['newreno']:.2f}x vs {gain['westwood']:.2f}x; TS times differ by {eq:.1%}",
     )
     ok = all(_m(f9[t]["none"]) > _m(f9[t]["T"]) > _m(f9[t]["TS"]) for t in TCPS)
     ctx.claim(
         "E1.fig9",
-        "for both variants: none > T > TS (transfer time)",
+        words["fig9"]["claims"][1],
         ok,
-        quantity="5 MB W->G transfer time at 1 % PER, no proxy / T / T and S",
+        figure=FIG9,
+        quantity="5 MB W->G transfer time, no proxy / T / T and S",
         threshold="none > T > TS for each variant",
+        reading="the ordering the figure shows, strictly",
         ours="; ".join(
             f"{t}: {_m(f9[t]['none']):.1f} / {_m(f9[t]['T']):.1f} / {_m(f9[t]['TS']):.1f} s"
             for t in TCPS
@@ -232,15 +353,20 @@ def _claims(ctx: Context, summary, time_t, tput_t, cache_t) -> None:
     )
     for d in DIRECTIONS:
         t = time_t[d]
+        sweep = f"PER sweep {d}: 5 MB transfer time against W-U PER " + "/".join(
+            f"{p:.1%}" for p in PERS
+        )
         ratio = [_m(t[(p, "westwood", "none")]) / _m(t[(p, "newreno", "none")]) for p in PERS]
         adv = [_m(t[(p, "newreno", "none")]) - _m(t[(p, "westwood", "none")]) for p in PERS]
         ctx.claim(
             "E1.per_sweep",
-            f"[{d}] without a proxy Westwood needs clearly less time than NewReno at every PER, and its advantage grows with PER",
+            f"[{d}] {words['per_sweep']['claims'][0]}",
             all(r <= CLEARLY for r in ratio) and all(b > a for a, b in pairwise(adv)),
-            quantity="5 MB transfer time without a proxy: Westwood / NewReno, and NewReno "
-            "minus Westwood, at PER " + ", ".join(map(str, PERS)),
+            figure=sweep + ", no proxy",
+            quantity="Westwood / NewReno transfer time, and NewReno minus Westwood, per PER",
             threshold=f"ratio <= {CLEARLY} at every PER; the difference rising with PER",
+            reading="'clearly' is at least 10 % less time; 'grows' is the difference in "
+            "seconds, rising from each PER to the next",
             ours="ratio "
             + ", ".join(f"{r:.2f}" for r in ratio)
             + "; difference "
@@ -250,10 +376,12 @@ def _claims(ctx: Context, summary, time_t, tput_t, cache_t) -> None:
         gapN = [abs(_m(t[(p, "newreno", "none")]) - _m(t[(p, "westwood", "none")])) for p in PERS]
         ctx.claim(
             "E1.per_sweep",
-            f"[{d}] with a proxy at T the gap between the variants shrinks",
+            f"[{d}] {words['per_sweep']['claims'][1]}",
             all(a < b for a, b in zip(gapT, gapN, strict=True)),
-            quantity="|NewReno - Westwood| 5 MB transfer time, with a proxy at T and without, per PER",
+            figure=sweep + ", no proxy and proxy at T",
+            quantity="|NewReno - Westwood| transfer time, with a proxy at T and without, per PER",
             threshold="smaller with T at every PER",
+            reading="the gap in seconds, compared at each PER",
             ours="with T "
             + ", ".join(f"{g:.1f}" for g in gapT)
             + " s; without "
@@ -271,10 +399,12 @@ def _claims(ctx: Context, summary, time_t, tput_t, cache_t) -> None:
         }
         ctx.claim(
             "E1.per_sweep",
-            f"[{d}] with a proxy at T the result is nearly flat across PER (the proxy hides the wireless losses)",
+            f"[{d}] {words['per_sweep']['claims'][2]}",
             all(spreads[k] <= NEARLY_FLAT and spreads[k] < spreads_none[k] for k in TCPS),
-            quantity="max/min 5 MB transfer time over PER, with a proxy at T (and without)",
+            figure=sweep + ", proxy at T",
+            quantity="max/min transfer time over PER, with a proxy at T (and without)",
             threshold=f"<= {NEARLY_FLAT} with T, and below the no-proxy spread, each variant",
+            reading="'nearly flat' is within 10 % over the sweep, and flatter than without",
             ours="with T "
             + ", ".join(f"{k} {v:.2f}" for k, v in spreads.items())
             + "; without "
@@ -287,10 +417,12 @@ def _claims(ctx: Context, summary, time_t, tput_t, cache_t) -> None:
         )
         ctx.claim(
             "E1.per_sweep",
-            f"[{d}] Westwood with a proxy at T is the best configuration at every PER (among none/T)",
+            f"[{d}] {words['per_sweep']['claims'][3]}",
             best,
-            quantity="5 MB transfer time per PER, {NewReno, Westwood} x {no proxy, T}",
+            figure=sweep + ", no proxy and proxy at T",
+            quantity="transfer time per PER, {NewReno, Westwood} x {no proxy, T}",
             threshold="Westwood + T the shortest at every PER",
+            reading="the sweep's configurations are no proxy and T; TS is Fig. 9's alone",
             ours=", ".join(
                 f"PER {p}: Westwood+T {_m(t[(p, 'westwood', 'T')]):.1f} s, NewReno+T "
                 f"{_m(t[(p, 'newreno', 'T')]):.1f} s, best without proxy "
@@ -308,11 +440,13 @@ def _claims(ctx: Context, summary, time_t, tput_t, cache_t) -> None:
     n_all = len(PERS) * len(TCPS)
     ctx.claim(
         "E1.per_sweep",
-        "G->W results follow the same pattern as W->G",
+        words["per_sweep"]["claims"][4],
         len(agree) == n_all,
+        figure="PER sweep, G->W against W->G",
         quantity="the ordering no proxy vs proxy at T of the 5 MB time, per (PER, variant), "
         "in both directions",
         threshold=f"the same in all {n_all}",
+        reading="'the same pattern' is the same ordering in every cell",
         ours=f"the same in {len(agree)} of {n_all}",
     )
     for d in DIRECTIONS:
@@ -321,13 +455,20 @@ def _claims(ctx: Context, summary, time_t, tput_t, cache_t) -> None:
             at = {k: _m(c[(k, tcp)]) for k in CACHES}
             plateau = sum(at[k] for k in CACHES if k >= 100) / len([k for k in CACHES if k >= 100])
             knee = min((k for k in CACHES if at[k] >= 0.9 * plateau), default=None)
+            fig = (
+                f"cache sweep {d}, {TCP_NAMES[tcp]}: 230 s throughput against the cache "
+                "at T (10-250 packets), 1 % PER, half-free"
+            )
             ctx.claim(
                 "E1.cache_sweep",
-                f"[{d}, {tcp}] throughput drops steeply when the cache is below about 84 packets (twice the 42-packet pipe); above that it levels off",
+                f"[{d}, {tcp}] {words['cache_sweep']['claims'][0]}; above that it levels off",
                 knee is not None and 40 <= knee <= 100 and at[10] < 0.5 * plateau,
-                quantity="230 s throughput against the cache at T: the first cache reaching 90 % "
-                "of the plateau (mean over 100-250 packets); throughput at 10 packets",
+                figure=fig,
+                quantity="the first cache reaching 90 % of the plateau (mean over 100-250 "
+                "packets); throughput at 10 packets",
                 threshold="knee in 40-100 packets; 10 packets below half the plateau",
+                reading="'about 84' is one to 2.4 pipes; 'steeply' is under half the "
+                "plateau at the smallest cache",
                 ours=f"knee {knee} packets; plateau {plateau / 1e3:.0f} kb/s; "
                 f"{at[10] / 1e3:.0f} kb/s at 10 packets",
             )
@@ -336,8 +477,10 @@ def _claims(ctx: Context, summary, time_t, tput_t, cache_t) -> None:
                 "E1.cache_sweep",
                 f"[{d}, {tcp}] a small cache can be worse than no proxy at all",
                 at[10] < nop,
-                quantity="230 s throughput, a 10-packet cache at T against no proxy, 1 % PER",
+                figure=fig + "; no proxy at 1 % PER",
+                quantity="230 s throughput, a 10-packet cache at T against no proxy",
                 threshold="below no proxy",
+                reading="'a small cache' is the sweep's smallest, 10 packets",
                 ours=f"{at[10] / 1e3:.0f} kb/s against {nop / 1e3:.0f} kb/s",
             )
 

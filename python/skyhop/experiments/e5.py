@@ -112,6 +112,8 @@ class E5:
 
     name = "E5"
     runs = 20
+    #: the thesis ran OPNET, not ns-2: the era's TCP by the RFCs alone
+    profiles = ("studies",)
 
     def __init__(self, bers=BERS, files=FILES, objects=OBJECT_KB) -> None:
         self.bers, self.files, self.objects = tuple(bers), tuple(files), tuple(objects)
@@ -331,6 +333,10 @@ def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
         "E5",
         claims[0],
         grows and better,
+        figure="(a) end to end, 64 KB buffers: response time against BER 1e-9 to 1e-4, "
+        "Tahoe/Reno/NewReno/SACK, 1.6 and 10 MB",
+        reading="'steeply' is more than doubling from the lowest BER; 'beat' is never slower "
+        "and faster somewhere; 'more so' the gap growing with BER",
         quantity="end-to-end response time per (file, variant) at BER 1e-9 and 1e-7 ... 1e-5 "
         "(unfinished within the run: infinite); best of NewReno/SACK against best of Reno/Tahoe",
         threshold=f"at BER {high[-1]:g} above twice the {lo:g} time for every (file, variant); "
@@ -366,6 +372,8 @@ def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
         "E5",
         claims[1],
         order and falls,
+        figure="(b) ten clients, 1.6 MB each: aggregate throughput against BER",
+        reading="the ordering at every BER of the sweep; 'fall at 1e-5' against the lowest BER",
         quantity="aggregate throughput of the ten clients per BER",
         threshold="AeroTCP >= split SACK >= end-to-end SACK at every BER; each lower at "
         "1e-5 than at 1e-9",
@@ -382,6 +390,8 @@ def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
         "E5",
         claims[2],
         bool(times) and spread < 0.1 and j > 0.99,
+        figure=f"(b) ten AeroTCP connections at BER {ref:g}: completion time per connection",
+        reading="'nearly the same' is within 10 %, and a fair share Jain's index above 0.99",
         quantity=f"BER {ref:g}, AeroTCP: spread of the ten mean completion times "
         "(max - min) / min; Jain's index of their goodputs",
         threshold="spread < 10 %; Jain > 0.99",
@@ -399,6 +409,9 @@ def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
         "E5",
         claims[3],
         far and grows,
+        figure="(c) web objects of 1-32 KB at BER 1e-7: response time against object size",
+        reading="'far below' is at most three quarters from 4 KB on; 'grows with size' is "
+        "half as much again from the smallest to the largest object",
         quantity="web object response time at BER 1e-7, AeroTCP against split SACK, per size",
         threshold="AeroTCP below 0.75 x split SACK from 4 KB on; split SACK's time at "
         f"{objects[-1]} KB above 1.5 x its {objects[0]} KB time (growth with the RTT not "

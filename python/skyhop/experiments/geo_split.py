@@ -15,12 +15,52 @@ from pathlib import Path
 from typing import Any
 
 from .base import Context, SubSweep
-from .common import grouped, scenario_path
+from .common import grouped, profile_sets, scenario_path
 
 RATES_MBPS = [1, 20]
 BERS = [1e-6, 1e-7, 1e-8]
 TCP_WORDS = {"newreno": "NewReno", "westwood": "Westwood", "sack": "SACK"}
 TCPS = ["newreno", "westwood"]
+TCP = "flows.ftp.tcp"
+
+#: the year of the study's ns-2 (2002-2003)
+ERA = "2003"
+#: the variant each profile runs for the study's NewReno and Westwood: under
+#: ns2 the Westwood the study cites (Casetti et al., MobiCom 2001, as UCLA's
+#: ns-2 agent ran it); under studies the ABSE estimator of earlier releases
+VARIANTS = {
+    "ns2": {"newreno": "newreno", "westwood": "westwood-2001"},
+    "studies": {"newreno": "newreno", "westwood": "westwood"},
+}
+#: the caches whose mean is the saturated (plateau) throughput: the upper
+#: three of each sweep (at or above six hop pipes for E2), not the best of
+#: the sweep, whose maximum over noisy points is biased upwards
+PLATEAU_CACHES = 3
+
+
+def profile_keys(profile: str) -> dict[str, Any]:
+    """The scenario keys of ``profile``: under ns2 the study's ns-2 of
+    2002-2003 with its NewReno (Slow-but-Steady, no partial window
+    deflation, ns-2's defaults until 2003-05-05) and the study's 1500-byte
+    packets as ns-2's packetSize_ (a 40-byte header on the wire)."""
+    keys = profile_sets(profile, ERA)
+    if profile == "ns2":
+        keys["tcp.recovery"] = "ns2-newreno-sbs"
+        keys["tcp.mss"] = "1500 B"
+    return keys
+
+
+def variants(profile: str) -> list[str]:
+    """The variants the grid runs for :data:`TCPS` under ``profile``."""
+    return [VARIANTS[profile][t] for t in TCPS]
+
+
+def logical(df, profile: str):
+    """``df`` with its variant column named as :data:`TCPS` names them."""
+    back = {v: k for k, v in VARIANTS[profile].items()}
+    df = df.copy()
+    df[TCP] = [back.get(v, v) for v in df[TCP]]
+    return df
 
 
 @dataclass(frozen=True)
@@ -74,19 +114,20 @@ def _rate_sets(exp: GeoSplit, rate: int, ber: float) -> dict[str, Any]:
     return sets
 
 
-def jobs(exp: GeoSplit, prefix: str = "") -> list[SubSweep]:
+def jobs(exp: GeoSplit, profile: str, prefix: str = "") -> list[SubSweep]:
     """The end-to-end and split sub-sweeps of one experiment, per (rate, BER)."""
     scn = scenario_path(exp.scenario)
+    keys = profile_keys(profile)
     out: list[SubSweep] = []
     for rate in RATES_MBPS:
         for ber in BERS:
             tag = f"{rate}mbps_ber{ber:g}"
-            sets = _rate_sets(exp, rate, ber)
+            sets = {**keys, **_rate_sets(exp, rate, ber)}
             out.append(
                 SubSweep(
                     f"{prefix}e2e_{tag}",
                     scn,
-                    {"flows.ftp.tcp": TCPS},
+                    {TCP: variants(profile)},
                     {**sets, "flows.ftp.proxies": []},
                 )
             )
@@ -96,7 +137,7 @@ def jobs(exp: GeoSplit, prefix: str = "") -> list[SubSweep]:
                     scn,
                     {
                         f"nodes.{exp.proxy_node}.proxy.cache_packets": exp.caches(rate),
-                        "flows.ftp.tcp": TCPS,
+                        TCP: variants(profile),
                     },
                     {
                         **sets,
@@ -108,7 +149,7 @@ def jobs(exp: GeoSplit, prefix: str = "") -> list[SubSweep]:
     return out
 
 
-def measure(exp: GeoSplit, data: dict[str, Any], prefix: str = ""):
+def measure(exp: GeoSplit, data: dict[str, Any], profile: str, prefix: str = ""):
     """Summary, split tables and end-to-end tables of one experiment's
     finished sub-sweeps (:func:`jobs`)."""
     summary: dict[str, Any] = {"cache_sweep": {}, "summary": {}}
@@ -117,11 +158,13 @@ def measure(exp: GeoSplit, data: dict[str, Any], prefix: str = ""):
     for rate in RATES_MBPS:
         for ber in BERS:
             tag = f"{rate}mbps_ber{ber:g}"
-            e2e[(rate, ber)] = grouped(data[f"{prefix}e2e_{tag}"], ["flows.ftp.tcp"], "goodput_bps")
+            e2e[(rate, ber)] = grouped(
+                logical(data[f"{prefix}e2e_{tag}"], profile), [TCP], "goodput_bps"
+            )
             caches = exp.caches(rate)
             tables[(rate, ber)] = grouped(
-                data[f"{prefix}split_{tag}"],
-                [f"nodes.{exp.proxy_node}.proxy.cache_packets", "flows.ftp.tcp"],
+                logical(data[f"{prefix}split_{tag}"], profile),
+                [f"nodes.{exp.proxy_node}.proxy.cache_packets", TCP],
                 "goodput_bps",
             )
             key = f"{rate}Mbps"
@@ -140,20 +183,39 @@ def measure(exp: GeoSplit, data: dict[str, Any], prefix: str = ""):
     return summary, tables, e2e
 
 
-def _split_summary(caches, table, e2e, tcp) -> dict[str, Any]:
-    """End to end against the split: at the largest cache, and at the best
+def _split_summary(caches, table, e2e, tcp, n_plateau: int = PLATEAU_CACHES) -> dict[str, Any]:
+    """End to end against the split: at the plateau (the mean over the
+    upper ``n_plateau`` caches of the sweep, the saturated throughput the
+    studies' figures level off at), at the largest cache, and at the best
     cache of the sweep (with a drop-tail queue of about one BDP, a cache much
     larger than three pipes lets the incoming leg's slow start overrun the
-    uplink queue, so the curve can fall again after its knee)."""
+    uplink queue, so the curve can fall again after its knee). ``gain`` is
+    the plateau's over end to end."""
     means = [table[(c, tcp)]["mean"] for c in caches]
     best = max(range(len(caches)), key=lambda i: means[i] if means[i] is not None else -1)
+    top = [m for m in means[-n_plateau:] if m is not None]
+    plateau = sum(top) / len(top) if top else None
     e2e_mean = e2e[(tcp,)]["mean"]
     return {
         "end_to_end_bps": e2e_mean,
+        "split_plateau_bps": plateau,
+        "plateau_caches": caches[-n_plateau:],
         "split_largest_cache_bps": means[-1],
         "split_best_bps": means[best],
         "best_cache_packets": caches[best],
-        "gain": _ratio(means[best], e2e_mean),
+        "gain": _ratio(plateau, e2e_mean),
+        "gain_best_cache": _ratio(means[best], e2e_mean),
+    }
+
+
+def _plateau_stats(table, sm: dict[str, Any], tcp: str) -> dict[str, Any]:
+    """The plateau as a bar: its mean, with the widest 95 % CI of its caches."""
+    cells = [table[(c, tcp)] for c in sm["plateau_caches"]]
+    cis = [c["ci95"] for c in cells if c.get("ci95") is not None]
+    return {
+        "mean": sm["split_plateau_bps"],
+        "ci95": max(cis) if cis else None,
+        "n": min(c["n"] for c in cells),
     }
 
 
@@ -168,11 +230,14 @@ def _m(s) -> float:
 
 
 def _knee(exp: GeoSplit, tables, rate, ber, tcp) -> tuple[int | None, float]:
+    """The first cache reaching 90 % of the plateau (the mean over the
+    upper caches), and the plateau."""
     caches = exp.caches(rate)
     vals = [_m(tables[(rate, ber)][(c, tcp)]) for c in caches]
-    top = max(vals)
-    knee = next((c for c, v in zip(caches, vals, strict=False) if v >= 0.9 * top), None)
-    return knee, top
+    top = vals[-PLATEAU_CACHES:]
+    plateau = sum(top) / len(top)
+    knee = next((c for c, v in zip(caches, vals, strict=False) if v >= 0.9 * plateau), None)
+    return knee, plateau
 
 
 def cache_figure(
@@ -254,7 +319,7 @@ def summary_figure(
                 if reference is not None:
                     series[reference_label].append(reference[(rate, ber)][(t,)])
                 series[e2e_label].append(e2e[(rate, ber)][(t,)])
-                series[split_label].append(tables[(rate, ber)][(sm["best_cache_packets"], t)])
+                series[split_label].append(_plateau_stats(tables[(rate, ber)], sm, t))
         bar_groups(ax, groups, series, scale=1e6, fontsize=7)
         ax.set_ylabel("throughput (Mb/s)")
         ax.set_title(f"{title}: {rate} Mb/s")

@@ -1,10 +1,15 @@
 //! The wall-clock driver: the world's time is the time elapsed since the
 //! run began. Each turn of its loop takes the clock, runs every event due
-//! by then, takes the packets the live hosts wrote to their devices and
-//! injects them at their nodes, writes the packets that reached live nodes
-//! to those nodes' devices (measuring how late each is), and sleeps until
-//! the next event is due or a host writes.
+//! by then, writes the packets that reached live nodes to those nodes'
+//! devices (measuring how late each is; consecutive segments of a TCP
+//! stream merged into one write, `gro.rs`), takes what the hosts the last
+//! look found ready wrote (a TSO super-packet cut into the packets of the
+//! wire, `gso.rs`) and injects it at their nodes, and then looks at the
+//! devices once (`ppoll`), sleeping until the next event is due or a host
+//! writes.
 
+use super::gro;
+use super::gso::{self, VnetHdr, VNET_HDR_LEN};
 use super::host::Host;
 use super::ip;
 use super::lateness::Lateness;
@@ -35,11 +40,13 @@ pub enum StopReason {
 /// Counters of the packets between the hosts and the world.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct LiveCounters {
-    /// Packets read from the hosts' devices.
+    /// Packets read from the hosts' devices, as the wire carries them
+    /// (a TSO super-packet counts as the segments it was cut into).
     pub read: u64,
     /// Of those, IPv4 packets for a node's address, injected.
     pub injected: u64,
-    /// Not IPv4 or not for a node's address (not carried).
+    /// Not IPv4, not for a node's address, or a super-packet that could
+    /// not be cut (not carried).
     pub foreign: u64,
     /// For a node with no route from the host's node (not carried).
     pub unroutable: u64,
@@ -47,6 +54,14 @@ pub struct LiveCounters {
     pub released: u64,
     /// Refused by a host's device (its queue full).
     pub release_refused: u64,
+    /// Reads that returned a packet or super-packet.
+    pub device_reads: u64,
+    /// Of those, TSO super-packets cut into more than one packet.
+    pub super_packets_read: u64,
+    /// Writes to the hosts' devices (one per packet or merged group).
+    pub device_writes: u64,
+    /// Of those, groups of segments written as one super-packet.
+    pub merged_writes: u64,
 }
 
 /// A loop over a world joined to live hosts.
@@ -71,18 +86,28 @@ pub struct WallClock<'a> {
     /// Host (index in `hosts`) of each node index.
     host_of: Vec<Option<usize>>,
     nodes: usize,
+    /// The packets of this turn for each host, in the order they arrived.
+    pending: Vec<Vec<Outbound>>,
+    /// Where merged headers and cut segments are built.
+    header: Vec<u8>,
+    scratch: Vec<u8>,
 }
 
-/// Sleeps shorter than this are spent polling (a sleep's wake-up costs
-/// more than that).
-const SPIN_NS: u64 = 20_000;
 /// How often the stop condition is asked.
 const CHECK_NS: u64 = 5_000_000;
 /// How often the packet log is written to the pcap files.
 const PCAP_NS: u64 = 200_000_000;
-/// At most this many packets are taken from one host per turn (the others
-/// and the events are not starved).
+/// At most this many reads, or this many bytes, are taken from one host
+/// per turn (the others and the events are not starved; a turn stays
+/// short enough to release the next packets on time).
 const BATCH: usize = 64;
+const BATCH_BYTES: usize = 64 * 1024;
+/// A read buffer larger than any packet a device hands over (a 64 kB
+/// super-packet behind its virtio-net header).
+const READ_BUF: usize = 1 << 17;
+/// The virtio-net header of a packet written as it is (no offload: the
+/// host's stack checks its checksums).
+const PLAIN: [u8; VNET_HDR_LEN] = [0; VNET_HDR_LEN];
 
 impl<'a> WallClock<'a> {
     pub fn new(
@@ -114,6 +139,9 @@ impl<'a> WallClock<'a> {
             start_ns: 0,
             host_of,
             nodes,
+            pending: hosts.iter().map(|_| Vec::new()).collect(),
+            header: Vec::with_capacity(128),
+            scratch: Vec::with_capacity(2048),
         }
     }
 
@@ -122,20 +150,80 @@ impl<'a> WallClock<'a> {
         Time(sys::monotonic_ns().saturating_sub(self.start_ns))
     }
 
-    /// Write the packets that reached live nodes to their devices.
+    /// Write the packets that reached live nodes to their devices: for
+    /// each host in the order they arrived, consecutive segments of one
+    /// TCP stream merged into one super-packet where its device takes them.
     fn release(&mut self, out: &mut Vec<Outbound>) {
+        if out.is_empty() {
+            return;
+        }
         for o in out.drain(..) {
-            let Some(h) = self.host_of[o.node as usize] else {
-                continue;
-            };
-            let ok = sys::write(self.hosts[h].tun_fd(), &o.packet.data).unwrap_or(false);
-            let late = self.now().0.saturating_sub(o.at.0);
-            if ok {
-                self.counters.released += 1;
-                self.lateness.push(late);
-            } else {
-                self.counters.release_refused += 1;
+            if let Some(h) = self.host_of[o.node as usize] {
+                self.pending[h].push(o);
             }
+        }
+        for h in 0..self.hosts.len() {
+            if self.pending[h].is_empty() {
+                continue;
+            }
+            let v = std::mem::take(&mut self.pending[h]);
+            let merge = self.hosts[h].tso;
+            let mut i = 0;
+            while i < v.len() {
+                let first = &v[i].packet.data;
+                let mut j = i + 1;
+                if merge {
+                    if let Some((hl, _)) = gro::mergeable(first) {
+                        let mut total = first.len();
+                        while j < v.len()
+                            && gro::continues(
+                                first,
+                                &v[j - 1].packet.data,
+                                j - i,
+                                total,
+                                &v[j].packet.data,
+                            )
+                        {
+                            total += v[j].packet.data.len() - hl;
+                            j += 1;
+                        }
+                    }
+                }
+                self.write_group(h, &v[i..j]);
+                i = j;
+            }
+            let mut v = v;
+            v.clear();
+            self.pending[h] = v;
+        }
+    }
+
+    /// Write `group` (one packet, or segments [`gro::continues`] joined)
+    /// to host `h`'s device, and note each packet's lateness.
+    fn write_group(&mut self, h: usize, group: &[Outbound]) {
+        let fd = self.hosts[h].tun_fd();
+        let ok = if group.len() == 1 {
+            sys::writev(fd, &[&PLAIN, &group[0].packet.data])
+        } else {
+            let segs: Vec<&[u8]> = group.iter().map(|o| o.packet.data.as_slice()).collect();
+            gro::header(&segs, &mut self.header);
+            let hl = self.header.len() - VNET_HDR_LEN;
+            let mut parts: Vec<&[u8]> = Vec::with_capacity(group.len() + 1);
+            parts.push(&self.header);
+            parts.extend(segs.iter().map(|s| &s[hl..]));
+            sys::writev(fd, &parts)
+        }
+        .unwrap_or(false);
+        let now = self.now().0;
+        if ok {
+            self.counters.device_writes += 1;
+            self.counters.merged_writes += (group.len() > 1) as u64;
+            self.counters.released += group.len() as u64;
+            for o in group {
+                self.lateness.push(now.saturating_sub(o.at.0));
+            }
+        } else {
+            self.counters.release_refused += group.len() as u64;
         }
     }
 
@@ -152,43 +240,69 @@ impl<'a> WallClock<'a> {
         }
     }
 
-    /// Take what the hosts wrote and inject it at `now`.
-    fn take_in(&mut self, world: &mut World, now: Time, buf: &mut [u8]) {
-        for h in 0..self.hosts.len() {
+    /// Take what the hosts found ready (`fds`' `revents`) wrote, and
+    /// inject it at `now`: each packet as the wire carries it.
+    fn take_in(&mut self, world: &mut World, now: Time, buf: &mut [u8], fds: &[libc::pollfd]) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        for (h, f) in fds.iter().enumerate() {
+            if f.revents & libc::POLLIN == 0 {
+                continue;
+            }
             let fd = self.hosts[h].tun_fd();
             let node = self.hosts[h].node;
+            let mut bytes = 0;
             for _ in 0..BATCH {
                 let n = match sys::read(fd, buf) {
                     Ok(Some(n)) => n,
                     _ => break,
                 };
-                self.counters.read += 1;
-                let data = &buf[..n];
-                let Some(hd) = ip::parse(data) else {
+                self.counters.device_reads += 1;
+                bytes += n;
+                let Some(vh) = VnetHdr::parse(&buf[..n]) else {
                     self.counters.foreign += 1;
                     continue;
                 };
-                let Some(to) = node_of_ip(hd.dst, self.nodes) else {
-                    self.counters.foreign += 1;
-                    continue;
-                };
-                if let Some(r) = self.recorder.as_mut() {
-                    if let Err(e) = r.arrival(now, node, data) {
-                        self.record_error = Some(e.to_string());
-                        self.recorder = None;
-                    }
+                let packet = &mut buf[VNET_HDR_LEN..n];
+                match gso::segment(&vh, packet, &mut scratch, |p| {
+                    self.inject_one(world, now, node, p)
+                }) {
+                    Ok(k) => self.counters.super_packets_read += (k > 1) as u64,
+                    Err(_) => self.counters.foreign += 1,
                 }
-                let p = ExternalPacket {
-                    data: data.to_vec(),
-                    kind: hd.kind,
-                    seq: hd.seq,
-                    retx: false,
-                };
-                match world.inject(now, node, to, p) {
-                    Injected::Sent => self.counters.injected += 1,
-                    Injected::Unroutable => self.counters.unroutable += 1,
+                if bytes >= BATCH_BYTES {
+                    break;
                 }
             }
+        }
+        self.scratch = scratch;
+    }
+
+    /// One packet from node `node`'s host enters the world at `now`.
+    fn inject_one(&mut self, world: &mut World, now: Time, node: u32, data: &[u8]) {
+        self.counters.read += 1;
+        let Some(hd) = ip::parse(data) else {
+            self.counters.foreign += 1;
+            return;
+        };
+        let Some(to) = node_of_ip(hd.dst, self.nodes) else {
+            self.counters.foreign += 1;
+            return;
+        };
+        if let Some(r) = self.recorder.as_mut() {
+            if let Err(e) = r.arrival(now, node, data) {
+                self.record_error = Some(e.to_string());
+                self.recorder = None;
+            }
+        }
+        let p = ExternalPacket {
+            data: data.to_vec(),
+            kind: hd.kind,
+            seq: hd.seq,
+            retx: false,
+        };
+        match world.inject(now, node, to, p) {
+            Injected::Sent => self.counters.injected += 1,
+            Injected::Unroutable => self.counters.unroutable += 1,
         }
     }
 }
@@ -199,8 +313,12 @@ impl Driver for WallClock<'_> {
         world.set_outside(&outside);
         let mut fds: Vec<libc::pollfd> =
             self.hosts.iter().map(|h| sys::pollfd(h.tun_fd())).collect();
-        let mut buf = vec![0u8; 65_536];
+        let mut buf = vec![0u8; READ_BUF];
         let mut out = Vec::with_capacity(256);
+        // The first turn reads every device.
+        for f in fds.iter_mut() {
+            f.revents = libc::POLLIN;
+        }
         self.start_ns = sys::monotonic_ns();
         let mut next_check = 0u64;
         let mut next_pcap = PCAP_NS;
@@ -214,7 +332,7 @@ impl Driver for WallClock<'_> {
                 self.stopped = Some(StopReason::Duration);
                 return Ok(self.end);
             }
-            self.take_in(world, now, &mut buf);
+            self.take_in(world, now, &mut buf, &fds);
             world.take_outbound(&mut out);
             self.release(&mut out);
             if now.0 >= next_check {
@@ -232,22 +350,23 @@ impl Driver for WallClock<'_> {
                     return Ok(now);
                 }
             }
-            // Sleep until the next event, a host's packet, or the next check.
+            // One look at the devices; asleep until the next event, a
+            // host's packet, or the next check. Every wait is a sleep, however
+            // short: a thread that looks without pause takes its CPU from the
+            // hosts and, under SCHED_FIFO, is stopped by the kernel's
+            // real-time throttling for 50 ms of each second it stays busy
+            // (docs/live.md, "Speed": measured against looking through waits
+            // under 20 µs).
             let deadline = world
                 .next_deadline()
                 .unwrap_or(Time::MAX)
                 .min(self.end)
                 .min(Time(next_check));
-            let now = self.now();
-            let wait = deadline.0.saturating_sub(now.0);
-            if wait == 0 {
-                continue;
-            }
+            let wait = deadline.0.saturating_sub(self.now().0);
             for f in fds.iter_mut() {
                 f.revents = 0;
             }
-            let timeout = if wait < SPIN_NS { 0 } else { wait };
-            sys::wait_readable(&mut fds, Some(timeout)).map_err(|e| SimError::Live {
+            sys::wait_readable(&mut fds, Some(wait)).map_err(|e| SimError::Live {
                 detail: format!("waiting for the hosts' devices: {e}"),
             })?;
         }

@@ -37,8 +37,9 @@ pub const SYSCTLS: &[&str] = &[
     "net/ipv4/ip_forward",
 ];
 
-/// What the set-up thread makes: the namespace, the device, the settings read.
-type Made = (OwnedFd, OwnedFd, Vec<(String, String)>);
+/// What the set-up thread makes: the namespace, the device (and what it
+/// offloads), the settings read.
+type Made = (OwnedFd, (OwnedFd, sys::TunOffloads), Vec<(String, String)>);
 
 /// A real host standing for one node.
 pub struct Host {
@@ -47,6 +48,8 @@ pub struct Host {
     pub ip: [u8; 4],
     ns: OwnedFd,
     tun: OwnedFd,
+    /// The device takes and hands over TSO super-packets.
+    pub tso: bool,
     /// The kernel settings read in the namespace (name, value).
     pub sysctls: Vec<(String, String)>,
 }
@@ -58,6 +61,10 @@ pub struct HostInfo {
     pub address: String,
     pub device: &'static str,
     pub mtu: u32,
+    /// Checksum and TCP segmentation offloads on the device (the host's
+    /// stack passes 64 kB super-packets; the engine cuts them into MTU-sized
+    /// packets and merges what it releases, as a NIC's TSO and GRO would).
+    pub tso: bool,
     pub sysctl: std::collections::BTreeMap<String, String>,
 }
 
@@ -103,12 +110,14 @@ impl Host {
             .join()
             .expect("host set-up thread")
         })?;
+        let (tun, offloads) = tun;
         Ok(Host {
             node: index,
             name: name.to_string(),
             ip,
             ns,
             tun,
+            tso: offloads.tso,
             sysctls,
         })
     }
@@ -137,6 +146,7 @@ impl Host {
             address: self.address(),
             device: DEVICE,
             mtu: MTU,
+            tso: self.tso,
             sysctl: self.sysctls.iter().cloned().collect(),
         }
     }

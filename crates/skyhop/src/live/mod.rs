@@ -19,7 +19,10 @@
 //! the namespaces.
 
 mod commands;
+mod csum;
 mod driver;
+mod gro;
+mod gso;
 mod host;
 mod ip;
 mod lateness;

@@ -81,15 +81,39 @@ pub fn open(path: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// Create the TUN device `name` (layer 3, no packet information header) in
-/// the calling thread's network namespace; its descriptor is non-blocking.
-pub fn tun(name: &str) -> io::Result<OwnedFd> {
+/// What a TUN device was set up to carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TunOffloads {
+    /// Checksums left to the device, and TCP segmentation (TSO for IPv4,
+    /// with ECN): the host's stack may hand over 64 kB super-packets.
+    pub tso: bool,
+}
+
+/// Create the TUN device `name` (layer 3, no packet information header)
+/// in the calling thread's network namespace; its descriptor is
+/// non-blocking. Every packet read or written carries a virtio-net header
+/// (`IFF_VNET_HDR`, 10 bytes); checksum and TCP segmentation offloads are
+/// switched on where the kernel permits (`TUNSETOFFLOAD`), so that one
+/// read or write may move a whole TSO/GRO super-packet.
+pub fn tun(name: &str) -> io::Result<(OwnedFd, TunOffloads)> {
     let fd = open("/dev/net/tun", libc::O_RDWR | libc::O_NONBLOCK)?;
     let mut req = IfReq::new(name);
-    req.data.flags = (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short;
+    req.data.flags = (libc::IFF_TUN | libc::IFF_NO_PI | libc::IFF_VNET_HDR) as libc::c_short;
     // SAFETY: TUNSETIFF takes a struct ifreq.
     cvt(unsafe { libc::ioctl(fd.as_raw_fd(), libc::TUNSETIFF, &mut req) })?;
-    Ok(fd)
+    let size = super::gso::VNET_HDR_LEN as libc::c_int;
+    // SAFETY: TUNSETVNETHDRSZ takes a pointer to an int.
+    cvt(unsafe { libc::ioctl(fd.as_raw_fd(), libc::TUNSETVNETHDRSZ, &size) })?;
+    let features = libc::TUN_F_CSUM | libc::TUN_F_TSO4 | libc::TUN_F_TSO_ECN;
+    // SAFETY: TUNSETOFFLOAD takes the feature bits as its argument.
+    let tso = unsafe {
+        libc::ioctl(
+            fd.as_raw_fd(),
+            libc::TUNSETOFFLOAD,
+            features as libc::c_ulong,
+        )
+    } == 0;
+    Ok((fd, TunOffloads { tso }))
 }
 
 /// Give interface `name` (in the calling thread's namespace) the address
@@ -126,8 +150,8 @@ pub fn configure(name: &str, ip: [u8; 4], prefix: u8, mtu: u32) -> io::Result<()
     up(name)
 }
 
-/// Read one packet from a non-blocking descriptor into `buf`; `None` when
-/// nothing is waiting.
+/// Read one packet (with its virtio-net header) from a non-blocking
+/// descriptor into `buf`; `None` when nothing is waiting.
 #[inline]
 pub fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
     // SAFETY: read into a buffer of the given length.
@@ -142,13 +166,21 @@ pub fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
     Ok(Some(n as usize))
 }
 
-/// Write one packet; `Ok(false)` when the device's queue is full (the
-/// packet is dropped, as a full transmit queue drops it).
+/// Write one packet, gathered from `parts` (a virtio-net header first);
+/// `Ok(false)` when the device's queue is full (the packet is dropped, as
+/// a full transmit queue drops it).
 #[inline]
-pub fn write(fd: RawFd, data: &[u8]) -> io::Result<bool> {
+pub fn writev(fd: RawFd, parts: &[&[u8]]) -> io::Result<bool> {
+    let iov: Vec<libc::iovec> = parts
+        .iter()
+        .map(|p| libc::iovec {
+            iov_base: p.as_ptr() as *mut libc::c_void,
+            iov_len: p.len(),
+        })
+        .collect();
     loop {
-        // SAFETY: write from a buffer of the given length.
-        let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+        // SAFETY: writev from buffers of the given lengths, alive here.
+        let n = unsafe { libc::writev(fd, iov.as_ptr(), iov.len() as libc::c_int) };
         if n >= 0 {
             return Ok(true);
         }
@@ -174,7 +206,8 @@ pub fn monotonic_ns() -> u64 {
 }
 
 /// Wait until one of `fds` is readable or `timeout_ns` passed (`None`:
-/// without end); returns whether a descriptor is ready.
+/// without end; 0: only look); returns whether a descriptor is ready
+/// (each one's `revents` says which).
 pub fn wait_readable(fds: &mut [libc::pollfd], timeout_ns: Option<u64>) -> io::Result<bool> {
     let ts = timeout_ns.map(|t| libc::timespec {
         tv_sec: (t / 1_000_000_000) as libc::time_t,

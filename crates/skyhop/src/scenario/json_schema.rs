@@ -300,13 +300,13 @@ mod tests {
         let rto = &props["rto_min"];
         assert_eq!(
             rto["x-skyhop-defaults"],
-            serde_json::json!({"linux": "200 ms", "studies": "1 s"})
+            serde_json::json!({"linux": "200 ms", "studies": "1 s", "ns2": "1 s"})
         );
         assert_eq!(rto["x-skyhop-range"], "0 s … 10⁷ s");
         assert!(rto["description"]
             .as_str()
             .unwrap()
-            .ends_with("Default 200 ms (1 s with profile \"studies\")."));
+            .ends_with("Default 200 ms (1 s with profile \"studies\", 1 s with profile \"ns2\")."));
         assert!(props["mss"]["description"]
             .as_str()
             .unwrap()

@@ -3,7 +3,7 @@
 //! defaults come from the table of `tcp/params.rs`
 //! ([`TcpConfig::table_defaults`]), tied together by [`TcpConfig::finish`].
 
-use super::params::{tcp_params, Profile, TIMESTAMP_OPTION_BYTES};
+use super::params::{tcp_params, Profile, TIMESTAMP_OPTION_BYTES, UNLIMITED_SSTHRESH};
 use crate::engine::time::Dur;
 use crate::tcp::cc::FilterInput;
 
@@ -94,6 +94,18 @@ pub struct TcpConfig {
     pub rack: bool,
     /// Hybla's reference round-trip time RTT0 (Caini & Firrincieli 2004: 25 ms).
     pub hybla_rtt0: Dur,
+    /// ns-2's clock tick (`tcpTick_`): RTT samples and the RTO in whole
+    /// ticks (`tcp/rtt/ns2.rs`); zero: RFC 6298's estimator.
+    pub rtt_tick: Dur,
+    /// With `rtt_tick`: `rto_min` before the back-off multiplies (RFC 2988,
+    /// ns-2's `rfc2988_`), else after.
+    pub rto_min_before_backoff: bool,
+    /// ns-2's NewReno deflates the window on a partial ACK
+    /// (`partial_window_deflation_`).
+    pub partial_window_deflation: bool,
+    /// At most this many segments per transmission opportunity outside a
+    /// recovery (ns-2's `maxburst_`; 0: no limit).
+    pub maxburst: u32,
     /// Grow cwnd only while the window is in use (Linux's
     /// `tcp_is_cwnd_limited`), and take a reduction's ssthresh from cwnd
     /// (Linux's `ssthresh` hook) rather than from FlightSize. Default off;
@@ -237,7 +249,9 @@ impl TcpConfig {
     /// The resolutions that tie keys together, after the plain picks (and, by
     /// [`TcpConfig::for_profile`], on a profile's defaults): `recovery` (a
     /// `tcp.recovery` given, else `None`) and the host's pairing rewrite the
-    /// variant; RACK runs only over the RFC 6675 scoreboard; F-RTO undoes a
+    /// variant; under "ns2" the recoveries are ns-2's agents and ssthresh
+    /// starts at the receive window unless set; RACK runs only over the RFC
+    /// 6675 scoreboard; F-RTO undoes a
     /// timeout's recovery that RACK runs; with timestamps the option takes 12
     /// bytes of every segment (`mss` and `header` are those of a segment
     /// without options).
@@ -254,10 +268,18 @@ impl TcpConfig {
             }
         }
         if let Some(r) = recovery {
-            // PRR is defined over the RFC 6675 scoreboard: both SACK recoveries
+            // PRR is defined over the RFC 6675 scoreboard: the SACK recoveries
             // turn the SACK option on, the others off.
             v.recovery = r;
-            v.sack = r.scoreboard();
+            v.sack = r.sack_option();
+        }
+        if profile.ns2_agents() {
+            // ns-2's Agent/TCP/Newreno and Agent/TCP/Sack1 (docs/ns2.md);
+            // its ssthresh_ starts at window_, the receive window, unless set.
+            v.recovery = v.recovery.ns2();
+            if self.initial_ssthresh == UNLIMITED_SSTHRESH {
+                self.initial_ssthresh = self.rcv_buffer;
+            }
         }
         self.rack &= self.variant.sack && self.variant.recovery.scoreboard();
         self.frto &= self.rack;

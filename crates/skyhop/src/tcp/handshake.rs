@@ -10,7 +10,6 @@
 //! first data segment (no packet of its own).
 
 use super::cc::CongestionOps;
-use super::rtt::RttEstimator;
 use super::seg::{AckSeg, DataSeg};
 use super::send_core::SendCore;
 use crate::engine::time::{Dur, Time};
@@ -81,19 +80,16 @@ impl Handshake {
         if self.syn_retx {
             // Karn: no sample. RFC 6298 (5.7): the SYN (or SYN-ACK) was lost,
             // so the RTO once data flows is 3 s if it was lower, unbacked.
-            let cfg = &core.cfg;
-            let init = cfg.rto_initial.max(Dur::from_secs(3));
-            let floor = if cfg.rttvar_floor {
-                cfg.rto_min
-            } else {
-                Dur::ZERO
-            };
-            core.rtt = RttEstimator::new(init, cfg.rto_min, cfg.rto_max, cfg.clock_granularity)
-                .with_var_floor(floor);
+            // (ns-2 has no such rule: its timer stays backed off until
+            // the first valid sample.)
+            if core.rtt.ns2_timer().is_none() {
+                let init = core.cfg.rto_initial.max(Dur::from_secs(3));
+                core.rtt = core.rtt.restarted(init);
+            }
             // RFC 5681 (3.1): after a lost SYN or SYN-ACK the initial window is one segment.
             core.st.cwnd = core.st.cwnd.min(core.st.mss);
         } else if let Some(t0) = self.syn_sent_at {
-            core.rtt.sample(now - t0);
+            core.rtt.sample_sent(t0, now);
         }
         // The controller's initial window (Linux calls its `init` here).
         let srtt = core.rtt.srtt();

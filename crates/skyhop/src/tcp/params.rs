@@ -80,24 +80,34 @@ macro_rules! tcp_params {
             /// RFC 6928, Linux since 2.6.39: 10).
             initial_window: u32 => initial_window: u32 {
                 Studies => 1,
+                // ns-2's windowInit_ 2 from 2001-05-26, after the first
+                // segment's ACK (syn_, delay_growth_: the handshake).
+                Ns2 => 2,
                 Linux => 10,
             } Range::count(1, MAX_INITIAL_WINDOW, " segments");
-            /// Initial ssthresh.
+            /// Initial ssthresh (under "ns2": the receive window unless set,
+            /// as ns-2's ssthresh_ starts at window_).
             initial_ssthresh: Size => initial_ssthresh: u64 { _ => UNLIMITED_SSTHRESH }
                 Range::size(1, u64::MAX);
             /// Initial retransmission timeout (RFC 6298 2.1).
-            rto_initial: Duration => rto_initial: Dur { _ => Dur::from_secs(1) }
+            rto_initial: Duration => rto_initial: Dur {
+                // ns-2's rtxcur_init_: 6 s until 2006-01-21.
+                Ns2 => Dur::from_secs(6),
+                _ => Dur::from_secs(1),
+            }
                 Range::dur(MIN_RTO, MAX_DURATION);
             /// Lower bound of the retransmission timeout (RFC 6298 2.4;
             /// Linux's TCP_RTO_MIN).
             rto_min: Duration => rto_min: Dur {
-                Studies => Dur::from_secs(1),
+                Studies | Ns2 => Dur::from_secs(1),
                 Linux => Dur::from_millis(200),
             } Range::dur(Dur::ZERO, MAX_DURATION);
             /// Upper bound of the retransmission timeout (RFC 6298 2.5;
             /// Linux's TCP_RTO_MAX).
             rto_max: Duration => rto_max: Dur {
                 Studies => Dur::from_secs(60),
+                // ns-2's maxrto_: 64 s (as BSD) until 2007-03-28.
+                Ns2 => Dur::from_secs(64),
                 Linux => Dur::from_secs(120),
             } Range::dur(MIN_RTO, MAX_DURATION);
             /// Clock granularity G of RFC 6298.
@@ -115,13 +125,15 @@ macro_rules! tcp_params {
             /// Delayed ACKs (RFC 5681 4.2); off: every segment is
             /// acknowledged.
             delayed_ack: bool => delayed_ack: bool {
-                Studies => false,
+                Studies | Ns2 => false,
                 Linux => true,
             } Range::ANY;
             /// Delayed-ACK timer: an ACK every second segment or after this
             /// (Linux's TCP_DELACK_MIN; quick-ACK mode is not modelled).
             delayed_ack_timeout: Duration => delayed_ack_timeout: Dur {
                 Studies => Dur::from_millis(200),
+                // ns-2's Agent/TCPSink/DelAck interval_.
+                Ns2 => Dur::from_millis(100),
                 Linux => Dur::from_millis(40),
             } Range::dur(Dur::ZERO, MAX_DURATION);
             /// Westwood ABSE filter constant tau.
@@ -136,60 +148,67 @@ macro_rules! tcp_params {
             /// Open each connection (each leg) with a three-way handshake,
             /// counted in the completion time; off: data at once, as in the
             /// studies.
-            handshake: bool => handshake: bool { _ => false } Range::ANY;
-            /// RFC 3042 Limited Transmit (always on in Linux).
+            handshake: bool => handshake: bool {
+                // ns-2's syn_ (from 2001-05-17): a 40-byte first segment
+                // whose ACK starts the data.
+                Ns2 => true,
+                _ => false,
+            } Range::ANY;
+            /// RFC 3042 Limited Transmit (always on in Linux; ns-2's
+            /// singledup_ from 2001-11-28).
             limited_transmit: bool => limited_transmit: bool {
                 Studies => false,
+                Ns2 => true,
                 Linux => true,
             } Range::ANY;
             /// RFC 5681 (4.1) restart after idle: cwnd back to at most the
             /// initial window after more than one RTO without sending (Linux's
             /// tcp_slow_start_after_idle).
             idle_restart: bool => idle_restart: bool {
-                Studies => false,
+                Studies | Ns2 => false,
                 Linux => true,
             } Range::ANY;
             /// The RTO as Linux computes it: SRTT + max(4·RTTVAR, rto_min)
             /// (RFC 6298: max(SRTT + 4·RTTVAR, rto_min)).
             rttvar_floor: bool => rttvar_floor: bool {
-                Studies => false,
+                Studies | Ns2 => false,
                 Linux => true,
             } Range::ANY;
             /// RACK-TLP loss detection (RFC 8985, Linux's since 4.18), with
             /// the SACK scoreboard kept across a timeout; legs with recovery
             /// "sack" or "prr" only.
             rack: bool => rack: bool {
-                Studies => false,
+                Studies | Ns2 => false,
                 Linux => true,
             } Range::ANY;
             /// RFC 7323 timestamps: every ACK of new data is an RTT sample
             /// (retransmitted data too), 12 bytes of option per segment.
             timestamps: bool => timestamps: bool {
-                Studies => false,
+                Studies | Ns2 => false,
                 Linux => true,
             } Range::ANY;
             /// Spurious-timeout detection and undo: F-RTO (RFC 5682) and,
             /// with timestamps, the Eifel test (RFC 3522); with RACK only.
             frto: bool => frto: bool {
-                Studies => false,
+                Studies | Ns2 => false,
                 Linux => true,
             } Range::ANY;
             /// HyStart++ (RFC 9406) in CUBIC's initial slow start (needs
             /// timestamps).
             hystart: bool => hystart: bool {
-                Studies => false,
+                Studies | Ns2 => false,
                 Linux => true,
             } Range::ANY;
             /// Byte counting (RFC 3465, as Linux): slow start grows by the
             /// bytes each ACK delivers.
             byte_counting: bool => byte_counting: bool {
-                Studies => false,
+                Studies | Ns2 => false,
                 Linux => true,
             } Range::ANY;
             /// Grow cwnd only while the sender uses it, and reduce from cwnd
             /// (Linux's tcp_is_cwnd_limited).
             cwnd_validation: bool => cwnd_validation: bool {
-                Studies => false,
+                Studies | Ns2 => false,
                 Linux => true,
             } Range::ANY;
             /// Pace window-based controllers at Linux's sk_pacing_rate (200 %
@@ -204,28 +223,55 @@ macro_rules! tcp_params {
             /// segments and grows with what arrives, up to `rcv_buffer`; off:
             /// the whole buffer is advertised.
             rcv_autotune: bool => rcv_autotune: bool {
-                Studies => false,
+                Studies | Ns2 => false,
                 Linux => true,
             } Range::ANY;
             /// Send buffer: at most this many bytes sent and not acknowledged
             /// (Linux's tcp_wmem[2]).
             send_buffer: Size => send_buffer: u64 {
-                Studies => u64::MAX,
+                Studies | Ns2 => u64::MAX,
                 Linux => 4_194_304,
             } Range::size(1, MAX_BUFFER);
             /// Hybla's reference RTT0 (Caini & Firrincieli 2004).
             hybla_rtt0: Duration => hybla_rtt0: Dur { _ => Dur::from_millis(25) }
                 Range::POSITIVE;
+            /// ns-2's clock tick (`tcpTick_`, 0.1 s until 2002-03-08): RTT
+            /// samples, SRTT, RTTVAR and the RTO in whole ticks, as ns-2's
+            /// TCP keeps them (docs/ns2.md); 0 s: RFC 6298's estimator.
+            rtt_tick: Duration => rtt_tick: Dur {
+                Ns2 => Dur::from_millis(10),
+                _ => Dur::ZERO,
+            } Range::dur(Dur::ZERO, MAX_DURATION);
+            /// With `rtt_tick`: the minimum RTO applies before the back-off
+            /// multiplies (RFC 2988; ns-2's rfc2988_ from 2002-03-08), or
+            /// after it.
+            rto_min_before_backoff: bool => rto_min_before_backoff: bool { _ => true }
+                Range::ANY;
+            /// ns-2's NewReno ("ns2-newreno", "ns2-newreno-sbs", and
+            /// "newreno"/"newreno-sbs" under "ns2"): partial window deflation
+            /// on a partial ACK (RFC 2582; ns-2's default from 2003-05-05);
+            /// off: a partial ACK ends the inflation.
+            partial_window_deflation: bool => partial_window_deflation: bool {
+                Ns2 => false,
+                _ => true,
+            } Range::ANY;
+            /// At most this many segments per transmission opportunity
+            /// outside a recovery (ns-2's maxburst_); 0: no limit.
+            maxburst: u32 => maxburst: u32 { _ => 0 } Range::count(0, MAX_INITIAL_WINDOW, " segments");
         }
         special {
             /// Defaults of a kind of host: "linux" (what a current Linux host
-            /// does) or "studies" (the era of the published studies); every
-            /// other key still overrides them.
+            /// does), "studies" (the era of the published studies, TCP as
+            /// the RFCs of the time describe it) or "ns2" (the studies' own
+            /// simulator: ns-2's TCP of 2002-2003, docs/ns2.md); every other
+            /// key still overrides them.
             profile: Profile = |p: Profile| format!("\"{}\"", p.name());
             /// Loss recovery, overriding the variant's: "tahoe", "reno",
             /// "newreno", "newreno-sbs", "sack" (RFC 6675), "prr" (RFC 6937
-            /// over RFC 6675) or "aero" (AeroTCP's fast error control).
-            /// "sack" and "prr" turn the SACK option on, the others off.
+            /// over RFC 6675), "aero" (AeroTCP's fast error control), or ns-2's
+            /// agents "ns2-newreno", "ns2-newreno-sbs", "ns2-sack1" (what
+            /// "newreno", "newreno-sbs" and "sack" are under profile "ns2").
+            /// The SACK recoveries turn the SACK option on, the others off.
             recovery: Recovery = |_| "the variant's".into();
             /// AeroTCP's window allocation (legs with `aerotcp` only).
             aero_allocation: AeroAllocationSection = |_| "mode \"static\" over the leg".into();
@@ -243,11 +289,13 @@ pub enum Profile {
     Studies,
     // What a current Linux host does (the default; docs/scenario.md).
     Linux,
+    // The studies' simulator, ns-2 (docs/ns2.md).
+    Ns2,
 }
 
 impl Profile {
     /// Every profile, the default first (the order of the docs' columns).
-    pub const ALL: &'static [Profile] = &[Profile::Linux, Profile::Studies];
+    pub const ALL: &'static [Profile] = &[Profile::Linux, Profile::Studies, Profile::Ns2];
 
     /// The profile a flow runs under: its own, else `[tcp]`'s, else Linux.
     pub fn of(flow: Option<Profile>, global: Option<Profile>) -> Profile {
@@ -258,6 +306,7 @@ impl Profile {
         match self {
             Profile::Studies => "studies",
             Profile::Linux => "linux",
+            Profile::Ns2 => "ns2",
         }
     }
 
@@ -265,7 +314,7 @@ impl Profile {
     /// controller (CUBIC on Linux), or NewReno in the studies.
     pub fn default_variant(self) -> &'static VariantDef {
         let name = match self {
-            Profile::Studies => "newreno",
+            Profile::Studies | Profile::Ns2 => "newreno",
             Profile::Linux => "cubic",
         };
         VARIANTS
@@ -276,7 +325,7 @@ impl Profile {
 
     pub fn era(self) -> Era {
         match self {
-            Profile::Studies => Era::Studies,
+            Profile::Studies | Profile::Ns2 => Era::Studies,
             Profile::Linux => Era::Today,
         }
     }
@@ -286,9 +335,16 @@ impl Profile {
     /// variant's name says (Linux: SACK + PRR).
     pub fn host_recovery(self) -> bool {
         match self {
-            Profile::Studies => false,
+            Profile::Studies | Profile::Ns2 => false,
             Profile::Linux => true,
         }
+    }
+
+    /// The recoveries are ns-2's agents: a variant's (or `tcp.recovery`'s)
+    /// NewReno is ns-2's `Agent/TCP/Newreno`, its RFC 6675 SACK ns-2's
+    /// `Agent/TCP/Sack1` (`RecKind::ns2`).
+    pub fn ns2_agents(self) -> bool {
+        self == Profile::Ns2
     }
 
     /// A split proxy given no policy and no size is a relay process on
@@ -296,7 +352,7 @@ impl Profile {
     /// half-free cache.
     pub fn relay_proxies(self) -> bool {
         match self {
-            Profile::Studies => false,
+            Profile::Studies | Profile::Ns2 => false,
             Profile::Linux => true,
         }
     }

@@ -25,6 +25,9 @@ macro_rules! controllers {
                 tau: cfg.westwood_tau,
                 input: cfg.westwood_filter,
             }); CcTraits::STUDIES,
+            // Casetti et al., MobiCom 2001, as UCLA's ns-2 agent (2001).
+            Westwood2001(Westwood2001) = "westwood-2001" => |_| Westwood2001::default();
+                CcTraits::STUDIES,
             WestwoodPlus(WestwoodPlus) = "westwood+" => |_| WestwoodPlus::default();
                 CcTraits::STUDIES,
             // RFC 9438.
@@ -64,6 +67,17 @@ macro_rules! recoveries {
             Prr(PrrRecovery) = "prr" => |_| PrrRecovery::default(),
             // Shang 2007: super fast error control on the first duplicate ACK.
             Aero(AeroRecovery) = "aero" => |_| AeroRecovery::default(),
+            // ns-2's Agent/TCP/Newreno (the studies' simulator): Impatient
+            // (newreno_changes1_ 1) or Slow-but-Steady (0, ns-2's default
+            // until 2003-05-05), partial window deflation as
+            // `tcp.partial_window_deflation` says (ns-2's default from
+            // 2003-05-05).
+            Ns2NewReno(Ns2NewRenoRecovery) = "ns2-newreno" =>
+                |cfg| Ns2NewRenoRecovery::new(true, cfg.partial_window_deflation),
+            Ns2NewRenoSbs(Ns2NewRenoRecovery) = "ns2-newreno-sbs" =>
+                |cfg| Ns2NewRenoRecovery::new(false, cfg.partial_window_deflation),
+            // ns-2's Agent/TCP/Sack1 (Fall and Floyd's pipe counting; needs SACK).
+            Ns2Sack1(Ns2Sack1Recovery) = "ns2-sack1" => |_| Ns2Sack1Recovery::default(),
         }
     };
 }
@@ -163,6 +177,24 @@ impl RecKind {
     pub fn scoreboard(self) -> bool {
         matches!(self, RecKind::Sack | RecKind::Prr)
     }
+
+    /// The recovery reads SACK blocks (the option on): the RFC 6675 ones
+    /// and ns-2's Sack1.
+    pub fn sack_option(self) -> bool {
+        self.scoreboard() || self == RecKind::Ns2Sack1
+    }
+
+    /// The recovery as ns-2's agents run it (profile "ns2"): NewReno is
+    /// `Agent/TCP/Newreno` (Impatient or Slow-but-Steady), RFC 6675 SACK
+    /// is `Agent/TCP/Sack1`; the others stay.
+    pub fn ns2(self) -> RecKind {
+        match self {
+            RecKind::NewReno => RecKind::Ns2NewReno,
+            RecKind::NewRenoSbs => RecKind::Ns2NewRenoSbs,
+            RecKind::Sack => RecKind::Ns2Sack1,
+            other => other,
+        }
+    }
 }
 
 /// A TCP variant as scenarios name it: a controller, a recovery, and
@@ -195,6 +227,13 @@ pub const VARIANTS: &[VariantDef] = &[
     // The studies run Westwood with NewReno recovery.
     v("westwood", CcKind::Westwood, RecKind::NewReno, false),
     v("westwood+", CcKind::WestwoodPlus, RecKind::NewReno, false),
+    // The Westwood the on-board split-proxy study cites (MobiCom 2001).
+    v(
+        "westwood-2001",
+        CcKind::Westwood2001,
+        RecKind::NewReno,
+        false,
+    ),
     v("westwood-sack", CcKind::Westwood, RecKind::Sack, true),
     v("westwood+-sack", CcKind::WestwoodPlus, RecKind::Sack, true),
     // Today's controllers, with the recovery a Linux host runs them with:

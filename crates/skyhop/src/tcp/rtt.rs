@@ -1,6 +1,12 @@
-//! Round-trip time estimation and the retransmission timeout, RFC 6298.
+//! Round-trip time estimation and the retransmission timeout: RFC 6298,
+//! or ns-2's tick-granular timer ([`Ns2Timer`], `rtt/ns2.rs`), the one the
+//! published studies ran.
 
-use crate::engine::time::Dur;
+use crate::engine::time::{Dur, Time};
+
+mod ns2;
+use ns2::Ns2State;
+pub use ns2::Ns2Timer;
 
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
@@ -17,6 +23,8 @@ pub struct RttEstimator {
     granularity: Dur,
     /// Floor of the variation term (Linux: `rto_min`; RFC 6298: none).
     var_floor: Dur,
+    /// ns-2's timer in place of RFC 6298's arithmetic (`None`: RFC 6298).
+    ns2: Option<Box<Ns2State>>,
 }
 
 impl RttEstimator {
@@ -33,7 +41,34 @@ impl RttEstimator {
             rto_max,
             granularity,
             var_floor: Dur::ZERO,
+            ns2: None,
         }
+    }
+
+    /// ns-2's retransmission timer (`Agent/TCP`, tcp.cc): RTT samples and
+    /// SRTT/RTTVAR in whole ticks of `timer.tick`, the RTO in ticks, its
+    /// bounds and back-off as ns-2 applies them. `rto_initial` is ns-2's
+    /// `rtxcur_init_` (6 s until 2006-01-21, 3 s after), `rto_min` its
+    /// `minrto_`, `rto_max` its `maxrto_`.
+    pub fn ns2(rto_initial: Dur, rto_min: Dur, rto_max: Dur, timer: Ns2Timer) -> Self {
+        let mut e = RttEstimator::new(rto_initial, rto_min, rto_max, timer.tick);
+        e.ns2 = Some(Box::new(Ns2State::new(timer, rto_initial)));
+        e
+    }
+
+    /// A fresh estimator of the same kind and bounds, with `rto_initial`
+    /// as its initial RTO (after a lost SYN, RFC 6298 (5.7)).
+    pub fn restarted(&self, rto_initial: Dur) -> Self {
+        let fresh = match self.ns2.as_deref() {
+            Some(n) => RttEstimator::ns2(rto_initial, self.rto_min, self.rto_max, n.timer()),
+            None => RttEstimator::new(rto_initial, self.rto_min, self.rto_max, self.granularity),
+        };
+        fresh.with_var_floor(self.var_floor)
+    }
+
+    /// ns-2's timer, when this estimator runs it.
+    pub fn ns2_timer(&self) -> Option<Ns2Timer> {
+        self.ns2.as_deref().map(Ns2State::timer)
     }
 
     /// Linux's timeout: RTO = SRTT + max(4·RTTVAR, `floor`) (its RTTVAR is
@@ -47,9 +82,30 @@ impl RttEstimator {
         self
     }
 
+    /// A valid sample from a segment sent at `sent` and acknowledged at
+    /// `now` (Karn's rule is the caller's duty). Returns the sample taken:
+    /// `now - sent`, or with ns-2's timer the whole ticks between the two
+    /// (tcp.cc `rtt_update` without timestamps).
+    pub fn sample_sent(&mut self, sent: Time, now: Time) -> Dur {
+        if let Some(n) = self.ns2.as_deref_mut() {
+            let r = n.sample_ticks(n.ticks_between(sent, now));
+            self.note_sample(r);
+            return r;
+        }
+        let r = now - sent;
+        self.sample(r);
+        r
+    }
+
     /// Take a valid sample (Karn's rule is the caller's duty: never a
-    /// retransmitted segment).
+    /// retransmitted segment). With ns-2's timer, `r` is rounded to whole
+    /// ticks, as ns-2 does with timestamps (tcp.cc `rtt_update`).
     pub fn sample(&mut self, r: Dur) {
+        if let Some(n) = self.ns2.as_deref_mut() {
+            let r = n.sample_ticks(n.ticks_rounded(r));
+            self.note_sample(r);
+            return;
+        }
         match self.srtt {
             None => {
                 // RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2.
@@ -63,8 +119,7 @@ impl RttEstimator {
                 self.srtt = Some(Dur((7 * srtt.0 + r.0) / 8));
             }
         }
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
-        self.latest = Some(r);
+        self.note_sample(r);
         let srtt = self.srtt.unwrap();
         // RFC 6298 (2.2)/(2.3): RTO <- SRTT + max(G, K*RTTVAR), K = 4.
         // (With a variation floor: Linux's SRTT + max(4·RTTVAR, rto_min).)
@@ -80,27 +135,51 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// The smallest and the latest sample.
+    fn note_sample(&mut self, r: Dur) {
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.latest = Some(r);
+    }
+
     /// The current timeout, back-off applied: RTO * 2^backoff, capped at the maximum.
     pub fn rto(&self) -> Dur {
+        if let Some(n) = self.ns2.as_deref() {
+            return n.rto(self.rto_min, self.rto_max);
+        }
         let mult = 1u64.checked_shl(self.backoff).unwrap_or(u64::MAX);
         Dur(self.rto.0.saturating_mul(mult)).min(self.rto_max.max(self.rto))
     }
 
     /// RFC 6298 (5.5): back off the timer after an expiry.
     pub fn back_off(&mut self) {
+        if let Some(n) = self.ns2.as_deref_mut() {
+            n.back_off(self.rto_min, self.rto_max);
+            return;
+        }
         if self.rto() < self.rto_max {
             self.backoff += 1;
         }
     }
 
+    /// Back-offs since the last valid sample (the exponent: the timeout
+    /// is multiplied by 2^backoff).
     pub fn backoff(&self) -> u32 {
-        self.backoff
+        match self.ns2.as_deref() {
+            Some(n) => n.backoff_exponent(),
+            None => self.backoff,
+        }
     }
     pub fn srtt(&self) -> Option<Dur> {
-        self.srtt
+        match self.ns2.as_deref() {
+            Some(n) => n.srtt(),
+            None => self.srtt,
+        }
     }
     pub fn rttvar(&self) -> Dur {
-        self.rttvar
+        match self.ns2.as_deref() {
+            Some(n) => n.rttvar(),
+            None => self.rttvar,
+        }
     }
     pub fn min_rtt(&self) -> Option<Dur> {
         self.min_rtt

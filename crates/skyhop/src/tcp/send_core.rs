@@ -16,7 +16,7 @@ use super::config::TcpConfig;
 use super::rack::Rack;
 use super::rangeset::RangeSet;
 use super::rate_sample::RateSampler;
-use super::rtt::RttEstimator;
+use super::rtt::{Ns2Timer, RttEstimator};
 use super::seg::{DataSeg, SackBlocks};
 use crate::engine::time::{Dur, Time};
 
@@ -60,6 +60,9 @@ pub struct SendCore {
     pub(super) losses: u64,
     /// How much of cwnd the sender uses (Linux's `tcp_cwnd_validate`).
     pub(super) cwnd_use: CwndUse,
+    /// At most this many segments per transmission opportunity outside a
+    /// recovery (ns-2's `maxburst_`; 0: as many as the window allows).
+    pub(super) maxburst: u32,
 }
 
 /// Linux's record of how much of its window a sender uses
@@ -90,12 +93,25 @@ impl SendCore {
             ssthresh: cfg.initial_ssthresh,
             mss,
         };
-        let rtt = RttEstimator::new(
-            cfg.rto_initial,
-            cfg.rto_min,
-            cfg.rto_max,
-            cfg.clock_granularity,
-        )
+        let rtt = if cfg.rtt_tick > Dur::ZERO {
+            // ns-2's timer (its tcpTick_, rfc2988_).
+            RttEstimator::ns2(
+                cfg.rto_initial,
+                cfg.rto_min,
+                cfg.rto_max,
+                Ns2Timer {
+                    tick: cfg.rtt_tick,
+                    clamp_before_backoff: cfg.rto_min_before_backoff,
+                },
+            )
+        } else {
+            RttEstimator::new(
+                cfg.rto_initial,
+                cfg.rto_min,
+                cfg.rto_max,
+                cfg.clock_granularity,
+            )
+        }
         .with_var_floor(if cfg.rttvar_floor {
             cfg.rto_min
         } else {
@@ -106,6 +122,7 @@ impl SendCore {
             .then(|| Box::new(RateSampler::new()));
         let rack = rack.then(|| Box::new(Rack::new(cfg.dupthresh)));
         SendCore {
+            maxburst: cfg.maxburst,
             rs,
             rack,
             rwnd: cfg.rcv_buffer,
@@ -335,8 +352,9 @@ impl SendCore {
         if a < end {
             return None;
         }
-        let r = now - t0;
-        self.rtt.sample(r);
+        // The estimator's own sample: the time elapsed, or with ns-2's
+        // timer the clock ticks between the send and this ACK.
+        let r = self.rtt.sample_sent(t0, now);
         self.timed = None;
         Some(r)
     }

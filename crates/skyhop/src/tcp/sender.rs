@@ -275,6 +275,12 @@ impl TcpSender {
         self.core.cc.set_connections_open(n);
     }
 
+    /// At most `segments` new segments per transmission opportunity
+    /// outside a recovery (ns-2's `maxburst_`; 0: no limit).
+    pub fn set_maxburst(&mut self, segments: u32) {
+        self.core.maxburst = segments;
+    }
+
     /// Set the cap on unacknowledged bytes (a proxy's outgoing-leg limit).
     pub fn set_max_unacked(&mut self, cap: Option<u64>) {
         self.core.cfg.max_unacked = cap;
@@ -488,7 +494,13 @@ impl TcpSender {
         let c = &mut self.core;
         if !handled {
             let limit = c.snd_una.saturating_add(c.window());
-            while c.snd_nxt < c.app_end {
+            // ns-2's send_much(..., maxburst_): at most `maxburst` segments
+            // at a time (0: no limit).
+            let burst_end = match c.maxburst {
+                0 => usize::MAX,
+                b => before + b as usize,
+            };
+            while c.snd_nxt < c.app_end && out.len() < burst_end {
                 let len = c.seg_len_at(c.snd_nxt);
                 if c.snd_nxt + len as u64 > limit {
                     break;

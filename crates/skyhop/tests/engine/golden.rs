@@ -221,6 +221,49 @@ fn cases() -> Vec<Case> {
                 "links.ts.forward.drop_segments=[29200, 32120, 35040, 37960, 40880, 43800]",
             ],
         ),
+        // ns-2's TCP (`tcp.profile=ns2`, docs/ns2.md): its agents, the
+        // tick-granular timer, the 2001 Westwood, maxburst_ and the eras'
+        // switches.
+        case(
+            "chain_ns2_newreno_sbs",
+            CHAIN,
+            &["tcp.profile=ns2", "flows.ftp.tcp=newreno-sbs"],
+        ),
+        case(
+            "chain_ns2_sack1",
+            CHAIN,
+            &["tcp.profile=ns2", "flows.ftp.tcp=sack"],
+        ),
+        case(
+            "chain_ns2_westwood_2001",
+            CHAIN,
+            &["tcp.profile=ns2", "flows.ftp.tcp=westwood-2001"],
+        ),
+        case(
+            "drop_list_ns2_2001_deflation",
+            CHAIN,
+            &[
+                "tcp.profile=ns2",
+                "flows.ftp.tcp=newreno",
+                "tcp.rtt_tick=\"100 ms\"",
+                "tcp.rto_min_before_backoff=false",
+                "tcp.limited_transmit=false",
+                "tcp.partial_window_deflation=true",
+                "links.wu.per=0",
+                "links.ts.ber=0",
+                "links.sg.per=0",
+                "links.ts.forward.drop_segments=[29200, 32120, 35040, 37960, 40880, 43800]",
+            ],
+        ),
+        case(
+            "split_ns2_T_maxburst",
+            CHAIN,
+            &[
+                "tcp.profile=ns2",
+                "flows.ftp.proxies=[\"T\"]",
+                "tcp.maxburst=4",
+            ],
+        ),
         case("two_flows", TWO_FLOWS, &[]),
         case(
             "two_flows_acks_lossy",
@@ -245,7 +288,8 @@ fn cases() -> Vec<Case> {
 fn render(c: &Case) -> String {
     // The golden runs freeze the studies' era machinery (`profile =
     // "studies"`), whatever the default profile; cases under today's
-    // defaults name `tcp.profile=linux` among their sets, which come after.
+    // defaults name `tcp.profile=linux` among their sets, which come after
+    // (and ns-2's, `tcp.profile=ns2`).
     let sets: Vec<String> = std::iter::once("tcp.profile=studies")
         .chain(c.sets.iter().copied())
         .map(|s| s.to_string())

@@ -5,7 +5,7 @@
 
 use super::{
     AckSample, AeroTcp, Bbr, CcState, CongestionOps, Cubic, Hybla, RateSample, RenoCc, SendSample,
-    Westwood, WestwoodParams, WestwoodPlus,
+    Westwood, Westwood2001, WestwoodParams, WestwoodPlus,
 };
 use crate::engine::time::{Dur, Time};
 use crate::tcp::config::TcpConfig;

@@ -16,6 +16,7 @@ mod hybla;
 mod hystart;
 mod reno;
 mod westwood;
+mod westwood2001;
 mod westwood_plus;
 
 pub use aerotcp::AeroTcp;
@@ -25,6 +26,7 @@ pub use hybla::Hybla;
 pub use hystart::{HyStart, Phase as HyStartPhase};
 pub use reno::RenoCc;
 pub use westwood::{FilterInput, Westwood, WestwoodParams};
+pub use westwood2001::Westwood2001;
 pub use westwood_plus::WestwoodPlus;
 
 pub use super::registry::CcKind;

@@ -98,6 +98,55 @@ fn a_host_pairs_recoveries_and_an_explicit_recovery_wins() {
 }
 
 #[test]
+fn the_ns2_profile_is_ns2s_tcp_of_2002_2003_with_its_agents() {
+    use crate::tcp::config::{TcpConfig, Variant};
+    use crate::tcp::RecKind;
+    let c = TcpConfig::for_profile(Profile::Ns2);
+    // windowInit_ 2 after the first segment's ACK; tcpTick_ 10 ms;
+    // rtxcur_init_ 6 s, minrto_ 1 s, maxrto_ 64 s; singledup_ 1; no
+    // partial window deflation (until 2003-05-05); maxburst_ 0.
+    assert_eq!((c.initial_window, c.handshake), (2, true));
+    assert_eq!(c.rtt_tick, Dur::from_millis(10));
+    assert!(c.rto_min_before_backoff);
+    assert_eq!(
+        (c.rto_initial, c.rto_min, c.rto_max),
+        (Dur::from_secs(6), Dur::from_secs(1), Dur::from_secs(64))
+    );
+    assert!(c.limited_transmit && !c.delayed_ack && !c.partial_window_deflation);
+    assert_eq!(c.delayed_ack_timeout, Dur::from_millis(100));
+    assert_eq!(c.maxburst, 0);
+    // ssthresh_ starts at window_, the receive window, unless set.
+    assert_eq!(c.initial_ssthresh, c.rcv_buffer);
+    // The other profiles keep RFC 6298's estimator and deflate.
+    for p in [Profile::Studies, Profile::Linux] {
+        let o = TcpConfig::for_profile(p);
+        assert_eq!(o.rtt_tick, Dur::ZERO);
+        assert!(o.partial_window_deflation);
+        assert_eq!(o.initial_ssthresh, UNLIMITED_SSTHRESH);
+    }
+    // The recoveries are ns-2's agents, a variant's or one named.
+    let with = |variant: &str, recovery| {
+        let mut c = TcpConfig::table_defaults(Profile::Ns2);
+        c.variant = Variant::parse(variant).unwrap();
+        c.finish(Profile::Ns2, recovery);
+        (c.variant.recovery, c.variant.sack)
+    };
+    assert_eq!(with("newreno", None), (RecKind::Ns2NewReno, false));
+    assert_eq!(with("newreno-sbs", None), (RecKind::Ns2NewRenoSbs, false));
+    assert_eq!(with("westwood-2001", None), (RecKind::Ns2NewReno, false));
+    assert_eq!(with("sack", None), (RecKind::Ns2Sack1, true));
+    assert_eq!(
+        with("westwood", Some(RecKind::NewRenoSbs)),
+        (RecKind::Ns2NewRenoSbs, false)
+    );
+    assert_eq!(
+        with("newreno", Some(RecKind::Ns2Sack1)),
+        (RecKind::Ns2Sack1, true)
+    );
+    assert_eq!(with("tahoe", None).0, RecKind::Tahoe);
+}
+
+#[test]
 fn range_messages_name_the_value_and_the_bounds() {
     assert_eq!(
         Size(0).in_range(&Ranges::mss).unwrap_err(),

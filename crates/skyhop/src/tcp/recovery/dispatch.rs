@@ -3,8 +3,8 @@
 //! constructor from a `TcpConfig`, and `Custom` for a recovery from user code.
 
 use super::{
-    AeroRecovery, NewRenoRecovery, PrrRecovery, RecoveryOps, RenoRecovery, SackRecovery,
-    TahoeRecovery,
+    AeroRecovery, NewRenoRecovery, Ns2NewRenoRecovery, Ns2Sack1Recovery, PrrRecovery, RecoveryOps,
+    RenoRecovery, SackRecovery, TahoeRecovery,
 };
 use crate::engine::time::Time;
 use crate::tcp::cc::AckSample;
@@ -88,6 +88,12 @@ macro_rules! recovery_enum {
                 match self {
                     $(Rec::$v(r) => r.in_rto_recovery(),)*
                     Rec::Custom(r) => r.in_rto_recovery(),
+                }
+            }
+            fn timeout_basis(&self, s: &SendCore, flight: u64) -> u64 {
+                match self {
+                    $(Rec::$v(r) => r.timeout_basis(s, flight),)*
+                    Rec::Custom(r) => r.timeout_basis(s, flight),
                 }
             }
             fn on_rto(&mut self, snd_una: u64) {

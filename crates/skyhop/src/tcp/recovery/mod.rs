@@ -9,6 +9,9 @@
 //!
 //! - `tahoe.rs`: fast retransmit, then slow start with go-back-N (RFC 5681).
 //! - `reno.rs`: Reno and NewReno Impatient / Slow-but-Steady (RFC 5681, RFC 6582).
+//! - `ns2_newreno.rs`: NewReno as ns-2's `Agent/TCP/Newreno` runs it (the
+//!   studies' simulator), with or without partial window deflation.
+//! - `ns2_sack1.rs`: SACK recovery as ns-2's `Agent/TCP/Sack1` runs it.
 //! - `sack.rs`: RFC 6675 SACK-based recovery.
 //! - `aero.rs`: AeroTCP's super fast error control (Shang 2007).
 //! - `prr.rs`: RFC 6937 Proportional Rate Reduction over RFC 6675.
@@ -18,12 +21,16 @@
 
 mod aero;
 mod dispatch;
+mod ns2_newreno;
+mod ns2_sack1;
 mod prr;
 mod reno;
 mod sack;
 mod tahoe;
 
 pub use aero::AeroRecovery;
+pub use ns2_newreno::{ns2_halving_basis, Ns2NewRenoRecovery};
+pub use ns2_sack1::Ns2Sack1Recovery;
 pub use prr::PrrRecovery;
 
 pub use reno::{NewRenoRecovery, RenoRecovery};
@@ -80,6 +87,13 @@ pub trait RecoveryOps: Send {
         _out: &mut Vec<DataSeg>,
     ) -> bool {
         false
+    }
+
+    /// What a retransmission timeout's reduction starts from, called
+    /// before `on_rto` with the bytes outstanding: by default the sender's
+    /// rule (FlightSize, RFC 5681 (5); cwnd when the window is validated).
+    fn timeout_basis(&self, s: &SendCore, flight: u64) -> u64 {
+        s.reduction_basis(flight)
     }
 
     /// A retransmission timeout: leave recovery and forget its state.

@@ -111,14 +111,15 @@ impl TcpSender {
         // timeout falls in a fast recovery, or repeats a timeout with no
         // progress since; F-RTO for a timeout outside a recovery or a
         // repeated one.
+        let basis = self.rec.timeout_basis(&self.core, flight);
         let in_fast = in_recovery && !self.rec.in_rto_recovery();
         let reduce = !keep_sack || !(in_fast || (in_recovery && repeats));
         let frto = keep_sack && self.core.cfg.frto && (!in_recovery || repeats);
         let c = &mut self.core;
         let (cwnd, ssthresh) = (c.st.cwnd, c.st.ssthresh);
         // RFC 5681 (5) via the controller: ssthresh and cwnd = loss window
-        // (from cwnd, not FlightSize, when the window is validated: Linux).
-        let basis = c.reduction_basis(flight);
+        // (from cwnd, not FlightSize, when the window is validated: Linux;
+        // from what the recovery says otherwise: ns-2's halved window).
         c.cc.on_rto(&mut c.st, now, basis);
         if !reduce {
             c.st.ssthresh = ssthresh;
