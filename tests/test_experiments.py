@@ -405,8 +405,16 @@ def test_every_experiment_implements_the_protocol():
     from skyhop.experiments import DEFAULT_RUNS, EXPERIMENTS
     from skyhop.experiments.base import Context, Experiment, Runs, SubSweep
 
-    assert list(EXPERIMENTS) == ["E1", "E2", "E3", "E4", "E5", "E6"]
-    assert DEFAULT_RUNS == {"E1": 20, "E2": 100, "E3": 100, "E4": 1000, "E5": 20, "E6": 20}
+    assert list(EXPERIMENTS) == ["E1", "E2", "E3", "E4", "E5", "E6", "E7"]
+    assert DEFAULT_RUNS == {
+        "E1": 20,
+        "E2": 100,
+        "E3": 100,
+        "E4": 1000,
+        "E5": 20,
+        "E6": 20,
+        "E7": 1,
+    }
     for name, exp in EXPERIMENTS.items():
         assert isinstance(exp, Experiment), name
         jobs = exp.grid(Context(out=Path("."), runs=2))

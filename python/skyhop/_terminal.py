@@ -515,6 +515,9 @@ def print_description(file: str, d: dict[str, Any]) -> None:
             f"delay {ln['delay_s'] * 1e3:.6f} ms ({src}), {queue}, "
             f"errors: {chans or 'none'}"
         )
+    for b in d.get("beams", []):
+        out.append(f"beam {b['beam']} (links {', '.join(b['links'])}):")
+        out.extend(f"  {line}" for line in b["description"])
     out.append("flows:")
     for f in d["flows"]:
         size = f.get("app") or ("bulk" if f["size_bytes"] is None else _bytes(f["size_bytes"]))

@@ -9,10 +9,17 @@ probability of a 188-byte frame in the mode its ACM policy settles in. For
 ``lms-urban`` the masking angle towards the satellite is drawn against the
 satellite's elevation, and a second panel shows the street's full skyline
 (masking angle against azimuth) at a few instants, with the satellite marked.
+A model's named observables come along (``rain-fade``: ``attenuation_db``,
+``cn0_dbhz``). For the forward direction of a beam's terminal the beam adds
+``esn0_db`` (on its carrier), ``modcod`` (the MODCOD the gateway's ACM picks
+from the delayed reports, per sample), ``modcod_threshold_db``,
+``modcod_efficiency`` and ``frame_lost``; the plot then draws the Es/N0
+against the chosen MODCOD's threshold, naming each MODCOD where it starts.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -68,6 +75,9 @@ def plot_channel(samples: dict[str, Any], out: str, title: str = "") -> None:
     loss = [p if p is not None else 0.0 for p in samples["loss_probability"]]
     model = samples.get("model")
     lms = "masking_deg" in samples
+    if "modcod" in samples:
+        _plot_acm(plt, samples, out, title)
+        return
     fig, axes = plt.subplots(3 if lms else 2, 1, figsize=(9, 8 if lms else 5.5))
     ax = axes[0]
     if lms:
@@ -122,6 +132,46 @@ def plot_channel(samples: dict[str, Any], out: str, title: str = "") -> None:
         ax.set_xlabel("azimuth (° from north)")
         ax.set_ylabel("skyline masking (°)")
         ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fmt = out.rsplit(".", 1)[-1].lower() if "." in out else "png"
+    write_with(out, lambda tmp: fig.savefig(tmp, format=fmt, dpi=110))
+    plt.close(fig)
+
+
+def _plot_acm(plt: Any, samples: dict[str, Any], out: str, title: str) -> None:
+    """A beam terminal's forward direction: Es/N0 against the threshold of
+    the MODCOD in use (names where each starts), and the spectral efficiency."""
+    t = samples["t_s"]
+    es = samples["esn0_db"]
+    th = samples["modcod_threshold_db"]
+    names = samples["modcod"]
+    fig, axes = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True)
+    ax = axes[0]
+    ax.plot(t, es, lw=0.9, label="Es/N0 received")
+    ax.step(t, th, where="post", lw=1.1, color="tab:red", label="threshold of the MODCOD in use")
+    lost = [bool(x) for x in samples["frame_lost"]]
+    lo = min(min(es), min(th)) - 1
+    hi = max(max(es), max(th)) + 1
+    ax.fill_between(t, lo, hi, where=lost, step="post", color="tab:red", alpha=0.15, lw=0)
+    prev = None
+    for x, y, n in zip(t, th, names, strict=True):
+        if n != prev:
+            ax.annotate(
+                n, (x, y), fontsize=7, rotation=30, xytext=(2, 4), textcoords="offset points"
+            )
+            prev = n
+    ax.set_ylim(lo, hi)
+    ax.set_ylabel("Es/N0 (dB)")
+    ax.legend(loc="lower left", fontsize=8)
+    switches = sum(1 for a, b in itertools.pairwise(names) if a != b)
+    ax.set_title(
+        f"{title or samples['link']}: beam {samples.get('medium')}, "
+        f"{len(set(names))} MODCODs, {switches} switches"
+    )
+    ax = axes[1]
+    ax.step(t, samples["modcod_efficiency"], where="post", lw=0.9, color="tab:green")
+    ax.set_ylabel("spectral efficiency\n(bit/symbol)")
+    ax.set_xlabel("time (s)")
     fig.tight_layout()
     fmt = out.rsplit(".", 1)[-1].lower() if "." in out else "png"
     write_with(out, lambda tmp: fig.savefig(tmp, format=fmt, dpi=110))

@@ -40,7 +40,7 @@ TCP_BEGIN = "<!-- BEGIN GENERATED TCP: python -m skyhop.schema --update docs/sce
 TCP_END = "<!-- END GENERATED TCP -->"
 
 #: how a map's key is shown in a dotted path, by the parent key
-_MAP_KEYS = {"nodes": "<name>", "links": "<id>", "flows": "<id>"}
+_MAP_KEYS = {"nodes": "<name>", "links": "<id>", "flows": "<id>", "beams": "<id>"}
 
 
 def scenario_schema() -> dict[str, Any]:

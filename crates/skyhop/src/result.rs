@@ -284,10 +284,51 @@ pub struct RunResult {
     /// A moving network's routing counters (absent for a static network).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkStats>,
+    /// Per shared medium (a beam), its own results: scalars, and tables
+    /// as lists of records whose `member` column names the member link.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub media: BTreeMap<String, MediumResult>,
     /// The per-packet event log, when a run asked for one (not serialised
     /// with the result: see [`crate::observe::PacketLog`]).
     #[serde(skip)]
     pub packet_log: Option<crate::observe::PacketLog>,
+}
+
+/// A shared medium's results: each scalar a key, each table a list of
+/// records (one object per row), a `member` column as the member link's
+/// name.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct MediumResult {
+    #[serde(flatten)]
+    pub values: BTreeMap<String, serde_json::Value>,
+}
+
+impl MediumResult {
+    pub fn from_report(r: crate::net::MediumReport) -> MediumResult {
+        let mut values = BTreeMap::new();
+        for (k, v) in r.scalars {
+            values.insert(k, serde_json::json!(v));
+        }
+        for t in r.tables {
+            let rows: Vec<serde_json::Value> = t
+                .rows
+                .iter()
+                .map(|row| {
+                    let mut o = serde_json::Map::new();
+                    for (c, &x) in t.columns.iter().zip(row) {
+                        let v = match (c.as_str(), r.members.get(x as usize)) {
+                            ("member", Some(name)) => serde_json::json!(name),
+                            _ => serde_json::json!(x),
+                        };
+                        o.insert(c.clone(), v);
+                    }
+                    serde_json::Value::Object(o)
+                })
+                .collect();
+            values.insert(t.name, serde_json::Value::Array(rows));
+        }
+        MediumResult { values }
+    }
 }
 
 #[cfg(test)]

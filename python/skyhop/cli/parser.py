@@ -334,19 +334,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_exp = sub.add_parser(
         "experiment",
-        help="re-run a published experiment by name (E1, E2, E3, E4, E5, E6)",
+        help="re-run a published experiment by name (E1, E2, E3, E4, E5, E6, E7)",
         description="Run the full grid of a published experiment and write results.parquet, "
         "summary.json (beside the published numbers of "
         "python/skyhop/experiments/targets.toml) and the figures (PNG, PDF, SVG) into DIR. "
         "Interrupted experiments resume where they stopped.",
     )
-    p_exp.add_argument("name", metavar="NAME", help="E1, E2, E3, E4, E5 or E6")
+    p_exp.add_argument("name", metavar="NAME", help="E1, E2, E3, E4, E5, E6 or E7")
     p_exp.add_argument(
         "--runs",
         type=_run_count,
         metavar="N",
         help="runs per point (default: the published count, "
-        "20 for E1, E5 and E6, 100 for E2/E3, 1000 for E4)",
+        "20 for E1, E5 and E6, 100 for E2/E3, 1000 for E4, 1 for E7)",
     )
     p_exp.add_argument("--seed", type=_seed, default=1, metavar="S", help="base seed (default 1)")
     p_exp.add_argument("--out", metavar="DIR", help="output directory (default: out/NAME)")

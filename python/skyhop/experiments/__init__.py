@@ -1,4 +1,4 @@
-"""The named reproductions of published studies: ``skyhop experiment E1|E2|E3|E4|E5|E6``.
+"""The named reproductions of published studies: ``skyhop experiment E1|E2|E3|E4|E5|E6|E7``.
 
 Each experiment is one module implementing :class:`~.base.Experiment`: it
 declares its grid (resumable sub-sweeps under ``OUT/sweeps`` and plain runs),
@@ -35,13 +35,15 @@ from .e3 import E3
 from .e4 import E4
 from .e5 import E5
 from .e6 import E6
+from .e7 import E7
 
 __all__ = ["DEFAULT_RUNS", "EXPERIMENTS", "Experiment", "run_experiment", "total_runs"]
 
 #: every experiment, by name
-EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (E1(), E2(), E3(), E4(), E5(), E6())}
+EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (E1(), E2(), E3(), E4(), E5(), E6(), E7())}
 
-#: the published run counts (20 runs; 100 sessions for E2/E3; 1000 for E4; 20 for E5 and E6)
+#: the published run counts (20 runs; 100 sessions for E2/E3; 1000 for E4; 20 for E5 and E6;
+#: E7: 1, its runs draw nothing)
 DEFAULT_RUNS = {name: e.runs for name, e in EXPERIMENTS.items()}
 
 

@@ -22,6 +22,19 @@ impl BerSpec {
     }
 }
 
+impl super::ChannelSpecOps for BerSpec {
+    type Model = Ber;
+    fn build(&self, ctx: &ChannelCtx) -> Ber {
+        Ber::build(self, ctx)
+    }
+    fn validate(&self) -> Result<(), (String, String)> {
+        BerSpec::validate(self)
+    }
+    fn apply_to_mut(&mut self) -> Option<&mut Option<ApplyTo>> {
+        Some(&mut self.apply_to)
+    }
+}
+
 pub struct Ber {
     apply_to: ApplyTo,
     /// ln(1 − BER), cached.

@@ -13,6 +13,17 @@ pub struct DropListSpec {
     pub segments: Vec<u64>,
 }
 
+impl super::ChannelSpecOps for DropListSpec {
+    type Model = DropList;
+    fn build(&self, ctx: &ChannelCtx) -> DropList {
+        DropList::build(self, ctx)
+    }
+    /// It names segments of simulated connections.
+    fn names_segments(&self) -> bool {
+        true
+    }
+}
+
 pub struct DropList {
     pending: Vec<u64>,
 }

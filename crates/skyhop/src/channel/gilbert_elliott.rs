@@ -272,6 +272,24 @@ impl GilbertElliottSpec {
     }
 }
 
+impl super::ChannelSpecOps for GilbertElliottSpec {
+    type Model = GilbertElliottChannel;
+    fn build(&self, ctx: &ChannelCtx) -> GilbertElliottChannel {
+        GilbertElliottChannel::build(self, ctx)
+    }
+    fn validate(&self) -> Result<(), (String, String)> {
+        GilbertElliottSpec::validate(self)
+    }
+    fn apply_to_mut(&mut self) -> Option<&mut Option<ApplyTo>> {
+        Some(&mut self.apply_to)
+    }
+    /// Two switches per mean cycle of GOOD and BAD.
+    fn state_changes(&self) -> Option<(f64, &'static str)> {
+        let cycle = self.t_good.0.as_secs_f64() + self.t_bad.0.as_secs_f64();
+        Some((2.0 / cycle, "lengthen t_good and t_bad"))
+    }
+}
+
 /// The chain as a channel model.
 pub struct GilbertElliottChannel {
     chain: GilbertElliott,

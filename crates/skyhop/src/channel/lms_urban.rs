@@ -342,27 +342,6 @@ impl LmsUrbanSpec {
         (2.0 * per_side * 24.0 + p.section / (p.block + p.cross) * 16.0) as u64
     }
 
-    /// Read the masking file and check the satellite's position is known
-    /// (at plan-build time).
-    pub fn prepare(&mut self, has_geometry: bool) -> Result<(), (String, String)> {
-        if !has_geometry && (self.elevation_deg.is_none() || self.azimuth_deg.is_none()) {
-            let k = if self.elevation_deg.is_none() {
-                "elevation_deg"
-            } else {
-                "azimuth_deg"
-            };
-            return Err((
-                k.into(),
-                "missing: lms-urban needs the satellite's elevation and azimuth; give elevation_deg and azimuth_deg, or positions (lat/lon, geo_longitude) on the link's nodes".into(),
-            ));
-        }
-        if let Some(f) = &self.masking_file {
-            let m = MaskTable::load(f).map_err(|e| ("masking_file".to_string(), e))?;
-            self.masks = Loaded(Some(Arc::new(m)));
-        }
-        Ok(())
-    }
-
     fn params(&self) -> Params {
         let width = self.street_width_m.unwrap_or(20.0);
         Params {
@@ -599,13 +578,6 @@ impl LmsUrban {
         }
     }
 
-    /// Take the satellite's elevation and azimuth from `look` at each instant.
-    pub fn follow(&mut self, look: super::LookFn) {
-        if !self.fixed_angles {
-            self.look = Some(look);
-        }
-    }
-
     /// The satellite's (elevation, azimuth) at `t`, degrees.
     #[inline]
     pub fn angles_at(&self, t: Time) -> (f64, f64) {
@@ -669,7 +641,20 @@ impl ChannelModel for LmsUrban {
             loss_probability: if los { self.los } else { self.shadowed }.probability(1500),
         })
     }
+
+    fn observe(&mut self, now: Time, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("masking_deg", self.masking_at(now)));
+    }
+
+    /// Take the satellite's elevation and azimuth from `look` at each instant.
+    fn follow(&mut self, look: super::LookFn) {
+        if !self.fixed_angles {
+            self.look = Some(look);
+        }
+    }
 }
+
+mod spec_ops;
 
 #[cfg(test)]
 mod tests {

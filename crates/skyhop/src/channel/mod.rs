@@ -10,8 +10,10 @@
 //!
 //! One file per model; the scenario names a model by a tagged table
 //! (`links.<id>.channel = { model = "per", p = 0.01 }`), deserialised into
-//! [`ChannelSpec`]. Registering a model means: its file, one variant in
-//! [`ChannelSpec`] and one line in the `channels!` list (`registry.rs`).
+//! [`ChannelSpec`]. Registering a model means: its file, holding its spec
+//! (implementing [`ChannelSpecOps`]: what the plan, the memory estimate,
+//! the event budget, live runs and plots ask of it, each with a default)
+//! and the model, and one line in the `channels!` list (`registry.rs`).
 //!
 //! A link direction evaluates its models in order and stops at the first
 //! that claims the packet (so an exact drop list consumes no random draw).
@@ -19,11 +21,13 @@
 mod ber;
 mod drop_list;
 pub mod gilbert_elliott;
+pub mod link_budget;
 pub mod lms_urban;
 pub mod loss;
 mod per;
+pub mod rain;
+pub mod rain_fade;
 pub mod registry;
-pub mod sample;
 pub mod table;
 pub mod trace;
 
@@ -33,6 +37,7 @@ pub use gilbert_elliott::{GilbertElliott, GilbertElliottChannel};
 pub use lms_urban::LmsUrban;
 pub use loss::{packet_loss_probability, StateLoss};
 pub use per::Per;
+pub use rain_fade::RainFade;
 pub use registry::{
     ber_spec, drop_list_spec, per_spec, Channel, ChannelSpec, CustomChannel, MakeChannel,
 };
@@ -89,6 +94,98 @@ pub trait ChannelModel: Send {
     /// The model's state at `now`, if it has one worth tracing.
     fn state(&mut self, _now: Time) -> Option<ChannelState> {
         None
+    }
+    /// The symbol energy to noise density Es/N₀ (dB) a receiver sees at
+    /// `now` on a carrier of `symbol_rate` symbols/s, for a model that
+    /// knows it (a link budget with a fade); `None` otherwise.
+    fn esn0_db(&mut self, _now: Time, _symbol_rate: f64) -> Option<f64> {
+        None
+    }
+    /// Named values at `now` for `channel plot`, beside the state and the
+    /// loss probability (e.g. the masking angle, the attenuation in dB).
+    fn observe(&mut self, _now: Time, _out: &mut Vec<(&'static str, f64)>) {}
+    /// The link's ends move: the model may follow the satellite's look
+    /// angles from the ground terminal over time (by default it ignores them).
+    fn follow(&mut self, _look: LookFn) {}
+}
+
+/// What the engine asks of a channel model's scenario spec, each with a
+/// default: a model overrides what concerns it, and the plan, the memory
+/// estimate, the event budget, live runs and `channel plot` never name a
+/// model (the registry dispatches to these).
+pub trait ChannelSpecOps {
+    /// The built model.
+    type Model: ChannelModel;
+    /// The model of one link direction.
+    fn build(&self, ctx: &ChannelCtx) -> Self::Model;
+    /// Range checks; `Err((key within the channel table, message))`.
+    fn validate(&self) -> Result<(), (String, String)> {
+        Ok(())
+    }
+    /// Its `apply_to`, for the plan to fill from the link's
+    /// `errors_apply_to` (None: the model has no such setting).
+    fn apply_to_mut(&mut self) -> Option<&mut Option<ApplyTo>> {
+        None
+    }
+    /// Make its file paths absolute against the scenario's directory.
+    fn resolve_paths(&mut self, _base: &std::path::Path) {}
+    /// At plan build: read its files, take what it needs from the hop's
+    /// geometry; `Err` as [`ChannelSpecOps::validate`].
+    fn prepare(&mut self, _geometry: Option<&HopGeometry>) -> Result<(), (String, String)> {
+        Ok(())
+    }
+    /// Bytes the model holds over a run beyond its fixed size, and what to
+    /// change to hold fewer (for the memory estimate).
+    fn memory(&self) -> Option<(u64, &'static str)> {
+        None
+    }
+    /// State changes it draws per second of simulated time on average, and
+    /// what to change to draw fewer (runs whose chains would switch more
+    /// often than the event budget allows are refused up front).
+    fn state_changes(&self) -> Option<(f64, &'static str)> {
+        None
+    }
+    /// It names segments of simulated connections (an exact drop list): it
+    /// cannot judge real packets in a live run, and `channel plot` has
+    /// nothing of it to draw.
+    fn names_segments(&self) -> bool {
+        false
+    }
+    /// Its model gives the Es/N0 a receiver sees ([`ChannelModel::esn0_db`]).
+    fn gives_esn0(&self) -> bool {
+        false
+    }
+}
+
+/// A boxed spec (a large one, kept small in the enum) answers as its content.
+impl<T: ChannelSpecOps> ChannelSpecOps for Box<T> {
+    type Model = T::Model;
+    fn build(&self, ctx: &ChannelCtx) -> T::Model {
+        (**self).build(ctx)
+    }
+    fn validate(&self) -> Result<(), (String, String)> {
+        (**self).validate()
+    }
+    fn apply_to_mut(&mut self) -> Option<&mut Option<ApplyTo>> {
+        (**self).apply_to_mut()
+    }
+    fn resolve_paths(&mut self, base: &std::path::Path) {
+        (**self).resolve_paths(base)
+    }
+    fn prepare(&mut self, geometry: Option<&HopGeometry>) -> Result<(), (String, String)> {
+        (**self).prepare(geometry)
+    }
+    fn memory(&self) -> Option<(u64, &'static str)> {
+        (**self).memory()
+    }
+    fn state_changes(&self) -> Option<(f64, &'static str)> {
+        (**self).state_changes()
+    }
+    fn names_segments(&self) -> bool {
+        (**self).names_segments()
+    }
+    fn gives_esn0(&self) -> bool {
+        (**self).gives_esn0()
     }
 }
 

@@ -21,6 +21,19 @@ impl PerSpec {
     }
 }
 
+impl super::ChannelSpecOps for PerSpec {
+    type Model = Per;
+    fn build(&self, ctx: &ChannelCtx) -> Per {
+        Per::build(self, ctx)
+    }
+    fn validate(&self) -> Result<(), (String, String)> {
+        PerSpec::validate(self)
+    }
+    fn apply_to_mut(&mut self) -> Option<&mut Option<ApplyTo>> {
+        Some(&mut self.apply_to)
+    }
+}
+
 pub struct Per {
     p: f64,
     apply_to: ApplyTo,

@@ -68,6 +68,25 @@ impl TraceSpec {
     }
 }
 
+impl super::ChannelSpecOps for TraceSpec {
+    type Model = Trace;
+    fn build(&self, ctx: &ChannelCtx) -> Trace {
+        Trace::build(self, ctx)
+    }
+    fn validate(&self) -> Result<(), (String, String)> {
+        TraceSpec::validate(self)
+    }
+    fn apply_to_mut(&mut self) -> Option<&mut Option<ApplyTo>> {
+        Some(&mut self.apply_to)
+    }
+    fn resolve_paths(&mut self, base: &std::path::Path) {
+        self.file = table::resolve(base, &self.file);
+    }
+    fn prepare(&mut self, _geometry: Option<&super::HopGeometry>) -> Result<(), (String, String)> {
+        self.load()
+    }
+}
+
 pub fn load_trace(file: &str, looping: bool) -> Result<TraceData, String> {
     let tab = table::read(file, &[&["t_s", "per"], &["t_s", "ber"]])?;
     let ber = tab.header == 1;

@@ -1,17 +1,22 @@
 //! The channel of one direction of a loaded scenario's link, sampled over
-//! time as the run with a given seed would see it (`skyhop channel`): its
-//! last channel model, or a DVB-S link's fade process.
+//! time as the run with a given seed would see it (`skyhop channel`):
+//! what the seams' hooks draw of it (`scenario::sample`), with the span
+//! checked against the event budget and, for urban shadowing, the
+//! street's skyline at the asked times.
 
-use crate::channel::sample::{sample_model, sample_with, ChannelSample};
-use crate::channel::{ChannelCtx, ChannelSpec};
-use crate::engine::time::Dur;
+use crate::channel::Channel;
+use crate::engine::time::{Dur, Time};
 use crate::error::ScenarioError;
-use crate::net::LinkLayerSpec;
-use crate::scenario::{check_chains_over, Loaded};
+use crate::scenario::{check_chains_over, sample, Loaded};
+use serde_json::json;
 
 /// Sample direction `direction` (`forward`, `reverse`) of link `link` of
-/// `loaded` every `step_s` seconds over `duration_s` with `seed` (see
-/// [`ChannelSample`]). A span over which a fade chain would switch more
+/// `loaded` every `step_s` seconds over `duration_s` with `seed`: JSON
+/// `{link, seed, t_s, model, state, loss_probability}`, the model's named
+/// observables and, for a beam's terminal, the beam's (Es/N0, MODCOD);
+/// for `lms-urban`, `elevation_deg`, `azimuth_deg` and `skylines` (the
+/// full skyline, one masking angle per degree of azimuth, at each of
+/// `skyline_at_s`). A span over which a chain would change state more
 /// often than a run's event budget allows is refused (`--duration`).
 pub fn sample_channel(
     loaded: &Loaded,
@@ -21,7 +26,7 @@ pub fn sample_channel(
     duration_s: f64,
     step_s: f64,
     skyline_at_s: &[f64],
-) -> Result<ChannelSample, ScenarioError> {
+) -> Result<serde_json::Value, ScenarioError> {
     let plan = &loaded.plan;
     let span = Dur((duration_s.max(0.0) * 1e9).min(u64::MAX as f64) as u64);
     check_chains_over(
@@ -35,45 +40,16 @@ pub fn sample_channel(
         let message = format!("{}: {}", e.key, e.message);
         ScenarioError::new("<options>", "--duration", message)
     })?;
-    let name = format!("{link}:{direction}");
     let bad = |m: String| ScenarioError::new("<resolved>", format!("links.{link}"), m);
-    let Some(dir) = plan.links.iter().find(|d| d.name == name) else {
-        let links: Vec<&str> = loaded.scenario.links.keys().map(|k| k.as_str()).collect();
-        return Err(bad(format!("no such link (links: {})", links.join(", "))));
-    };
-    let mut models = dir.channels.iter().enumerate();
-    let model = models.rfind(|(_, c)| !matches!(c, ChannelSpec::DropList(_)));
-    let dvbs = plan.layers.iter().find_map(|l| match &l.spec {
-        LinkLayerSpec::Dvbs(s) if l.name == link => s.params().ok(),
-        _ => None,
-    });
-    let ctx = |index| ChannelCtx {
-        seed,
-        link: &dir.name,
-        index,
-        geometry: dir.geometry,
-    };
-    match (model, dvbs) {
-        (Some((index, spec)), _) => Ok(sample_model(
-            spec,
-            &ctx(index),
-            duration_s,
-            step_s,
-            skyline_at_s,
-        )),
-        (None, Some(_)) if direction != "forward" => Err(bad(
-            "the reverse direction of a DVB-S link has no channel model (its fade process is on the forward direction)".into(),
-        )),
-        (None, Some(p)) => {
-            // The DVB-S link's fade process, as its frames see it.
-            let mut chain = p.fade_chain(seed, link);
-            Ok(sample_with("dvbs", &ctx(0), duration_s, step_s, |t| {
-                let b = chain.state_at(t);
-                (Some(b as u32), Some(p.frame_loss(b)))
-            }))
-        }
-        (None, None) => Err(bad(format!(
-            "the {direction} direction has no channel model"
-        ))),
+    let (mut out, ch) =
+        sample::sample_channel(plan, link, direction, seed, duration_s, step_s).map_err(bad)?;
+    if let Some(Channel::LmsUrban(m)) = &ch {
+        out["elevation_deg"] = json!(m.elevation_deg);
+        out["azimuth_deg"] = json!(m.azimuth_deg);
+        let skylines: Vec<_> = (skyline_at_s.iter())
+            .map(|&t| json!({"t_s": t, "masking_deg": m.skyline_at(Time::from_secs_f64(t))}))
+            .collect();
+        out["skylines"] = json!(skylines);
     }
+    Ok(out)
 }

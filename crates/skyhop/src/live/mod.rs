@@ -193,10 +193,7 @@ pub fn check(plan: &Plan, opts: &LiveOptions) -> Result<Vec<u32>, SimError> {
         }
     }
     for d in &plan.links {
-        if d.channels
-            .iter()
-            .any(|c| matches!(c, crate::channel::ChannelSpec::DropList(_)))
-        {
+        if d.channels.iter().any(|c| c.names_segments()) {
             let link = d.name.replace(':', ".");
             return Err(SimError::Scenario(ScenarioError::new(
                 "<scenario>",

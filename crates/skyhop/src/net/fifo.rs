@@ -42,6 +42,19 @@ use std::collections::VecDeque;
 #[serde(deny_unknown_fields)]
 pub struct FifoSpec {}
 
+impl super::layer::LinkLayerSpecOps for FifoSpec {
+    type Built = FifoLink;
+    fn build(&self, b: LinkBuild) -> FifoLink {
+        FifoLink::build(self, b)
+    }
+    fn supports_motion(&self) -> bool {
+        true
+    }
+    fn shown(&self) -> bool {
+        false
+    }
+}
+
 /// One direction.
 pub struct FifoDir {
     pub rate_bps: u64,
@@ -389,6 +402,9 @@ impl LinkLayer for FifoLink {
 
     fn queue_trace(&mut self, dir: Dir, stop: Time) -> Option<Vec<(Time, u32)>> {
         self.dirs[dir.index()].take_trace(stop)
+    }
+    fn set_motion(&mut self, dir: Dir, motion: Box<DirMotion>) {
+        self.dirs[dir.index()].motion = Some(motion);
     }
 }
 

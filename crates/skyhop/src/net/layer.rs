@@ -18,7 +18,7 @@
 
 use super::link_dir::LinkDirSpec;
 use crate::channel::{Channel, PacketKind};
-use crate::engine::time::Time;
+use crate::engine::time::{Dur, Time};
 
 /// A direction of a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,6 +184,12 @@ pub trait LinkLayer: Send {
     fn counters(&self, _dir: Dir) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+    /// The link's ends move: direction `dir` takes its delay and visibility
+    /// from `motion` (only layers whose spec `supports_motion` are given one;
+    /// by default it is ignored).
+    // Boxed: a layer that supports motion keeps it boxed in its direction.
+    #[allow(clippy::boxed_local)]
+    fn set_motion(&mut self, _dir: Dir, _motion: Box<super::moving::DirMotion>) {}
 }
 
 /// What a link layer is built from: both directions' resolved parameters and
@@ -193,4 +199,93 @@ pub struct LinkBuild<'a> {
     pub seed: u64,
     pub dirs: [&'a LinkDirSpec; 2],
     pub channels: [Vec<Channel>; 2],
+}
+
+/// A channel a link layer draws itself, sampled for `channel plot`:
+/// (state, loss probability) at an instant.
+pub type ChannelSampler = Box<dyn FnMut(Time) -> (u32, f64) + Send>;
+
+/// What the engine asks of a link layer's scenario spec, each with a
+/// default, so the plan, the event budget, `describe` and `channel plot`
+/// never name a link layer.
+pub trait LinkLayerSpecOps {
+    /// The built link layer.
+    type Built: LinkLayer;
+    fn build(&self, b: LinkBuild) -> Self::Built;
+    /// Check the spec against its link when the plan is built, adjusting
+    /// the link's directions if the layer defines them; returns warnings,
+    /// or (key under `link_layer`, message).
+    fn resolve(
+        &self,
+        _fwd: &mut LinkDirSpec,
+        _rev: &mut LinkDirSpec,
+    ) -> Result<Vec<String>, (String, String)> {
+        Ok(Vec::new())
+    }
+    /// Warnings about the TCP connections that cross the (resolved) link,
+    /// the smallest minimum RTO among them `rto_min` (a layer with timers
+    /// of its own has rules against the TCP timeout).
+    fn check_tcp(&self, _fwd: &LinkDirSpec, _rev: &LinkDirSpec, _rto_min: Dur) -> Vec<String> {
+        Vec::new()
+    }
+    /// It runs between moving nodes (delay per packet from positions,
+    /// visibility).
+    fn supports_motion(&self) -> bool {
+        false
+    }
+    /// State changes it draws per simulated second (its own fade chain),
+    /// and what to change to draw fewer.
+    fn state_changes(&self) -> Option<(f64, &'static str)> {
+        None
+    }
+    /// `describe` shows it (the plain FIFO is not shown).
+    fn shown(&self) -> bool {
+        true
+    }
+    /// The channel it draws itself on direction `dir` of link `link` in a
+    /// run with `seed`, for `channel plot` (`Ok(None)`: it has none, the
+    /// direction's channel models are what to plot; `Err`: a message why
+    /// that direction has nothing to plot).
+    fn own_channel(
+        &self,
+        _seed: u64,
+        _link: &str,
+        _dir: Dir,
+    ) -> Result<Option<ChannelSampler>, String> {
+        Ok(None)
+    }
+}
+
+impl<T: LinkLayerSpecOps> LinkLayerSpecOps for Box<T> {
+    type Built = T::Built;
+    fn build(&self, b: LinkBuild) -> T::Built {
+        (**self).build(b)
+    }
+    fn resolve(
+        &self,
+        fwd: &mut LinkDirSpec,
+        rev: &mut LinkDirSpec,
+    ) -> Result<Vec<String>, (String, String)> {
+        (**self).resolve(fwd, rev)
+    }
+    fn check_tcp(&self, fwd: &LinkDirSpec, rev: &LinkDirSpec, rto_min: Dur) -> Vec<String> {
+        (**self).check_tcp(fwd, rev, rto_min)
+    }
+    fn supports_motion(&self) -> bool {
+        (**self).supports_motion()
+    }
+    fn state_changes(&self) -> Option<(f64, &'static str)> {
+        (**self).state_changes()
+    }
+    fn shown(&self) -> bool {
+        (**self).shown()
+    }
+    fn own_channel(
+        &self,
+        seed: u64,
+        link: &str,
+        dir: Dir,
+    ) -> Result<Option<ChannelSampler>, String> {
+        (**self).own_channel(seed, link, dir)
+    }
 }

@@ -30,8 +30,21 @@ pub struct Description {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub access: Option<Vec<super::describe_access::AccessDesc>>,
     pub links: Vec<LinkDesc>,
+    /// Shared media (beams): each one's parts and terminals in words.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub beams: Vec<BeamDesc>,
     pub flows: Vec<FlowDesc>,
     pub warnings: Vec<String>,
+}
+
+/// A beam: its member links and, in words, its forward carrier (the MODCOD
+/// range), its return link (the superframe) and each terminal's capacity
+/// categories.
+#[derive(Clone, Debug, Serialize)]
+pub struct BeamDesc {
+    pub beam: String,
+    pub links: Vec<String>,
+    pub description: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -356,7 +369,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                     .layers
                     .iter()
                     .find(|l| l.name == link)
-                    .filter(|l| !matches!(l.spec, crate::net::LinkLayerSpec::Fifo(_)))
+                    .filter(|l| l.spec.shown())
                     .map(|l| serde_json::to_value(&l.spec).unwrap_or(serde_json::Value::Null)),
             }
         })
@@ -385,12 +398,41 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
             lose_in_flight: m.lose_in_flight,
         }
     });
+    let beams = plan
+        .media
+        .iter()
+        .map(|m| {
+            let names: Vec<&str> = m
+                .links
+                .iter()
+                .map(|&k| plan.layers[k as usize].name.as_str())
+                .collect();
+            let shapes: Vec<crate::net::beam::MemberShape> = m
+                .links
+                .iter()
+                .zip(&m.from_hub)
+                .zip(&names)
+                .map(|((&k, d), n)| crate::net::beam::MemberShape {
+                    name: n,
+                    fwd_delay: plan.links[2 * k as usize + d.index()].delay,
+                    rtn_delay: plan.links[2 * k as usize + d.other().index()].delay,
+                    has_esn0: true,
+                })
+                .collect();
+            BeamDesc {
+                beam: m.name.clone(),
+                links: names.iter().map(|n| n.to_string()).collect(),
+                description: m.spec.describe(&shapes),
+            }
+        })
+        .collect();
     Description {
         duration_s: plan.duration.as_secs_f64(),
         nodes,
         motion,
         access: super::describe_access::describe_access(plan),
         links,
+        beams,
         flows,
         warnings: plan.warnings.clone(),
     }

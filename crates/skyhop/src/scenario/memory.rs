@@ -23,7 +23,6 @@
 
 use super::plan::{bytes_in, Plan};
 use crate::app::RunShape;
-use crate::channel::ChannelSpec;
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::observe::{PacketLogOptions, TraceOptions};
@@ -190,14 +189,15 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
             "lower the queue",
         );
         for c in &l.channels {
-            if let ChannelSpec::LmsUrban(s) = c {
-                e.add(
-                    false,
-                    format!("{}.channel", link_key(d)),
-                    s.street_bytes(),
-                    "raise building_width_min_m or shorten section_length_m",
-                );
+            if let Some((bytes, hint)) = c.memory() {
+                e.add(false, format!("{}.channel", link_key(d)), bytes, hint);
             }
+        }
+    }
+    for m in &plan.media {
+        let bytes = m.spec.memory(m.links.len(), duration_s);
+        if bytes > 0 {
+            e.add(false, format!("beams.{}", m.name), bytes, "shorten the run");
         }
     }
     // Packets per link direction over the run, for the traces and the log:
@@ -549,11 +549,12 @@ fn check_motion(plan: &Plan, file: &str, limit: u64) -> Result<(), ScenarioError
     Ok(())
 }
 
-/// Refuse a run whose Gilbert–Elliott chains (channels and DVB-S links)
-/// would switch, or whose moving network would recompute its routes, more
-/// often over `duration` than its event budget allows:
-/// each switch is drawn, so a chain of nanosecond sojourns would keep a run
-/// busy for hours before its first packet.
+/// Refuse a run whose channels and link layers would change state (each a
+/// drawn event, e.g. a Gilbert–Elliott chain's switches), or whose media's
+/// clocks would tick, more often over `duration` than its event budget
+/// allows (and a moving network's route recomputations): a chain of nanosecond sojourns would keep a run busy for hours
+/// before its first packet. Each model says its rate (`state_changes`,
+/// `clock_events_per_second`).
 pub fn check_chains(
     plan: &Plan,
     file: &str,
@@ -573,29 +574,20 @@ pub fn check_chains_over(
     shorten: &str,
 ) -> Result<(), ScenarioError> {
     let secs = duration.as_secs_f64();
-    let mut chains: Vec<(String, f64, f64)> = Vec::new();
+    // (key, state changes per second, what to change to draw fewer).
+    let mut chains: Vec<(String, f64, &str)> = Vec::new();
     for (d, l) in plan.links.iter().enumerate() {
         let name = l.name.split(':').next().unwrap_or("");
         let dir = if d % 2 == 0 { "forward" } else { "reverse" };
         for c in &l.channels {
-            if let ChannelSpec::GilbertElliott(s) = c {
-                chains.push((
-                    format!("links.{name}.channel ({dir})"),
-                    s.t_good.0.as_secs_f64(),
-                    s.t_bad.0.as_secs_f64(),
-                ));
+            if let Some((rate, hint)) = c.state_changes() {
+                chains.push((format!("links.{name}.channel ({dir})"), rate, hint));
             }
         }
     }
     for layer in &plan.layers {
-        if let crate::net::LinkLayerSpec::Dvbs(s) = &layer.spec {
-            if let Ok(p) = s.params() {
-                chains.push((
-                    format!("links.{}.link_layer", layer.name),
-                    p.t_good_s,
-                    p.t_bad_s,
-                ));
-            }
+        if let Some((rate, hint)) = layer.spec.state_changes() {
+            chains.push((format!("links.{}.link_layer", layer.name), rate, hint));
         }
     }
     // A moving network's route recomputations, one event each.
@@ -618,19 +610,22 @@ pub fn check_chains_over(
             ));
         }
     }
-    for (key, good, bad) in chains {
-        // Two switches per mean cycle of GOOD and BAD.
-        let switches = 2.0 * secs / (good + bad);
+    for m in &plan.media {
+        let rate = m.spec.clock_events_per_second();
+        if rate > 0.0 {
+            chains.push((format!("beams.{}", m.name), rate, "lengthen the superframe"));
+        }
+    }
+    for (key, rate, hint) in chains {
+        let switches = rate * secs;
         if switches > budget as f64 {
             let key_only = key.split(' ').next().unwrap_or(&key).to_string();
             return Err(ScenarioError::new(
                 file,
                 key_only,
                 format!(
-                    "the channel would switch about {switches:.2e} times over {} (mean sojourns t_good = {}, t_bad = {}), more than run.event_budget = {budget}: lengthen t_good and t_bad, or {shorten}",
+                    "the channel would change state about {switches:.2e} times over {} ({rate:.3e} per second), more than run.event_budget = {budget}: {hint}, or {shorten}",
                     crate::units::Duration(duration),
-                    crate::units::Duration(Dur((good * 1e9).round() as u64)),
-                    crate::units::Duration(Dur((bad * 1e9).round() as u64)),
                 ),
             ));
         }

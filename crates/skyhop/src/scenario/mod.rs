@@ -9,6 +9,7 @@ mod load_error;
 mod memory;
 mod plan;
 pub mod proxy_sizing;
+pub mod sample;
 mod schema;
 mod templates;
 mod validate;

@@ -13,14 +13,20 @@ use crate::result::{
 
 impl World {
     /// The run's results, the world stopped at `stop`.
-    pub fn finish(self, stop: Time) -> RunResult {
+    pub fn finish(mut self, stop: Time) -> RunResult {
         let events = self.events;
+        // Member links take their counters from their media.
+        let media = self.settle_media(stop);
         let trace = self.trace;
         let names = *self.names;
         let plan_nodes = &names.nodes;
         let mut res = RunResult {
             seed: names.seed,
             warnings: names.warnings.clone(),
+            media: media
+                .into_iter()
+                .map(|(n, r)| (n, crate::result::MediumResult::from_report(r)))
+                .collect(),
             ..Default::default()
         };
         let mut conns: Vec<Option<Conn>> = self.conns.into_iter().map(Some).collect();

@@ -80,6 +80,7 @@ impl World {
                 )
             })
             .collect();
+        let media = super::state::Media::build(plan, seed, &mut layers);
         let traced = |q: &str| opts.trace && opts.trace_options.wants(q);
         if traced("queue") {
             for l in layers.iter_mut() {
@@ -208,6 +209,7 @@ impl World {
         let mut w = World {
             q,
             layers,
+            media,
             routes,
             packets: crate::net::PacketStore::with_capacity(4096),
             apps_pending: flows.len(),
@@ -232,6 +234,7 @@ impl World {
             mobile,
             names: Box::new(RunNames::of(plan, seed)),
         };
+        w.start_media();
         // Stream 0 of the applications that start with one (a file transfer,
         // a bulk source): its connections exist from the start.
         for (fi, f) in plan.flows.iter().enumerate() {

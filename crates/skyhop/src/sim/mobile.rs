@@ -29,27 +29,29 @@ pub(super) fn attach_motion(
     visibility: Visibility,
     motion: &MotionPlan,
 ) {
-    if let AnyLinkLayer::Fifo(l) = layer {
-        for (dir, (from, to)) in [(0, ends), (1, (ends.1, ends.0))] {
-            let vis = match visibility {
-                Visibility::MinElevation {
-                    observer_is_from,
-                    min_deg,
-                } => Visibility::MinElevation {
-                    observer_is_from: observer_is_from == (dir == 0),
-                    min_deg,
-                },
-                v => v,
-            };
-            l.dirs[dir].motion = Some(Box::new(DirMotion::new(
+    // The plan gives moving ends only to layers that support motion.
+    for (dir, (from, to)) in [(0, ends), (1, (ends.1, ends.0))] {
+        let vis = match visibility {
+            Visibility::MinElevation {
+                observer_is_from,
+                min_deg,
+            } => Visibility::MinElevation {
+                observer_is_from: observer_is_from == (dir == 0),
+                min_deg,
+            },
+            v => v,
+        };
+        layer.set_motion(
+            crate::net::Dir::from_index(dir),
+            Box::new(DirMotion::new(
                 positions.clone(),
                 from,
                 to,
                 vis,
                 motion.when_down,
                 motion.lose_in_flight,
-            )));
-        }
+            )),
+        );
     }
 }
 

@@ -9,6 +9,8 @@
 //! - `build.rs`: building the world; opening a flow's streams.
 //! - `apps.rs`: the application I/O; AeroTCP's open-connection count.
 //! - `relay.rs`: split proxies between their two legs.
+//! - `media.rs`: shared media (a beam): their members' packets and wake-ups,
+//!   and the call into a link layer with its I/O record.
 //! - `external.rs`: packets from and to outside the simulated network (the
 //!   world's side of them is in `world.rs`, with the driver interface).
 //! - `mobile.rs`, `network.rs`: moving worlds: forwarding by destination,
@@ -25,6 +27,7 @@ mod build;
 pub mod cycles;
 mod driver;
 mod external;
+mod media;
 mod mobile;
 mod network;
 mod options;

@@ -1,13 +1,16 @@
 //! The world's state types: events, timer slots, connections, flows and
-//! what their streams are built from, AeroTCP's open-connection groups.
+//! what their streams are built from, AeroTCP's open-connection groups,
+//! the shared media.
 //! Data only; the world's behaviour is in the other files of `sim/`.
 
 use crate::app::{App, ByteLedger, StreamDir};
 use crate::engine::Time;
 use crate::net::datagram::DatagramPath;
+use crate::net::{AnyLinkLayer, AnyMedium, MediumIo, MemberBuild, MemberLink};
 use crate::observe::{SenderTrace, ValueTrace};
 use crate::pep::ProxyRt;
 use crate::quic::{Datagram, Delivery, QuicConn};
+use crate::scenario::Plan;
 use crate::scenario::{PlanProxy, SenderFactory};
 use crate::tcp::{self, TcpReceiver, TcpSender};
 
@@ -36,6 +39,11 @@ pub(super) enum Ev {
     QuicTimer {
         slot: u32,
         gen: u32,
+    },
+    /// A wake-up a shared medium asked for.
+    Medium {
+        medium: u32,
+        token: u32,
     },
 }
 
@@ -210,6 +218,63 @@ impl AeroGroups {
 
     pub fn members(&self, g: usize) -> &[usize] {
         &self.members[g]
+    }
+}
+
+/// The run's shared media.
+#[derive(Default)]
+pub(crate) struct Media {
+    pub(super) list: Vec<AnyMedium>,
+    pub(super) names: Vec<String>,
+    /// Per medium, its member links (link indices).
+    pub(super) links: Vec<Vec<u32>>,
+    /// Per link: (medium, member), for member links only.
+    pub(super) member_of: Vec<Option<(u32, u32)>>,
+    pub(super) io: MediumIo,
+}
+
+impl Media {
+    /// The media of `plan` for the run with `seed`. Each member link was
+    /// built as a FIFO link with its channel stacks; the medium takes the
+    /// stacks and the link becomes a member (`AnyLinkLayer::Member`).
+    pub(super) fn build(plan: &Plan, seed: u64, layers: &mut [AnyLinkLayer]) -> Media {
+        let mut m = Media {
+            member_of: vec![None; layers.len()],
+            ..Default::default()
+        };
+        for (mi, pm) in plan.media.iter().enumerate() {
+            let mut members = Vec::with_capacity(pm.links.len());
+            for (j, (&k, &from_hub)) in pm.links.iter().zip(&pm.from_hub).enumerate() {
+                let k = k as usize;
+                let was =
+                    std::mem::replace(&mut layers[k], AnyLinkLayer::Member(MemberLink::default()));
+                let AnyLinkLayer::Fifo(mut f) = was else {
+                    unreachable!("the plan makes a medium's member links FIFO links")
+                };
+                let channels = [
+                    std::mem::take(&mut f.dirs[0].channels),
+                    std::mem::take(&mut f.dirs[1].channels),
+                ];
+                m.member_of[k] = Some((mi as u32, j as u32));
+                members.push(MemberBuild {
+                    name: &plan.layers[k].name,
+                    dirs: [&plan.links[2 * k], &plan.links[2 * k + 1]],
+                    channels,
+                    from_hub,
+                });
+            }
+            m.list.push(AnyMedium::build(
+                &pm.spec,
+                crate::net::MediumBuild {
+                    name: &pm.name,
+                    seed,
+                    members,
+                },
+            ));
+            m.names.push(pm.name.clone());
+            m.links.push(pm.links.clone());
+        }
+        m
     }
 }
 

@@ -40,6 +40,9 @@ use crate::tcp::{AckSeg, DataSeg};
 pub struct World {
     pub(super) q: EventQueue<Ev>,
     pub(super) layers: Vec<AnyLinkLayer>,
+    /// Shared media (`media.rs`) and, per link, (medium, member) of a
+    /// member link.
+    pub(super) media: super::state::Media,
     /// Routes: lists of link directions.
     pub(super) routes: Vec<Vec<u32>>,
     /// The packets on the move, by slot number.
@@ -147,6 +150,7 @@ impl World {
             Ev::Start(f) => self.start_flow(now, f as usize),
             Ev::Reroute => self.reroute(now),
             Ev::QuicTimer { slot, gen } => self.quic_timer(now, slot, gen),
+            Ev::Medium { medium, token } => self.medium_wake(now, medium, token),
         }
     }
 
@@ -160,64 +164,8 @@ impl World {
         self.packets.release(slot);
     }
 
-    /// Call into link layer `link` with the (empty) I/O record, then act on
-    /// it: schedule its wake-ups, free what it lost, and pass on what it
-    /// delivered. The record is empty again before any delivery is passed
-    /// on, since a delivery can lead to a nested call.
-    #[inline]
-    fn link_call(
-        &mut self,
-        now: Time,
-        link: usize,
-        f: impl FnOnce(&mut AnyLinkLayer, &mut LinkIo),
-    ) {
-        let io = &mut self.link_io;
-        io.seq = self.q.seq();
-        f(&mut self.layers[link], io);
-        self.q.set_seq(io.seq);
-        for i in 0..io.wakes.len() {
-            let w = io.wakes[i];
-            self.q.push_seq(
-                w.at,
-                w.seq,
-                Ev::Link {
-                    link: link as u32,
-                    token: w.token,
-                },
-            );
-        }
-        io.wakes.clear();
-        let mut lost = std::mem::take(&mut io.lost);
-        for &(dir, slot, why) in &lost {
-            if let Some(log) = self.log.as_deref_mut() {
-                let ld = (2 * link + dir.index()) as u32;
-                let p = self.packets.get(slot);
-                log.record(now, ld, PacketEventKind::Drop(why), slot, &p);
-            }
-            self.free_lost(slot);
-        }
-        lost.clear();
-        self.link_io.lost = lost;
-        let io = &mut self.link_io;
-        let delivered = match io.delivered.len() {
-            0 => return,
-            1 => {
-                let d = io.delivered.pop().unwrap();
-                let (dir, slot) = d;
-                self.log_arrival(now, link, dir, slot);
-                self.arrive(now, slot, 2 * link + dir.index());
-                return;
-            }
-            _ => std::mem::take(&mut io.delivered),
-        };
-        for &(dir, slot) in &delivered {
-            self.log_arrival(now, link, dir, slot);
-            self.arrive(now, slot, 2 * link + dir.index());
-        }
-    }
-
     #[inline(always)]
-    fn log_arrival(&mut self, now: Time, link: usize, dir: Dir, slot: u32) {
+    pub(super) fn log_arrival(&mut self, now: Time, link: usize, dir: Dir, slot: u32) {
         if let Some(log) = self.log.as_deref_mut() {
             let ld = (2 * link + dir.index()) as u32;
             let p = self.packets.get(slot);
@@ -295,6 +243,8 @@ impl World {
                     self.free_lost(slot)
                 }
             }
+        } else if let AnyLinkLayer::Member(_) = &self.layers[link] {
+            self.medium_send(now, link, dir, pkt);
         } else {
             self.link_call(now, link, |l, io| l.send(now, dir, pkt, io));
         }
@@ -303,7 +253,7 @@ impl World {
     /// A packet reached the far end of link direction `ld`: forward it on
     /// its route, or hand it to its endpoint.
     #[inline(always)]
-    fn arrive(&mut self, now: Time, slot: u32, ld: usize) {
+    pub(super) fn arrive(&mut self, now: Time, slot: u32, ld: usize) {
         let p = self.packets.slot_mut(slot);
         if p.route & super::network::DYN_ROUTE != 0 {
             self.dyn_arrive(now, slot, ld);

@@ -5,6 +5,7 @@
 mod access;
 mod aero;
 mod aero_alloc;
+mod beams;
 mod cancel;
 mod channels;
 mod common;
@@ -20,6 +21,7 @@ mod leo;
 mod leo_scenarios;
 mod loader_props;
 mod mathis;
+mod media;
 mod memory_limit;
 mod modern_tcp;
 mod moving;

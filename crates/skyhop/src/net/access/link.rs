@@ -208,6 +208,20 @@ struct AccessDir {
     trace: Option<Vec<(Time, u32)>>,
 }
 
+impl crate::net::layer::LinkLayerSpecOps for AccessLinkSpec {
+    type Built = AccessLink;
+    fn build(&self, b: LinkBuild) -> AccessLink {
+        AccessLink::build(self, b)
+    }
+    fn resolve(
+        &self,
+        _fwd: &mut crate::net::LinkDirSpec,
+        _rev: &mut crate::net::LinkDirSpec,
+    ) -> Result<Vec<String>, (String, String)> {
+        self.params().map(|_| Vec::new())
+    }
+}
+
 /// Both directions of a terminal's access link.
 pub struct AccessLink {
     p: AccessParams,

@@ -587,3 +587,46 @@ impl LinkLayer for DvbsLink {
         ]
     }
 }
+impl crate::net::layer::LinkLayerSpecOps for DvbsSpec {
+    type Built = DvbsLink;
+    fn build(&self, b: crate::net::LinkBuild) -> DvbsLink {
+        DvbsLink::build(self, b)
+    }
+    fn resolve(
+        &self,
+        fwd: &mut crate::net::LinkDirSpec,
+        rev: &mut crate::net::LinkDirSpec,
+    ) -> Result<Vec<String>, (String, String)> {
+        DvbsSpec::resolve(self, fwd, rev)
+    }
+    fn check_tcp(
+        &self,
+        fwd: &crate::net::LinkDirSpec,
+        rev: &crate::net::LinkDirSpec,
+        rto_min: crate::engine::time::Dur,
+    ) -> Vec<String> {
+        DvbsSpec::check_tcp(self, fwd, rev, rto_min)
+    }
+    /// Two switches per mean GOOD/BAD cycle of its fade chain.
+    fn state_changes(&self) -> Option<(f64, &'static str)> {
+        let p = self.params().ok()?;
+        Some((2.0 / (p.t_good_s + p.t_bad_s), "lengthen t_good and t_bad"))
+    }
+    /// The fade process of the forward direction, as its frames see it.
+    fn own_channel(
+        &self,
+        seed: u64,
+        link: &str,
+        dir: crate::net::Dir,
+    ) -> Result<Option<crate::net::layer::ChannelSampler>, String> {
+        if dir == crate::net::Dir::Reverse {
+            return Err("the reverse direction of a DVB-S link has no channel model (its fade process is on the forward direction)".into());
+        }
+        let p = self.params().map_err(|(k, m)| format!("{k}: {m}"))?;
+        let mut chain = p.fade_chain(seed, link);
+        Ok(Some(Box::new(move |t| {
+            let bad = chain.state_at(t);
+            (bad as u32, p.frame_loss(bad))
+        })))
+    }
+}

@@ -2,7 +2,7 @@
 //! flows, the run's duration, and the warnings about the result.
 
 use super::figures::Figures;
-use super::{access, flows, links, motion, tcp, warnings, Plan};
+use super::{access, beams, flows, links, motion, tcp, warnings, Plan};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::net::addr::MAX_NODES;
@@ -82,6 +82,7 @@ impl Plan {
                 net.grounds.extend(r.grounds.iter().copied());
             }
         }
+        let media = beams::resolve(scn, file, &nodes, &index, &mut net)?;
         let figures = Figures::new(&net.dirs, motion.as_ref());
         let flows = flows::resolve(scn, file, &nodes, &index, &net, &figures, &mut warnings)?;
         drop(figures);
@@ -95,6 +96,7 @@ impl Plan {
             nodes,
             links: net.dirs,
             layers: net.layers,
+            media,
             topology: net.topology,
             flows,
             duration,

@@ -98,13 +98,13 @@ pub(super) fn resolve(
         if let Some(m) = motion.as_mut() {
             // An explicit delay wins over the positions.
             m.moving_delay &= !explicit;
-            if !matches!(
-                l.link_layer,
-                None | Some(crate::net::LinkLayerSpec::Fifo(_))
-            ) {
+            if let Some(ll) = l.link_layer.as_ref().filter(|ll| !ll.supports_motion()) {
                 return Err(err(
                     key("link_layer"),
-                    "only the fifo link layer runs between moving nodes".into(),
+                    format!(
+                        "the {} link layer does not run between moving nodes",
+                        ll.model_name()
+                    ),
                 ));
             }
         }

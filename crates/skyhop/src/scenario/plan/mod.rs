@@ -13,6 +13,7 @@
 //! routing of moving networks).
 
 mod access;
+mod beams;
 mod build;
 mod figures;
 mod flows;
@@ -95,6 +96,8 @@ pub struct Plan {
     pub links: Vec<LinkDirSpec>,
     /// Link layers, one per link (both directions).
     pub layers: Vec<PlanLayer>,
+    /// Shared media (beams), each over some of the links.
+    pub media: Vec<crate::net::PlanMedium>,
     /// The nodes and link directions as a graph: the flows' fewest-hop
     /// paths came from it, and so do the routes of packets from outside.
     pub topology: Topology,

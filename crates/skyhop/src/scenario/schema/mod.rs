@@ -51,6 +51,11 @@ pub struct Scenario {
     /// "starlink", or an `[access]` table (docs/leo.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<AccessSetting>,
+    /// GEO broadband beams, by id: links joining one gateway to its
+    /// terminals, sharing a DVB-S2 forward carrier and a DVB-RCS2 return
+    /// link (docs/scenario.md).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub beams: BTreeMap<String, crate::net::beam::BeamSpec>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
