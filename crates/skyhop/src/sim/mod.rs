@@ -9,6 +9,9 @@
 //! - `build.rs`: building the world; opening a flow's streams.
 //! - `apps.rs`: the application I/O; AeroTCP's open-connection count.
 //! - `relay.rs`: split proxies between their two legs.
+//! - `quic.rs`: QUIC flows (a `quic::QuicConn` per connection);
+//!   `quic_relay.rs` the QUIC-terminating proxies' relays between two
+//!   connections; `quic_result.rs` a QUIC flow's results.
 //! - `external.rs`: packets from and to outside the simulated network (the
 //!   world's side of them is in `world.rs`, with the driver interface).
 //! - `mobile.rs`, `network.rs`: moving worlds: forwarding by destination,
@@ -29,6 +32,8 @@ mod mobile;
 mod network;
 mod options;
 mod quic;
+mod quic_relay;
+mod quic_result;
 mod relay;
 mod state;
 mod world;

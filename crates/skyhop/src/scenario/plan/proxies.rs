@@ -37,6 +37,7 @@ pub(super) fn resolve(
             cache_bytes: recv.max(mss),
             send_buffer: send.max(mss),
             ack_after_forward: sec.ack_after_forward.unwrap_or(false),
+            quic: None,
         });
     }
     let name = sec.policy.unwrap_or(ProxyPolicyName::HalfFree);
@@ -94,6 +95,7 @@ pub(super) fn resolve(
         cache_bytes,
         send_buffer,
         ack_after_forward: sec.ack_after_forward.unwrap_or(false),
+        quic: None,
     })
 }
 
