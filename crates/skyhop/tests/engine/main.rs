@@ -25,6 +25,7 @@ mod moving;
 mod multi_flow;
 mod observe;
 mod quic;
+mod quic_mathis;
 mod quic_proxy;
 mod rate_units;
 mod seams;
