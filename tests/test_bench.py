@@ -29,6 +29,33 @@ def test_bench_scenarios_are_valid(cli):
     assert len(dumbbell["flows"]) == 100
 
 
+def test_leo_bench_scenarios_are_hypatias_set_ups():
+    # B2: the 100 cities paired reciprocally (each a source once and a
+    # destination once, every pair both ways), 1 Gb/s links with queues of
+    # 10 packets per Mb/s, routes every 100 ms; B1: one flow at 10 Mb/s with
+    # Hypatia's ground-link range rule. Both in the lists that run them.
+    import skyhop
+    from skyhop.bench import DEFAULT_BENCHES, LEO_BENCHES
+
+    assert "benches/leo_b2_kuiper_1g.toml" in DEFAULT_BENCHES
+    assert set(LEO_BENCHES) == {
+        "benches/leo_b1_rio_stpetersburg.toml",
+        "benches/leo_b1_manila_dalian.toml",
+        "benches/leo_b2_kuiper_1g.toml",
+    }
+    b2 = skyhop.load_scenario(REPO / "benches" / "leo_b2_kuiper_1g.toml").resolved
+    pairs = {(f["from"], f["to"]) for f in b2["flows"].values()}
+    assert len(pairs) == 100 and all((b, a) in pairs for a, b in pairs)
+    assert len({a for a, _ in pairs}) == 100 and len({b for _, b in pairs}) == 100
+    c = b2["constellation"]
+    assert c["preset"] == "kuiper-630" and c["cities"] == 100
+    for cls in ("isl", "gsl"):
+        assert c[cls]["queue"] == 10_000
+    for name in LEO_BENCHES[:2]:
+        b1 = skyhop.load_scenario(REPO / name).resolved
+        assert len(b1["flows"]) == 1 and b1["constellation"]["ground_rule"] == "range"
+
+
 def test_bench_outside_the_repository_is_a_clear_error(cli, tmp_path):
     proc = cli("bench", cwd=tmp_path)
     assert proc.returncode == 2

@@ -44,7 +44,7 @@ def test_split_path_maximum_is_the_smallest_limit():
     [
         ('tcp.aero_allocation.sat_bw="0 Mbps"', "tcp.aero_allocation.sat_bw"),
         ("tcp.aero_allocation.n=0", "tcp.aero_allocation.n"),
-        ("templates.conn.count=0", "templates.conn.count"),
+        ("templates.conn.count=-1", "templates.conn.count"),
         ('nodes.GGW.proxy.recv_buffer="500 B"', "nodes.GGW.proxy.recv_buffer"),
         ('nodes.AGW.proxy.send_buffer="100 B"', "nodes.AGW.proxy.send_buffer"),
     ],

@@ -493,3 +493,144 @@ def test_a_missing_trace_is_a_table_error_not_a_key_error():
 def test_an_empty_grid_is_refused_on_the_command_line(tmp_path):
     proc = skyhop_cli("sweep", TINY, "--grid", "=", "--out", tmp_path / "s")
     assert_one_line_error(proc, "<options>: --grid:")
+
+
+# ---------------------------------------------------------------------------
+# issue 39: signals from the command's first line of Python on
+
+_SIGNALLED_WHILE_STARTING = """
+import os, signal, sys
+sys.orig_argv = [sys.executable, "/usr/local/bin/skyhop", "run", sys.argv[1]]
+import skyhop.cli  # what the console script imports before it calls main
+os.kill(os.getpid(), signal.{sig})
+sys.exit(skyhop.cli.main(["run", sys.argv[1], "--runs", "1000000"]))
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_while_the_command_starts_is_an_interruption(sig):
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "SKYHOP_DEBUG"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _SIGNALLED_WHILE_STARTING.format(sig=sig), str(TINY)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stderr) == (130, "skyhop: interrupted\n"), proc.stderr
+    assert proc.stdout == ""
+
+
+def test_importing_skyhop_leaves_a_programs_signals_alone():
+    import subprocess
+    import sys
+
+    code = (
+        "import signal, skyhop, skyhop.cli; "
+        "print(signal.getsignal(signal.SIGTERM) is signal.SIG_DFL, "
+        "signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.split() == ["True", "True"], proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# issue 39: every command reading a results file, on malformed ones
+
+
+@pytest.fixture(scope="module")
+def finished_sweep(tmp_path_factory):
+    out = tmp_path_factory.mktemp("malformed") / "sw"
+    proc = skyhop_cli(
+        "sweep", TINY, "--grid", "links.ar.per=0,0.02", "--runs", "2", "--trace",
+        "--trace-every", "100ms", "--out", out,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+#: (id, file of the sweep folder, its malformed content)
+MALFORMED = [
+    ("summary-text", "summary.json", "not json"),
+    ("summary-object", "summary.json", "{}"),
+    ("summary-numbers", "summary.json", "[1, 2]"),
+    ("summary-no-set", "summary.json", '[{"point": 0, "summary": {}}]'),
+    ("summary-bad-stats", "summary.json", '[{"point": 0, "set": {}, "summary": {"f": {"m": 3}}}]'),
+    ("summary-string-mean", "summary.json",
+     '[{"point": 0, "set": {}, "summary": {"f": {"goodput_bps": {"mean": "x"}}}}]'),
+    ("summary-deep", "summary.json", "[" * 100_000 + "]" * 100_000),
+    ("manifest-list", "sweep.json", "[]"),
+    ("manifest-grid", "sweep.json", '{"grid": 5, "runs": 2}'),
+    ("manifest-runs", "sweep.json", '{"grid": [], "runs": "two"}'),
+    ("legs-parquet", "legs.parquet", "PAR1 not parquet"),
+    ("traces-parquet", "traces.parquet", "garbage"),
+]  # fmt: skip
+
+READERS = [
+    ("plot-metric", ["plot", "{dir}", "--metric", "goodput_bps", "--out", "{tmp}/p.png"]),
+    ("plot-cdf", ["plot", "{dir}", "--cdf", "bytes_sent", "--out", "{tmp}/p.png"]),
+    ("plot-trace", ["plot", "{dir}", "--trace", "cwnd", "--out", "{tmp}/p.png"]),
+    ("report", ["report", "{dir}", "--out", "{tmp}/r.html"]),
+]
+
+
+@pytest.mark.parametrize(("file", "content"), [pytest.param(f, c, id=i) for i, f, c in MALFORMED])
+@pytest.mark.parametrize("args", [pytest.param(a, id=i) for i, a in READERS])
+def test_results_readers_name_a_malformed_file(finished_sweep, tmp_path, file, content, args):
+    import shutil
+
+    folder = tmp_path / "sw"
+    shutil.copytree(finished_sweep, folder)
+    (folder / file).write_text(content)
+    args = [a.replace("{dir}", str(folder)).replace("{tmp}", str(tmp_path)) for a in args]
+    proc = skyhop_cli(*args, timeout=120)
+    if proc.returncode == 0:
+        # the command does not read that file (a report reads no Parquet)
+        assert not proc.stderr.strip(), proc.stderr
+        return
+    assert_one_line_error(proc, str(folder))
+
+
+@pytest.mark.parametrize(
+    "doc",
+    ['{"runs": [1]}', '{"runs": [{"flows": 3}]}', '{"runs": [{"seed": 1, "traces": 5}]}', "nul"],
+)
+@pytest.mark.parametrize("what", [["--cdf", "bytes_sent"], ["--trace", "cwnd"]])
+def test_plot_names_a_malformed_run_document(tmp_path, doc, what):
+    path = tmp_path / "run.json"
+    path.write_text(doc)
+    proc = skyhop_cli("plot", path, *what, "--out", tmp_path / "p.png")
+    assert_one_line_error(proc, str(path))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_plot_refuses_special_files_without_reading_them(tmp_path, kind):
+    path = tmp_path / "traces.parquet"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path = "/dev/zero"
+    proc = skyhop_cli("plot", path, "--trace", "cwnd", "--out", tmp_path / "p.png", timeout=60)
+    assert_one_line_error(proc, str(path))
+
+
+# ---------------------------------------------------------------------------
+# issue 39: bench's options and arguments
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--repeat", "1000000000000"], ["--repeat", "expected a whole number from 1 to"]),
+        (["--rounds", "99999999999"], ["--rounds", "expected a whole number from 1 to"]),
+        (["{dir}"], ["is a folder", "scenario files"]),
+        (["/dev/null"], ["/dev/null", "not a regular file"]),
+    ],
+)
+def test_bench_refuses_what_it_cannot_time(tmp_path, args, words):
+    args = [a.replace("{dir}", str(tmp_path)) for a in args]
+    proc = skyhop_cli("bench", *args, timeout=60)
+    assert_one_line_error(proc, *words)

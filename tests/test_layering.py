@@ -168,6 +168,7 @@ RUN_PATH = {
     "skyhop",
     "skyhop.__main__",
     "skyhop._core",
+    "skyhop._startup",
     "skyhop._output",
     "skyhop._terminal",
     "skyhop.api",

@@ -148,3 +148,17 @@ def test_pcap_files_cover_the_links_a_constellation_builds(cli, tmp_path):
     assert built
     for lk in run["links"]:
         assert files[f"{lk['link']}.{lk['dir']}.pcap"] == lk["packets"]
+
+
+def test_a_built_link_is_directed_from_its_ground_station(cli):
+    # issue 39, item 15: forward is ground station to satellite on every
+    # ground link, whichever way its first packet went (the download's data
+    # reach Rome from a satellite, Frankfurt's go up to one)
+    proc = cli("run", STARLINK, "--set", "run.duration=1s", "--json")
+    assert proc.returncode == 0, proc.stderr
+    links = json.loads(proc.stdout)["runs"][0]["links"]
+    gsl = [lk for lk in links if lk["link"].startswith("gsl:")]
+    assert {lk["from"] for lk in gsl if lk["dir"] == "forward"} == {"Rome", "Frankfurt"}
+    for lk in gsl:
+        ground = lk["from"] if lk["dir"] == "forward" else lk["to"]
+        assert lk["link"].startswith(f"gsl:{ground}-starlink-550-"), lk

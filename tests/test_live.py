@@ -403,6 +403,34 @@ def test_linux_tcp_between_ground_stations_of_a_constellation(tmp_path):
     _check_links_against_pcap(doc, pcap)
 
 
+# ---------------------------------------------------------------------------
+# issue 39, items 4 and 13: names answer at once; the hosts' TCP shown
+
+
+def test_commands_see_the_nodes_names_and_no_unreachable_resolver(tmp_path, cli):
+    scn = _scenario(tmp_path, GEO)
+    out = tmp_path / "names.txt"
+    hosts_before = Path("/etc/hosts").read_bytes()
+    proc = cli(
+        "live", scn, "--run",
+        f"A:getent hosts B > {out}; grep -h nameserver /etc/resolv.conf >> {out}; "
+        f"grep -h '^hosts:' /etc/nsswitch.conf >> {out}; echo $SKYHOP_ADDR_B >> {out}",
+        "--run", "B:true",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = out.read_text().splitlines()
+    assert lines[0].split() == [lines[3], "B"]
+    assert lines[1].split() == ["nameserver", "127.0.0.1"]
+    assert lines[2].split() == ["hosts:", "files", "dns"]
+    # the machine's own files are as they were, and nothing is left behind
+    assert Path("/etc/hosts").read_bytes() == hosts_before
+    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"skyhop-live-{os.getpid()}*"))
+    # the terminal summary names each host's congestion control
+    assert "live hosts" in proc.stdout and "congestion control" in proc.stdout
+    cc = Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
+    assert cc in proc.stdout
+
+
 # ---- a real QUIC stack (docs/quic.md, the live-versus-simulated table) ----
 
 

@@ -229,8 +229,10 @@ def test_sweep_report_tables_and_figures(tmp_path):
     points = [el for el in dom.elements if el["attrs"].get("class") == "pt"]
     assert len(points) == 3 * 6
     # hover text: series, x, mean ± CI, n
-    tip = points[0]["attrs"]["data-tip"]
-    assert "packet error rate" in tip and "±" in tip and "n = 3" in tip
+    tips = [p["attrs"]["data-tip"] for p in points]
+    assert all("packet error rate" in tip and "n = 3" in tip for tip in tips)
+    # a lossy point has a spread; the loss-free one's identical runs say so
+    assert any("±" in tip for tip in tips) and "(identical)" in tips[0]
     assert "error bars: 95 % CI, n = 3 runs per point" in html
 
 
@@ -240,3 +242,40 @@ def test_report_of_a_folder_without_results(tmp_path):
     assert_one_line_error(proc, "holds no skyhop results")
     proc = skyhop_cli("report", tmp_path / "missing")
     assert_one_line_error(proc, "no such folder")
+
+
+# ---------------------------------------------------------------------------
+# issue 39, item 11: a proxy's occupancy, and CIs to the mean's precision
+
+
+def test_the_report_shows_proxy_occupancy_and_rounds_its_intervals(tmp_path):
+    out = tmp_path / "px"
+    proc = skyhop_cli(
+        "sweep", TINY, "--set", 'flows.ftp.proxies=["R"]',
+        "--grid", "links.ar.per=0,0.02", "--runs", "3", "--out", out,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    proc = skyhop_cli("report", out, "--out", tmp_path / "r.html")
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    dom = parse(html)
+    occ = [
+        el for el in dom.elements
+        if el["attrs"].get("data-metric") == "proxy.R.max_occupancy_bytes"
+    ]  # fmt: skip
+    assert len(occ) == 2 and "proxy at R: largest occupancy (kB)" in html
+    summary = json.loads((out / "summary.json").read_text())
+    for el, e in zip(occ, summary, strict=True):
+        st = e["summary"]["ftp"]["proxy.R.max_occupancy_bytes"]
+        assert json.loads(el["attrs"]["data-value"]) == st["mean"]
+    svg_titles = [el["attrs"].get("aria-label") for el in dom.elements if el["tag"] == "svg"]
+    assert "proxy at R: largest occupancy" in svg_titles
+    # the loss-free point's runs are identical: said so, no ± 4.472e-16
+    assert not re.search(r"± \d(\.\d+)?e-\d", html)
+    assert "(identical)" in html
+    from skyhop.report import mean_ci
+
+    assert mean_ci(0.0766, 0.0025) == "0.07660 ± 0.00250"
+    assert mean_ci(518.28, 13.468) == "518.3 ± 13.5"
+    assert mean_ci(4.2, 4.472e-16, 20) == "4.200 ± 0.000"
+    assert mean_ci(4.2, 0.0, 20) == "4.2 (identical)"

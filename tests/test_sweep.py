@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import skyhop
-from conftest import DATA, TINY
+from conftest import DATA, TINY, assert_one_line_error
 
 SLOW = DATA / "sweep_slow.toml"
 
@@ -305,3 +305,76 @@ def test_a_sweep_of_web_sessions_keeps_every_object_and_page(tmp_path):
     with pytest.warns(RuntimeWarning, match="result tables do not match"):
         sweep(resume=True, jobs=1)
     pd.testing.assert_frame_equal(objs, pd.read_parquet(out / "objects.parquet"))
+
+
+# ---------------------------------------------------------------------------
+# issue 39, item 5: every point validated with everything applied; cases
+
+
+def test_a_set_whose_required_partner_is_swept_is_accepted(cli, tmp_path):
+    out = tmp_path / "sw"
+    proc = cli(
+        "sweep", TINY, "--set", 'flows.ftp.proxies=["R"]', "--set", "nodes.R.proxy.policy=buffers",
+        "--set", 'nodes.R.proxy.recv_buffer="200 kB"',
+        "--grid", 'nodes.R.proxy.send_buffer="50 kB","100 kB"', "--runs", "1", "--out", out,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert [e["set"]["nodes.R.proxy.send_buffer"] for e in summary] == ["50 kB", "100 kB"]
+    # a --set wrong at one point only is named with that point
+    proc = cli(
+        "sweep", TINY, "--set", "links.ar.per=0.5",
+        "--grid", "links.ar.per=0,2", "--runs", "1", "--out", tmp_path / "bad",
+    )  # fmt: skip
+    assert_one_line_error(proc, "links.ar.per", "(grid point links.ar.per=2)")
+
+
+def test_cases_sweep_paired_settings_as_one(cli, tmp_path):
+    out = tmp_path / "cases"
+    proc = cli(
+        "sweep", TINY,
+        "--case", 'e2e:flows.ftp.proxies=[],flows.ftp.legs=["sack"]',
+        "--case", 'split:flows.ftp.proxies=["R"],flows.ftp.legs=["sack","cubic"]',
+        "--grid", "links.ar.per=0,0.02", "--runs", "2", "--out", out,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert [(e["set"]["case"], e["set"]["links.ar.per"]) for e in summary] == [
+        ("e2e", 0.0), ("e2e", 0.02), ("split", 0.0), ("split", 0.02),
+    ]  # fmt: skip
+    legs = pd.read_parquet(out / "legs.parquet")
+    per_case = legs.groupby("case")["leg"].max().to_dict()
+    assert per_case == {"e2e": 0, "split": 1}
+    assert "case" in proc.stdout
+    # resuming with other cases is refused
+    proc = cli(
+        "sweep", TINY, "--case", 'x:flows.ftp.proxies=["R"],flows.ftp.legs=["sack","sack"]',
+        "--grid", "links.ar.per=0,0.02", "--runs", "2", "--out", out, "--resume",
+    )  # fmt: skip
+    assert_one_line_error(proc, "--resume")
+    for bad, words in [
+        ("nocolon", ["--case", "expected NAME:PATH=VALUE"]),
+        ("a:links.ar.per=0.1", ["--case", "which --grid sweeps"]),
+    ]:
+        proc = cli(
+            "sweep", TINY, "--case", bad, "--grid", "links.ar.per=0", "--out", tmp_path / "b"
+        )
+        assert_one_line_error(proc, *words)
+
+
+def test_the_sweep_table_fits_with_short_unique_headers(cli, tmp_path):
+    # item 7: long swept paths become their shortest distinct tails, with a legend
+    out = tmp_path / "wide"
+    proc = cli(
+        "sweep", TINY, "--set", 'flows.ftp.proxies=["R"]', "--set", "nodes.R.proxy.policy=buffers",
+        "--grid", 'nodes.R.proxy.recv_buffer="100 kB","200 kB"',
+        "--grid", 'nodes.R.proxy.send_buffer="50 kB","100 kB"', "--runs", "1", "--out", out,
+        env={**os.environ, "COLUMNS": "120"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    table = [line for line in proc.stdout.splitlines() if not line.startswith("sweep: ")]
+    assert max(len(line) for line in table) <= 120
+    assert "nodes.R.proxy.…" not in proc.stdout and "…" not in proc.stdout
+    header = "\n".join(table[:8])
+    assert "recv_buffer" in header and "send_buffer" in header
+    assert "recv_buffer = nodes.R.proxy.recv_buffer" in proc.stdout

@@ -256,3 +256,56 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path, slow_reference):
         if proc.poll() is None:
             proc.kill()
     _resume_slow(out, slow_reference)
+
+
+def _tracker(pid: int) -> int | None:
+    for kid in _children(pid):
+        try:
+            if b"resource_tracker" in Path(f"/proc/{kid}/cmdline").read_bytes():
+                return kid
+        except OSError:
+            continue
+    return None
+
+
+@needs_proc
+def test_a_killed_resource_tracker_prints_no_traceback(tmp_path, slow_reference):
+    # issue 39, hostile 12: multiprocessing's helper process killed mid-sweep
+    out = tmp_path / "sw"
+    proc = _start_slow_sweep(out)
+    try:
+        _wait_for(lambda: _tracker(proc.pid) is not None and len(_workers(proc.pid)) == 2)
+        os.kill(_tracker(proc.pid), signal.SIGKILL)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "KeyError" not in err, err
+    for line in without_progress(err):
+        assert line.startswith("skyhop: warning: resource_tracker"), err
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "results.parquet"), slow_reference)
+
+
+@needs_proc
+def test_a_killed_sweep_leaves_no_python_warning(tmp_path):
+    # issue 39, hostile 12: after a SIGKILL, nothing but skyhop's own lines
+    out = tmp_path / "sw"
+    err_path = tmp_path / "err.txt"
+    with open(err_path, "w") as err_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "skyhop", "sweep", str(SLOW), *SLOW_ARGS, "--out", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=err_file,
+        )
+        try:
+            _wait_for(lambda: _tracker(proc.pid) is not None and len(_workers(proc.pid)) == 2)
+            tracker = _tracker(proc.pid)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+            _wait_for(lambda: not _alive(tracker), timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    text = err_path.read_text()
+    assert "Warning" not in text and "leaked" not in text, text

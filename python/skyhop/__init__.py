@@ -14,6 +14,9 @@ Examples
 
 from __future__ import annotations
 
+# First, before the engine and the rest load: importing it holds the
+# `skyhop` command's Ctrl-C and SIGTERM while it starts (nothing elsewhere).
+from . import _startup  # noqa: F401  (isort: keep it first)
 from ._core import version as _engine_version
 from .api import Results, Scenario, describe, load_scenario, run
 from .errors import ScenarioError, SimulationError, SkyhopError, SweepError, TableError

@@ -28,10 +28,12 @@ __all__ = [
     "dump_json",
     "error_line",
     "error_line_internal",
+    "group_warnings",
     "info_line",
     "one_line",
     "progress_bar",
     "progress_line",
+    "quiet_resource_tracker",
     "robust_streams",
     "shown",
     "warning_line",
@@ -98,6 +100,56 @@ def warning_line(message: str) -> None:
     _line(f"skyhop: warning: {one_line(message)}")
 
 
+def group_warnings(warnings: list[str], at_least: int = 3) -> list[str]:
+    """Warnings of the same form (the same words, other numbers and names:
+    one per templated flow or link) as one line each, ``16 flows f4-f19,
+    each like: <the first of them>``; others as they are, in first-seen
+    order (the JSON documents keep every one)."""
+    import re
+
+    def shape(w: str) -> str:
+        return re.sub(r"\d+(\.\d+)?", "#", w)
+
+    def subject(w: str) -> tuple[str, str] | None:
+        m = re.search(r"\b(flows|links)\.([^\s;,()]+?)(?=[\s;,()]|\.\d|$)", w)
+        return (m.group(1), m.group(2)) if m else None
+
+    groups: dict[str, list[str]] = {}
+    for w in dict.fromkeys(warnings):
+        groups.setdefault(shape(w), []).append(w)
+    out = []
+    for group in groups.values():
+        subjects = [subject(w) for w in group]
+        kinds = {s[0] for s in subjects if s is not None}
+        if len(group) < at_least or len(kinds) != 1 or None in subjects:
+            out.extend(group)
+            continue
+        (kind,) = kinds
+        names = sorted({s[1] for s in subjects if s}, key=_natural)
+        out.append(f"{len(group)} {kind} {_name_range(names)}, each like: {group[0]}")
+    return out
+
+
+def _natural(name: str) -> tuple:
+    import re
+
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
+
+
+def _name_range(names: list[str]) -> str:
+    """``f4-f19`` for f4, f5, ..., f19 (one prefix, consecutive numbers);
+    else the names, at most six of them shown."""
+    import re
+
+    parts = [re.fullmatch(r"(.*?)(\d+)", n) for n in names]
+    if all(parts) and len({p.group(1) for p in parts if p}) == 1:
+        nums = [int(p.group(2)) for p in parts if p]
+        if nums == list(range(nums[0], nums[0] + len(nums))):
+            return f"{names[0]}\u2013{names[-1]}"
+    shown = ", ".join(names[:6])
+    return shown + (f", \u2026 ({len(names)} in all)" if len(names) > 6 else "")
+
+
 def info_line(message: str) -> None:
     """``skyhop: MESSAGE`` on stderr (progress notes, interruptions)."""
     _line(f"skyhop: {one_line(message)}")
@@ -110,6 +162,46 @@ def progress_line(message: str) -> None:
 
 def _line(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (the helper process that
+    removes the pool's semaphores if the sweep dies) with its standard error
+    on /dev/null, also when it is started again after being killed.
+
+    Its only output is Python's own: a traceback for each semaphore a
+    restarted tracker never saw registered, and a "leaked semaphore objects"
+    warning after the sweep was killed outright. Neither is skyhop's line
+    nor the user's business; what the tracker does (clean-up) is unchanged,
+    and the sweep's own warning that the tracker was restarted still shows.
+    For the command line (``skyhop sweep``, ``skyhop experiment``), where
+    skyhop owns the process (and its standard error)."""
+    from multiprocessing import resource_tracker
+
+    tracker = resource_tracker._resource_tracker
+    if getattr(tracker, "_skyhop_quiet", False):
+        return
+    start = tracker.ensure_running
+
+    def ensure_running() -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        saved = os.dup(2)
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+            start()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            os.close(null)
+
+    tracker.ensure_running = ensure_running  # type: ignore[method-assign]
+    tracker._skyhop_quiet = True  # type: ignore[attr-defined]
+    resource_tracker.ensure_running = ensure_running
 
 
 # ---------------------------------------------------------------------------
@@ -314,7 +406,7 @@ class RunProgress:
 
     ``update(done, total, step=None, skipped=0)`` is the callback to hand to
     a sweep or an experiment; ``warning(message)`` prints a warning without
-    breaking the bar; ``close()`` ends it.
+    breaking the bar; ``close()`` ends it. ``quiet``: neither (``--quiet``).
     """
 
     def __init__(
@@ -325,9 +417,11 @@ class RunProgress:
         every_s: float = 10.0,
         clock: Any = None,
         stream: Any = None,
+        quiet: bool = False,
     ) -> None:
         import time
 
+        self.quiet = quiet
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
         self.terminal = self.stream.isatty() if terminal is None else terminal
@@ -369,6 +463,8 @@ class RunProgress:
         return text + (f" [{self.step}]" if self.step and self.done < self.total else "")
 
     def update(self, done: int, total: int, step: str | None = None, skipped: int = 0) -> None:
+        if self.quiet:
+            return
         if skipped > self.skipped:
             self.skipped = skipped
         elif not self.total and done and not skipped:
@@ -422,6 +518,8 @@ class RunProgress:
         )
 
     def warning(self, message: str) -> None:
+        if self.quiet:
+            return
         if self.bar is not None:
             self.bar.console.print(f"skyhop: warning: {one_line(message)}", markup=False)
         else:

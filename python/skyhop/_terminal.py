@@ -35,13 +35,66 @@ def cell(text: Any) -> str:
 
 
 def _fmt(stats: dict[str, Any], scale: float = 1.0, digits: int = 3) -> str:
+    """``mean ± ci95`` (scaled); ``mean (identical)`` where every run gave
+    the same value (a half-width of 0 is no confidence, it is no spread)."""
     mean = stats.get("mean")
     if mean is None:
         return "—"
     text = f"{mean / scale:.{digits}f}"
-    if stats.get("ci95") is not None:
-        text += f" ± {stats['ci95'] / scale:.{digits}f}"
+    ci = stats.get("ci95")
+    if ci == 0 and (stats.get("n") or 0) > 1:
+        return text + " (identical)"
+    if ci is not None:
+        text += f" ± {ci / scale:.{digits}f}"
     return text
+
+
+#: the table's note on identical runs
+IDENTICAL_NOTE = "identical: every run gave the same value (no spread, not a confidence)"
+#: the table's note on unfinished transfers
+UNFINISHED_NOTE = "≥: unfinished transfers counted up to their run's end (a lower bound)"
+
+
+def completion_text(
+    per: dict[str, Any], finite: bool | None = None, runs: int | None = None
+) -> str:
+    """A flow's completion time in a table. Runs whose transfer had not
+    finished when the run ended (``unfinished`` of a sweep's summary, or
+    ``runs`` minus the finished ones of a flow that is ``finite``) make it a
+    lower bound: the mean with each unfinished run counted up to its end
+    (its active time), "≥ 512.300 (7 of 20 unfinished)". A flow with no end
+    of its own (bulk, a probe) has none: "— (runs until the end)"."""
+    ct = per.get("completion_time_s") or {"mean": None}
+    k = ct.get("unfinished")
+    if k is None and finite and runs:
+        k = runs - (ct.get("n") or 0)
+    if k:
+        total = (ct.get("n") or 0) + k
+        bound = (per.get("active_time_s") or {}).get("mean")
+        shown = "—" if bound is None else f"≥ {bound:.3f}"
+        return f"{shown} ({k} of {total} unfinished)"
+    if ct.get("mean") is None:
+        return "— (runs until the end)" if finite is False or k == 0 else "—"
+    return _fmt(ct)
+
+
+def short_names(paths: list[str]) -> dict[str, str]:
+    """The shortest distinct dotted tails of swept paths, for table headers:
+    ``nodes.haps.proxy.policy`` and ``nodes.haps.proxy.recv_buffer`` are
+    ``policy`` and ``recv_buffer``; ``links.a.per`` and ``links.b.per`` are
+    ``a.per`` and ``b.per``."""
+    parts = {p: p.split(".") for p in paths}
+    depth = dict.fromkeys(paths, 1)
+    while True:
+        names = {p: ".".join(parts[p][-depth[p] :]) for p in paths}
+        taken: dict[str, int] = {}
+        for n in names.values():
+            taken[n] = taken.get(n, 0) + 1
+        clash = [p for p in paths if taken[names[p]] > 1 and depth[p] < len(parts[p])]
+        if not clash:
+            return names
+        for p in clash:
+            depth[p] += 1
 
 
 #: the run table's columns for every flow: (metric, header, scale, digits)
@@ -110,41 +163,89 @@ def flows_tcp(network: dict[str, Any] | None) -> dict[str, str]:
     return out
 
 
+def _console() -> Any:
+    """The console tables are printed on: the terminal's width on a
+    terminal; on a pipe or a file, ``COLUMNS`` if set, else as wide as a
+    table needs (up to 200 columns)."""
+    import os
+
+    from rich.console import Console
+
+    if sys.stdout.isatty():
+        return Console()
+    try:
+        width = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        width = 200
+    return Console(width=max(40, width))
+
+
+def _caption(
+    n: int,
+    summaries: list[dict[str, Any]],
+    shown: list[str],
+    unit: str = "",
+    unfinished: bool = False,
+) -> str | None:
+    """The table's caption: what ± means, and the notes the cells of the
+    ``shown`` metrics need (identical runs; unfinished transfers)."""
+    if n < 2:
+        return None
+    notes = ["mean ± half-width of the 95 % Student-t interval" + unit]
+    stats = [per[m] for per in summaries for m in shown if isinstance(per.get(m), dict)]
+    if any(st.get("ci95") == 0 and (st.get("n") or 0) > 1 for st in stats):
+        notes.append(IDENTICAL_NOTE)
+    if unfinished or any(st.get("unfinished") for st in stats):
+        notes.append(UNFINISHED_NOTE)
+    return "\n".join(notes)
+
+
 def print_run_table(
     file: str,
     seeds: list[int],
     summary: dict[str, Any],
     jain: list[float | None] | None = None,
     tcp: dict[str, str] | None = None,
+    finite: dict[str, bool] | None = None,
 ) -> None:
     """Print the human-readable summary of ``skyhop run``: per flow, and
     the counts and response times an application reports (see
     :func:`extra_metrics`); under the table, Jain's fairness index of the
     flows' goodputs (``jain``: one per run) and what TCP each flow ran
-    (``tcp``: flow → :func:`flows_tcp`'s text)."""
-    from rich.console import Console
+    (``tcp``: flow → :func:`flows_tcp`'s text). ``finite``: per flow,
+    whether its application ends by itself (``describe``'s ``finite``), so
+    that runs without a completion time are told as unfinished
+    (:func:`completion_text`)."""
     from rich.table import Table
 
     n = len(seeds)
     seed_text = f"seed {seeds[0]}" if n == 1 else f"seeds {seeds[0]}..{seeds[-1]}"
+    finite = finite or {}
+    unfinished = any(
+        finite.get(f) and (m.get("completion_time_s") or {}).get("n", n) < n
+        for f, m in summary.items()
+    )
+    extra = extra_metrics(_present(list(summary.values())))
+    metrics = [m for m, *_ in BASE_METRICS] + [m for m, _, _ in extra]
+    metrics += [p for _, _, p in extra if p]
     table = Table(
         title=f"{cell(file)}: {n} run{'s' if n != 1 else ''} ({seed_text})",
-        caption="mean ± half-width of the 95 % Student-t interval" if n > 1 else None,
+        caption=_caption(n, list(summary.values()), metrics, unfinished=unfinished),
     )
     table.add_column("flow", style="bold")
     for _, header, _, _ in BASE_METRICS:
         table.add_column(header, justify="right")
-    extra = extra_metrics(_present(list(summary.values())))
     for _, header, _ in extra:
         table.add_column(header, justify="right")
     empty = {"mean": None}
     for flow, m in summary.items():
         ct = m.get("completion_time_s", empty)
-        ct_text = _fmt(ct)
-        if ct.get("mean") is not None and ct.get("n", n) < n:
-            ct_text += f" ({ct['n']}/{n} finished)"
-        elif ct.get("mean") is None and "completion_time_s" in m:
-            ct_text = "— (bulk or unfinished)"
+        if flow in finite:
+            ct_text = completion_text(m, finite[flow], n)
+        else:  # not known (a live run's simulated flows): as many as finished
+            ct_text = _fmt(ct)
+            if ct.get("mean") is not None and ct.get("n", n) < n:
+                ct_text += f" ({ct['n']}/{n} finished)"
         cells = [cell(flow), ct_text]
         cells += [_fmt(m.get(k, empty), scale, d) for k, _, scale, d in BASE_METRICS[1:]]
         for metric, _, p95 in extra:
@@ -153,8 +254,7 @@ def print_run_table(
             else:
                 cells.append(_fmt(m.get(metric, empty)) + f" (p95 {_fmt(m.get(p95, empty))})")
         table.add_row(*cells)
-    # a pipe or file gets the whole table, not one squeezed to 80 columns
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    console = _console()
     console.print(table)
     values = [j for j in (jain or []) if j is not None]
     if len(summary) > 1 and values:
@@ -169,23 +269,27 @@ def print_run_table(
 
 def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:
     """Print a sweep's summary (summary.json): one row per point and flow,
-    mean ± 95 % CI half-width (n) of the main metrics (those of
+    mean ± 95 % CI half-width (n where fewer than the runs per point) of
+    the main metrics (those of
     :data:`BASE_METRICS`, the response times an application reports and, where
     the flow has split proxies, each proxy's maximum and mean occupancy)."""
-    from rich.console import Console
     from rich.table import Table
 
     from .stats import parse_proxy_metric
 
     paths = list(summary_doc[0]["set"]) if summary_doc else []
-    table = Table(
-        title=cell(title), caption="mean ± half-width of the 95 % Student-t interval (n runs)"
+    short = short_names(paths)
+    per_flows = [per for e in summary_doc for per in e["summary"].values()]
+    present = _present(per_flows)
+    # runs per point: the most any metric has (a cell shows its n when fewer)
+    runs = max(
+        (
+            (st.get("n") or 0) + (st.get("unfinished") or 0)
+            for per in per_flows
+            for st in per.values()
+        ),
+        default=0,
     )
-    table.add_column("point", justify="right")
-    for p in paths:
-        table.add_column(cell(p), justify="right")
-    table.add_column("flow", style="bold")
-    present = _present([per for e in summary_doc for per in e["summary"].values()])
     columns = [m for m in BASE_METRICS if m[0] in present]
     columns += [
         (metric, header, 1.0, 3)
@@ -199,20 +303,60 @@ def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:
         if (parsed := parse_proxy_metric(m)) is not None
         for node, field in [parsed]
     ]
-    for _, header, _, _ in columns:
-        table.add_column(header, justify="right")
+    rows = []
     for e in summary_doc:
         for flow, per in e["summary"].items():
             cells = []
             for metric, _, scale, digits in columns:
                 st = per.get(metric, {"mean": None})
+                if metric == "completion_time_s" and st.get("unfinished"):
+                    cells.append(completion_text(per))
+                    continue
                 text = _fmt(st, scale, digits)
-                if st.get("mean") is not None:
+                if st.get("mean") is not None and (st.get("n") or 0) < runs:
                     text += f" ({st.get('n')})"
                 cells.append(text)
-            table.add_row(str(e["point"]), *(cell(e["set"][p]) for p in paths), cell(flow), *cells)
-    # a pipe or file gets the whole table, not one squeezed to 80 columns
-    Console(width=None if sys.stdout.isatty() else 200).print(table)
+            rows.append(([str(e["point"]), *(cell(e["set"][p]) for p in paths), cell(flow)], cells))
+
+    def make(part: list[int], caption: bool) -> Any:
+        table = Table(
+            title=cell(title),
+            caption=_caption(
+                2,
+                per_flows,
+                [c[0] for c in columns],
+                f"; (n): runs with a value, where not all {runs}",
+            )
+            if caption
+            else None,
+        )
+        table.add_column("point", justify="right")
+        for p in paths:
+            table.add_column(cell(short[p]), justify="right", min_width=min(len(short[p]), 24))
+        table.add_column("flow", style="bold")
+        for i in part:
+            table.add_column(columns[i][1], justify="right")
+        for keys, cells in rows:
+            table.add_row(*keys, *(cells[i] for i in part))
+        return table
+
+    console = _console()
+    # as many metric columns per table as the width holds without wrapping
+    # (a narrow terminal gets the columns in several tables, keys repeated)
+    wide = console.options.update_width(100_000)
+    parts: list[list[int]] = [[]]
+    for i in range(len(columns)):
+        trial = [*parts[-1], i]
+        if parts[-1] and console.measure(make(trial, False), options=wide).maximum > console.width:
+            parts.append([i])
+        else:
+            parts[-1] = trial
+    for k, part in enumerate(parts):
+        console.print(make(part, k == len(parts) - 1))
+    # the swept paths the headers shorten, in full
+    for p in paths:
+        if short[p] != p:
+            console.print(f"{cell(short[p])} = {cell(p)}", highlight=False)
 
 
 def _si(x: float | None) -> str:
@@ -277,6 +421,11 @@ def _place(p: dict[str, Any]) -> str:
     return f"({p['lat_deg']:.4f}, {p['lon_deg']:.4f}, {alt_s})"
 
 
+def _azimuth(deg: float) -> str:
+    """An azimuth to two decimals in [0, 360): due north is 0.00, never 360.00."""
+    return f"{round(deg, 2) % 360.0:.2f}"
+
+
 def print_description(file: str, d: dict[str, Any]) -> None:
     """Print ``skyhop describe``: links, flows and legs, warnings (plain text)."""
     out = [f"{file}: {len(d['nodes'])} nodes, run {d['duration_s']:g} s"]
@@ -290,7 +439,7 @@ def print_description(file: str, d: dict[str, Any]) -> None:
                 line += f" -> {_place(n['position_end'])}"
             out.append(line)
     m = d.get("motion")
-    if m:
+    if m and (m["satellites"] or m["inter_satellite_links"] or m["ground_nodes"]):
         grounds = ", ".join(m["ground_nodes"]) or "none"
         elev = m["min_elevation_deg"]
         out.append(
@@ -298,6 +447,11 @@ def print_description(file: str, d: dict[str, Any]) -> None:
             f"inter-satellite links, ground nodes {grounds}"
             + (f" (min elevation {elev:g} deg)" if elev is not None else "")
             + f"; routes: {m['routing']}; packets to a link that is down: {m['when_down']}"
+        )
+    elif m:
+        out.append(
+            "moving nodes, no constellation: their links' delays follow the positions; "
+            f"packets to a link that is down: {m['when_down']}"
         )
     out.append("links (per direction):")
     for ln in d["links"]:
@@ -313,7 +467,7 @@ def print_description(file: str, d: dict[str, Any]) -> None:
         elif ln["delay_source"] == "slant range":
             src = (
                 f"slant range {ln['slant_range_m'] / 1e3:.3f} km, elevation "
-                f"{ln['elevation_deg']:.2f} deg, azimuth {ln['azimuth_deg']:.2f} deg"
+                f"{ln['elevation_deg']:.2f} deg, azimuth {_azimuth(ln['azimuth_deg'])} deg"
             )
         else:
             src = ln["delay_source"]
@@ -363,8 +517,10 @@ def print_description(file: str, d: dict[str, Any]) -> None:
                     f"      route at the start ({len(route) - 1} hops, changes during the run): "
                     + " - ".join(route)
                 )
+    from ._output import group_warnings
+
     out.append("warnings:" if d["warnings"] else "warnings: none")
-    out.extend(f"  {w}" for w in d["warnings"])
+    out.extend(f"  {w}" for w in group_warnings(d["warnings"]))
     print(shown("\n".join(out)))
 
 
@@ -395,10 +551,29 @@ def print_live_report(file: str, result: dict[str, Any], report: dict[str, Any] 
     """The human-readable summary of ``skyhop live`` (and ``replay``, without
     ``report``): per link direction what it carried, the commands' ends, the
     simulated flows."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    console = _console()
+    if report is not None and report.get("hosts"):
+        hosts = Table(title="live hosts (their kernel's TCP as the run started)")
+        for col in ("node", "address", "congestion control", "SACK", "timestamps", "qdisc"):
+            hosts.add_column(col)
+        for h in report["hosts"]:
+            sysctl = h.get("sysctl") or {}
+
+            def flag(key: str, sysctl: dict[str, Any] = sysctl) -> str:
+                v = sysctl.get(f"net.ipv4.{key}")
+                return "—" if v is None else ("on" if v not in ("0", "") else "off")
+
+            hosts.add_row(
+                cell(h["node"]),
+                cell(h["address"]),
+                cell(sysctl.get("net.ipv4.tcp_congestion_control", "—")),
+                flag("tcp_sack"),
+                flag("tcp_timestamps"),
+                cell(sysctl.get("net.core.default_qdisc", "—")),
+            )
+        console.print(hosts)
     links = Table(title=f"{cell(file)}: links")
     for col in ("link", "dir", "from", "to", "packets", "bytes", "delivered", "drops", "util"):
         links.add_column(col, justify="left" if col in ("link", "dir", "from", "to") else "right")

@@ -41,15 +41,19 @@ class Scenario:
     resolved : dict
         The resolved scenario, units as strings.
     json : str
-        The same as JSON text (what the engine runs).
+        The same as JSON text.
+    loaded : skyhop._core.Loaded
+        The engine's plan of it, built once when it was loaded: every run,
+        description and memory check of this scenario uses it.
     """
 
-    __slots__ = ("file", "json", "resolved")
+    __slots__ = ("file", "json", "loaded", "resolved")
 
-    def __init__(self, file: str, resolved_json: str) -> None:
+    def __init__(self, file: str, loaded: Any) -> None:
         self.file = file
-        self.json = resolved_json
-        self.resolved: dict[str, Any] = json.loads(resolved_json)
+        self.loaded = loaded
+        self.json: str = loaded.json
+        self.resolved: dict[str, Any] = json.loads(self.json)
 
     @property
     def default_runs(self) -> int:
@@ -163,6 +167,13 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
         Unreadable or malformed file, unknown key, bad unit, bad override, ...
     """
     sets = _set_strings(set)
+    return read_source(source)(sets)
+
+
+def read_source(source: ScenarioSource) -> Callable[[list[str]], Scenario]:
+    """Read a scenario source once; the function returned loads and
+    validates it with a list of overrides (a sweep's points, each with its
+    own), without reading the file again (a pipe can be read only once)."""
     if isinstance(source, Mapping):
         try:
             text = json.dumps(source, allow_nan=False)
@@ -172,7 +183,7 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
             raise ScenarioError(
                 "<dict>", "", "nested too deeply to be a scenario (tables within tables)"
             ) from None
-        return Scenario("<dict>", _core.load_scenario(text, "<dict>", sets, "json"))
+        return lambda sets: Scenario("<dict>", _core.load_scenario(text, "<dict>", sets, "json"))
     if not isinstance(source, (str, os.PathLike)):
         raise ScenarioError(
             "<options>",
@@ -190,7 +201,7 @@ def load_scenario(source: ScenarioSource, *, set: SetOverrides = None) -> Scenar
     # relative to the scenario file.
     base = os.path.dirname(os.path.realpath(file))
     fmt = "json" if file.lower().endswith(".json") else "toml"
-    return Scenario(file, _core.load_scenario(text, file, sets, fmt, base))
+    return lambda sets: Scenario(file, _core.load_scenario(text, file, sets, fmt, base))
 
 
 def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, Any]:
@@ -208,7 +219,7 @@ def describe(source: ScenarioSource, *, set: SetOverrides = None) -> dict[str, A
     and the leg's TCP settings) and ``warnings``.
     """
     scn = load_scenario(source, set=set)
-    return json.loads(_core.describe(scn.json, scn.file))
+    return json.loads(_core.describe(scn.loaded))
 
 
 def check_runs(runs: Any, name: str = "runs") -> int:
@@ -249,7 +260,7 @@ def check_memory(
     if observe is not None:
         opts = json.dumps({k: v for k, v in observe.items() if k != "pcap_per_seed"})
     jobs = min(runs, jobs or default_jobs())
-    _core.check_memory(scenario.json, scenario.file, trace, opts, runs, jobs)
+    _core.check_memory(scenario.loaded, trace, opts, runs, jobs)
 
 
 def default_jobs() -> int:
@@ -305,12 +316,12 @@ def run_seeds(
                 break
             try:
                 if observe is None:
-                    text = _core.run(scenario.json, s, trace)
+                    text = _core.run(scenario.loaded, s, trace)
                 else:
                     opts = {k: v for k, v in observe.items() if k != "pcap_per_seed"}
                     if observe.get("pcap_per_seed"):
                         opts["pcap_suffix"] = f".seed{s}"
-                    text = _core.run_observed(scenario.json, s, trace, json.dumps(opts))
+                    text = _core.run_observed(scenario.loaded, s, trace, json.dumps(opts))
                 done.put((s, text, None))
             except BaseException as e:  # handed to the caller's thread
                 done.put((s, None, e))

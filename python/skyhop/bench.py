@@ -27,10 +27,25 @@ from . import _core
 from .api import check_int, load_scenario
 from .errors import ScenarioError
 
-__all__ = ["DEFAULT_BENCHES", "VARIANT_BASELINES", "VARIANT_BENCHES", "bench"]
+__all__ = ["DEFAULT_BENCHES", "LEO_BENCHES", "VARIANT_BASELINES", "VARIANT_BENCHES", "bench"]
 
-#: Benchmark scenarios, relative to the repository root.
-DEFAULT_BENCHES = ("benches/e1_chain.toml", "benches/dumbbell_1g.toml")
+#: Benchmark scenarios, relative to the repository root: the E1 chain, the
+#: 1 Gb/s dumbbell, and B2 of docs/leo.md (Kuiper-630, 100 flows between
+#: the 100 cities at 1 Gb/s: hundreds of thousands of packets in flight on
+#: a moving network).
+DEFAULT_BENCHES = (
+    "benches/e1_chain.toml",
+    "benches/dumbbell_1g.toml",
+    "benches/leo_b2_kuiper_1g.toml",
+)
+
+#: The LEO benchmarks of docs/leo.md (``skyhop bench --leo``): B1, one flow
+#: over Kuiper-630 at 10 Mb/s for 200 s (two city pairs), and B2.
+LEO_BENCHES = (
+    "benches/leo_b1_rio_stpetersburg.toml",
+    "benches/leo_b1_manila_dalian.toml",
+    "benches/leo_b2_kuiper_1g.toml",
+)
 
 #: The variants users pick, each after the NewReno case it compares with
 #: (``skyhop bench --variants``): SACK, linux-profile CUBIC (SACK + PRR +
@@ -64,7 +79,7 @@ def bench_one(path: str, repeat: int | None = None) -> dict[str, Any]:
     sim = 0.0
     for seed in seeds:
         t0 = time.perf_counter()
-        text = _core.run(scn.json, seed, False)
+        text = _core.run(scn.loaded, seed, False)
         wall += time.perf_counter() - t0
         engine = json.loads(text)["engine"]
         events += engine["events"]
@@ -130,7 +145,7 @@ def bench(
         if not Path(p).is_file():
             hint = (
                 " (run from the repository root)"
-                if p in DEFAULT_BENCHES or p in VARIANT_BENCHES
+                if p in DEFAULT_BENCHES or p in VARIANT_BENCHES or p in LEO_BENCHES
                 else ""
             )
             raise ScenarioError(p, "", f"no such benchmark scenario{hint}")

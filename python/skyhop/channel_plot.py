@@ -53,7 +53,7 @@ def sample_channel(
         raise ScenarioError("<options>", "--duration", "must be positive")
     step = step_s or duration_s / 2000
     at = [duration_s * (i + 0.5) / skylines for i in range(skylines)]
-    return json.loads(_core.sample_channel(scn.json, link, direction, seed, duration_s, step, at))
+    return json.loads(_core.sample_channel(scn.loaded, link, direction, seed, duration_s, step, at))
 
 
 def plot_channel(samples: dict[str, Any], out: str, title: str = "") -> None:

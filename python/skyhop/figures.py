@@ -1,5 +1,6 @@
 """Figures: one place for every figure skyhop draws (the experiments, the
-report's palette, ``skyhop plot``).
+report's palette, ``skyhop plot``, whose figures :mod:`skyhop.plot` draws
+with these).
 
 Conventions (one place, so every figure follows them):
 
@@ -33,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from ._output import write_with
-from .errors import ScenarioError
 
 __all__ = [
     "FORMATS",
@@ -42,8 +42,6 @@ __all__ = [
     "MARKERS",
     "PALETTE",
     "bar_groups",
-    "cdf_figure",
-    "cdf_series",
     "ci_legend",
     "ci_title",
     "errorbar_series",
@@ -56,8 +54,6 @@ __all__ = [
     "save_figure",
     "series_style",
     "subplots",
-    "sweep_figure",
-    "sweep_series",
 ]
 
 #: the files written for every figure
@@ -144,13 +140,6 @@ def _mean(p: dict[str, Any] | None, scale: float = 1.0) -> float:
     return p["mean"] / scale
 
 
-def _ci(p: dict[str, Any] | None, scale: float = 1.0) -> float:
-    """The half-width of the 95 % CI (0 where there is none: a single run)."""
-    if not p or p.get("ci95") is None:
-        return 0.0
-    return p["ci95"] / scale
-
-
 def errorbar_series(
     ax,
     xs: Sequence[Any],
@@ -162,10 +151,14 @@ def errorbar_series(
 ) -> None:
     """One line per label: means with their 95 % CI (``{"mean", "ci95", "n"}``
     points) as error bars, or with ``band`` as a shaded band."""
+    from .figure_points import note, point_y
+
     for i, (label, pts) in enumerate(series.items()):
-        ys = [_mean(p, scale) for p in pts]
-        es = [_ci(p, scale) for p in pts]
+        # a point with unfinished runs at its lower bound, without a CI
+        ys = [point_y(p, scale)[0] for p in pts]
+        es = [point_y(p, scale)[1] or 0.0 for p in pts]
         style = series_style(start + i)
+        note(ax, list(xs), ys, pts, style)
         if band:
             ax.plot(xs, ys, markersize=4, linewidth=1.4, label=label, **style)
             ax.fill_between(
@@ -199,13 +192,17 @@ def bar_groups(
     published = published or {}
     k = len(series) + len(published)
     width = 0.8 / max(k, 1)
+    from .figure_points import note, point_y
+
     for j, (label, pts) in enumerate(series.items()):
         xs = [g + (j - (k - 1) / 2) * width for g in range(len(groups))]
+        ys = [point_y(p, scale)[0] for p in pts]
+        note(ax, xs, ys, pts, {"color": "black", "marker": "_"})
         ax.bar(
             xs,
-            [_mean(p, scale) for p in pts],
+            ys,
             width,
-            yerr=[_ci(p, scale) for p in pts],
+            yerr=[point_y(p, scale)[1] or 0.0 for p in pts],
             capsize=2,
             label=label,
             color=PALETTE[(start + j) % len(PALETTE)],
@@ -278,9 +275,16 @@ def ci_title(n: int | None, *, what: str = "runs per point") -> str:
 
 
 def ci_legend(ax, n: int | None = None, *, what: str = "runs per point", **kwargs: Any) -> None:
-    """The legend, outside the axes on the right, titled with :func:`ci_title`."""
+    """The legend, outside the axes on the right, titled with :func:`ci_title`
+    and what the marks of points over fewer runs, or with unfinished ones,
+    mean (:mod:`skyhop.figure_points`; the figure's other axes marked too)."""
+    from .figure_points import mark
+
+    notes: list[str] = []
+    for other in ax.figure.axes:
+        notes += [t for t in mark(other, n) if t not in notes]
     ax.legend(
-        title=kwargs.pop("title", ci_title(n, what=what)),
+        title="\n".join([kwargs.pop("title", ci_title(n, what=what)), *notes]),
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),
         borderaxespad=0.0,
@@ -293,6 +297,11 @@ def ci_legend(ax, n: int | None = None, *, what: str = "runs per point", **kwarg
 def figure_legend(fig, ax, n: int | None = None, *, title: str | None = None, right=0.8) -> None:
     """One legend for a figure of several axes, to the right of them (so it
     hides no point), with the handles of ``ax``, titled with :func:`ci_title`."""
+    from .figure_points import mark
+
+    notes: list[str] = []
+    for other in fig.axes:
+        notes += [t for t in mark(other, n) if t not in notes]
     handles, labels = ax.get_legend_handles_labels()
     fig.tight_layout(rect=(0, 0, right, 1))
     fig.legend(
@@ -301,7 +310,9 @@ def figure_legend(fig, ax, n: int | None = None, *, title: str | None = None, ri
         loc="upper left",
         bbox_to_anchor=(right + 0.01, 0.95),
         fontsize=8,
-        title=title if title is not None else ci_title(n).replace(", n", ",\nn"),
+        title="\n".join(
+            [title if title is not None else ci_title(n).replace(", n", ",\nn"), *notes]
+        ),
         title_fontsize=8,
     )
 
@@ -331,340 +342,3 @@ def save_figure(fig, stem: str | Path, formats: Sequence[str] = FORMATS) -> list
         paths.append(path)
     plt().close(fig)
     return paths
-
-
-def _outputs(out: str | Path) -> tuple[Path, tuple[str, ...]]:
-    """Where ``skyhop plot --out`` writes: FILE.png / .pdf / .svg as named, or
-    all three beside a name without one of these suffixes."""
-    path = Path(out)
-    suffix = path.suffix.lower().lstrip(".")
-    if suffix in FORMATS:
-        return path.with_suffix(""), (suffix,)
-    return path, FORMATS
-
-
-# ---------------------------------------------------------------------------
-# a sweep's metric against its swept keys
-
-
-def _read_json(path: Path, key: str) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ScenarioError(str(path), key, f"cannot read it ({e})") from None
-
-
-def _sweep_folder(folder: str | Path) -> tuple[Path, dict[str, Any], list[dict[str, Any]]]:
-    d = Path(folder)
-    if d.is_file():
-        raise ScenarioError(
-            str(d),
-            "plot",
-            "--metric draws a sweep folder's metric against its swept paths; a file (a run "
-            "document) has no grid: use --cdf COLUMN for its result tables",
-        )
-    if not d.is_dir():
-        raise ScenarioError(str(d), "plot", "no such folder")
-    if not (d / "sweep.json").exists():
-        if (d / "sweeps").is_dir():
-            subs = sorted(p.name for p in (d / "sweeps").iterdir() if (p / "sweep.json").exists())
-            hint = f", e.g. {d / 'sweeps' / subs[0]}" if subs else ""
-            raise ScenarioError(
-                str(d),
-                "plot",
-                f"an experiment folder: plot one of its sub-sweeps (DIR/sweeps/NAME){hint}",
-            )
-        raise ScenarioError(
-            str(d), "plot", "not a sweep folder (no sweep.json): run 'skyhop sweep' into it first"
-        )
-    if not (d / "summary.json").exists():
-        raise ScenarioError(
-            str(d),
-            "plot",
-            "the sweep has no results yet (no summary.json): finish it with "
-            "'skyhop sweep ... --resume' first",
-        )
-    return d, _read_json(d / "sweep.json", "plot"), _read_json(d / "summary.json", "plot")
-
-
-def _label(path: str, value: Any) -> str:
-    if path.endswith(".proxies"):
-        return placement_label(value)
-    return f"{path.rsplit('.', 1)[-1]} = {value}"
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def sweep_series(
-    folder: str | Path, metric: str, *, x: str | None = None, flow: str | None = None
-) -> dict[str, Any]:
-    """What :func:`sweep_figure` draws: ``{"x": path or None, "categories":
-    [labels] or None, "series": {label: [(x, {"mean", "ci95", "n"}), ...]},
-    "runs": runs per point, "scenario": file name}``. The x path defaults
-    to the first numeric swept path with more than one value, else the
-    first swept path; one series per combination of the other swept paths
-    (and per flow, unless ``flow`` picks one). Unknown metric, path or flow:
-    ScenarioError naming it and what there is."""
-    d, manifest, summary = _sweep_folder(folder)
-    paths = [p for p, _ in manifest.get("grid", [])]
-    flows = sorted({f for e in summary for f in e["summary"]})
-    metrics = sorted({m for e in summary for per in e["summary"].values() for m in per})
-    if metric not in metrics:
-        raise ScenarioError(
-            str(d / "summary.json"),
-            "--metric",
-            f"unknown metric {metric!r} (metrics: {', '.join(metrics) or 'none'})",
-        )
-    if flow is not None and flow not in flows:
-        raise ScenarioError(
-            str(d / "summary.json"), "--flow", f"unknown flow {flow!r} (flows: {', '.join(flows)})"
-        )
-    if x is None:
-        numeric = [
-            p
-            for p in paths
-            if all(_is_number(e["set"].get(p)) for e in summary)
-            and len({e["set"].get(p) for e in summary}) > 1
-        ]
-        x = numeric[0] if numeric else (paths[0] if paths else None)
-    elif x not in paths:
-        raise ScenarioError(
-            str(d / "sweep.json"),
-            "--x",
-            f"{x!r} is not a swept path (swept: {', '.join(paths) or 'none'})",
-        )
-    categorical = x is None or not all(_is_number(e["set"].get(x)) for e in summary)
-    categories: list[str] = []
-    if categorical:
-        for e in summary:
-            c = _label(x, e["set"].get(x)) if x else ""
-            if c not in categories:
-                categories.append(c)
-    others = [p for p in paths if p != x]
-    shown = [flow] if flow is not None else flows
-    groups: dict[str, list[tuple[Any, dict[str, Any]]]] = {}
-    for e in summary:
-        for f in shown:
-            st = e["summary"].get(f, {}).get(metric)
-            if st is None:
-                continue
-            parts = [_label(p, e["set"].get(p)) for p in others]
-            if len(shown) > 1:
-                parts.append(f"flow {f}")
-            key = ", ".join(parts) or (f"flow {f}" if f else metric)
-            if categorical:
-                xv = categories.index(_label(x, e["set"].get(x)) if x else "")
-            else:
-                xv = e["set"].get(x)
-            groups.setdefault(key, []).append((xv, st))
-    if not any(st.get("mean") is not None for pts in groups.values() for _, st in pts):
-        raise ScenarioError(
-            str(d / "summary.json"),
-            "--metric",
-            f"{metric!r} has no value in this sweep"
-            + (f" for flow {flow!r}" if flow is not None else ""),
-        )
-    return {
-        "x": x,
-        "categories": categories if categorical else None,
-        "series": {k: sorted(v, key=lambda t: t[0]) for k, v in groups.items()},
-        "runs": int(manifest.get("runs", 0)) or None,
-        "scenario": Path(str(manifest.get("scenario", ""))).name,
-    }
-
-
-def sweep_figure(
-    folder: str | Path,
-    metric: str,
-    out: str | Path,
-    *,
-    x: str | None = None,
-    flow: str | None = None,
-    scale: float = 1.0,
-) -> list[Path]:
-    """Draw a sweep's ``metric`` (mean with its 95 % CI) against one swept
-    path (:func:`sweep_series`); returns the files written (FILE.png, .pdf
-    or .svg as named; all three beside any other name)."""
-    data = sweep_series(folder, metric, x=x, flow=flow)
-    x, categories, groups = data["x"], data["categories"], data["series"]
-    categorical = categories is not None
-    fig, ax = figure(8.5, 4.6)
-    k = len(groups)
-    for i, (label, pts) in enumerate(groups.items()):
-        # categories: the series side by side around each category, not on top
-        dodge = (i - (k - 1) / 2) * min(0.08, 0.6 / k) if categorical else 0.0
-        errorbar_series(
-            ax, [p + dodge for p, _ in pts], {label: [st for _, st in pts]}, start=i, scale=scale
-        )
-    if categorical:
-        ax.set_xticks(range(len(categories)), categories, fontsize=8)
-    xlabel = x or ""
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(metric if scale == 1.0 else f"{metric} / {scale:g}")
-    ax.set_title(f"{data['scenario']}: {metric}", fontsize=10)
-    ci_legend(ax, data["runs"])
-    stem, formats = _outputs(out)
-    return save_figure(fig, stem, formats)
-
-
-# ---------------------------------------------------------------------------
-# distributions: the CDF of a column of result tables
-
-
-def _tables_of_source(source: str | Path, names: Sequence[str] | None):
-    """``(what, {table: DataFrame}, group columns)`` of a sweep folder (its
-    ``<table>.parquet``, grouped by the swept paths) or of the JSON document
-    of ``skyhop run --json`` saved to a file (grouped by flow)."""
-    import pandas as pd
-
-    src = Path(source)
-    if src.is_dir():
-        d, manifest, _ = _sweep_folder(src)
-        paths = [p for p, _ in manifest.get("grid", [])]
-        found = {p.stem: p for p in sorted(d.glob("*.parquet"))}
-        for reserved in ("results", "summary", "traces"):
-            found.pop(reserved, None)
-        tables = {
-            name: pd.read_parquet(path)
-            for name, path in found.items()
-            if names is None or name in names
-        }
-        scn = Path(str(manifest.get("scenario", ""))).name
-        title = f"{scn}: sweep {d.name}, {manifest.get('runs')} runs per point"
-        return title, tables, paths, list(found)
-    if not src.is_file():
-        raise ScenarioError(str(src), "plot", "no such file or folder")
-    doc = _read_json(src, "plot")
-    if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
-        raise ScenarioError(
-            str(src),
-            "plot",
-            "not a sweep folder nor the JSON document of 'skyhop run --json' (no runs)",
-        )
-    from .api import Results
-
-    frames = Results(doc.get("scenario", {}), doc["runs"]).tables()
-    tables = {k: v for k, v in frames.items() if names is None or k in names}
-    seeds = [r.get("seed") for r in doc["runs"]]
-    title = f"{src.name}: {len(seeds)} run{'s' if len(seeds) != 1 else ''}"
-    if seeds:
-        title += f" (seeds {min(seeds)}..{max(seeds)})" if len(seeds) > 1 else f" (seed {seeds[0]})"
-    return title, tables, [], list(frames)
-
-
-def cdf_series(
-    source: str | Path,
-    column: str,
-    *,
-    tables: Sequence[str] | None = None,
-    flow: str | None = None,
-) -> tuple[str, dict[str, dict[str, tuple[Any, int]]]]:
-    """What :func:`cdf_figure` draws: ``(title, {table: {label: (sorted
-    values, rows without a value)}})`` for every result table of ``source``
-    with ``column``, one label per sweep point (its swept values) or, for a
-    run document, per flow. Unknown table, column or flow: ScenarioError
-    naming it and what there is."""
-    import numpy as np
-
-    what, frames, paths, known = _tables_of_source(source, tables)
-    if tables is not None:
-        missing = [t for t in tables if t not in known]
-        if missing:
-            raise ScenarioError(
-                str(source),
-                "--table",
-                f"no table {missing[0]!r} (tables: {', '.join(sorted(known)) or 'none'})",
-            )
-    with_col = {name: df for name, df in frames.items() if column in df.columns}
-    if not with_col:
-        cols = sorted({c for df in frames.values() for c in df.columns})
-        raise ScenarioError(
-            str(source),
-            "--cdf",
-            f"no table has a column {column!r} (tables: {', '.join(sorted(frames)) or 'none'}; "
-            f"columns: {', '.join(cols) or 'none'})",
-        )
-    if flow is not None:
-        flows = sorted({f for df in with_col.values() if "flow" in df for f in df["flow"]})
-        if flow not in flows:
-            raise ScenarioError(
-                str(source), "--flow", f"unknown flow {flow!r} (flows: {', '.join(flows)})"
-            )
-    out: dict[str, dict[str, tuple[Any, int]]] = {}
-    for name, df in with_col.items():
-        if flow is not None and "flow" in df:
-            df = df[df["flow"] == flow]
-        keys = [p for p in paths if p in df.columns] or (["flow"] if "flow" in df else [])
-        groups = df.groupby(keys, sort=True, dropna=False) if keys else [((), df)]
-        out[name] = {}
-        for key, g in groups:
-            key = key if isinstance(key, tuple) else (key,)
-            values = np.sort(g[column].dropna().to_numpy(dtype=float))
-            label = (
-                ", ".join(
-                    _label(k, v) if k != "flow" else f"flow {v}"
-                    for k, v in zip(keys, key, strict=True)
-                )
-                or name
-            )
-            out[name][label] = (values, len(g) - len(values))
-    return what, out
-
-
-def cdf_figure(
-    source: str | Path,
-    column: str,
-    out: str | Path,
-    *,
-    tables: Sequence[str] | None = None,
-    flow: str | None = None,
-) -> list[Path]:
-    """The empirical CDF of ``column`` in every result table that has it
-    (e.g. ``response_time_s`` of a web session's ``objects`` and ``pages``):
-    one panel per table, one line per sweep point (or per flow of a run
-    document; :func:`cdf_series`). Rows without a value (an object that
-    never completed) are left out and counted in the legend. ``source`` is
-    a sweep folder or a file holding the ``skyhop run --json`` document."""
-    import numpy as np
-
-    what, data = cdf_series(source, column, tables=tables, flow=flow)
-    fig, axes = subplots(1, len(data), width=5.2 * len(data) + 2.2, height=4.2)
-    for ax, (name, lines) in zip(axes[0], data.items(), strict=True):
-        for i, (label, (values, missing)) in enumerate(lines.items()):
-            text = f"{label} (n = {len(values)}" + (
-                f", {missing} without a value)" if missing else ")"
-            )
-            if len(values):
-                style = series_style(i)
-                ax.step(
-                    values,
-                    np.arange(1, len(values) + 1) / len(values),
-                    where="post",
-                    color=style["color"],
-                    linestyle=style["linestyle"],
-                    linewidth=1.4,
-                    label=text,
-                )
-        ax.set_xlabel(f"{column} ({name})")
-        ax.set_ylabel("fraction of rows ≤ x")
-        ax.set_ylim(0, 1.02)
-        ax.set_title(f"{name}: empirical CDF", fontsize=10)
-        every = np.concatenate([v for v, _ in lines.values()]) if lines else np.array([])
-        if len(every) and every.min() > 0 and every.max() / every.min() > 50:
-            ax.set_xscale("log")
-        handles = ax.get_legend_handles_labels()
-        ax.legend(
-            *handles,
-            loc="upper left",
-            bbox_to_anchor=(0.0, -0.16),
-            fontsize=7,
-            title="rows with a value (n)",
-            title_fontsize=7,
-            frameon=False,
-        )
-    fig.suptitle(what, fontsize=10)
-    fig.tight_layout()
-    stem, formats = _outputs(out)
-    return save_figure(fig, stem, formats)

@@ -180,7 +180,7 @@ def live(
         "stdout_to_stderr": stdout_to_stderr,
     }
     _core.reset_cancel()
-    doc = json.loads(_core.live(scenario.json, seed, json.dumps(args)))
+    doc = json.loads(_core.live(scenario.loaded, seed, json.dumps(args)))
     if record_dir is not None:
         meta = {
             "scenario": scenario.resolved,
@@ -224,7 +224,7 @@ def replay(
     _core.reset_cancel()
     result = json.loads(
         _core.replay(
-            scn.json,
+            scn.loaded,
             int(meta["seed"]),
             str(folder / meta["arrivals"]),
             list(meta["live_nodes"]),

@@ -29,7 +29,7 @@ from typing import Any
 
 from ._output import write_text_atomic
 from .errors import ScenarioError
-from .figures import PALETTE, ci_title, placement_label
+from .figures import PALETTE, ci_title
 
 __all__ = ["build_report", "write_report"]
 
@@ -41,14 +41,6 @@ METRICS = [
     ("retransmissions", "retransmissions (segments)", 1.0),
     ("timeouts", "timeouts (count)", 1.0),
 ]
-
-#: units of swept paths, by their last component, for axis labels
-PATH_UNITS = {
-    "per": "packet error rate (fraction)",
-    "ber": "bit error rate (fraction)",
-    "cache_packets": "proxy cache (packets)",
-    "queue": "queue limit (packets)",
-}
 
 
 def num(x: Any) -> str:
@@ -64,18 +56,28 @@ def num(x: Any) -> str:
     return str(x)
 
 
+def mean_ci(mean: Any, ci: Any, n: Any = None, scale: float = 1.0) -> str:
+    """``mean ± ci`` as shown in the page: the CI to the decimals the mean
+    shows at four significant digits (never ``± 4.472e-16``); ``(identical)``
+    where every run gave the same value."""
+    if mean is None:
+        return "—"
+    m = mean / scale
+    if ci is not None and ci == 0 and isinstance(n, int) and n > 1:
+        return f"{num(m)} (identical)"
+    if isinstance(m, float) and m != 0 and 1e-3 <= abs(m) < 1e5:
+        d = max(0, 3 - math.floor(math.log10(abs(m))))
+        text = f"{m:.{d}f}"
+        return text if ci is None else f"{text} ± {ci / scale:.{d}f}"
+    return num(m) + ("" if ci is None else f" ± {ci / scale:.2g}")
+
+
 def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
 def _value_attr(x: Any) -> str:
     return _e(json.dumps(x))
-
-
-def _label_of(path: str, value: Any) -> str:
-    if path.endswith(".proxies"):
-        return placement_label(value)
-    return f"{path.rsplit('.', 1)[-1]} = {value}"
 
 
 # ---------------------------------------------------------------------------
@@ -131,6 +133,7 @@ def svg_plot(
     *,
     categories: list[str] | None = None,
     n_note: str = "",
+    runs: int = 0,
 ) -> str:
     """An SVG line plot: ``series`` = [(label, [{"x", "mean", "ci95", "n"}, ...])].
 
@@ -215,11 +218,12 @@ def svg_plot(
         for p in good:
             x, y, ci = sx(p["x"]), sy(p["mean"]), p.get("ci95")
             xv = categories[p["x"]] if categories is not None else num(p["x"])
-            tip = (
-                f"{label}: {xlabel} {xv} → {num(p['mean'])}"
-                + (f" ± {num(ci)}" if ci is not None else "")
-                + f" (n = {p.get('n')})"
-            )
+            k = p.get("unfinished") or 0
+            if k:
+                value = f"≥ {num(p['mean'])} ({k} of {(p.get('n') or 0) + k} unfinished)"
+            else:
+                value = mean_ci(p["mean"], ci, p.get("n")) + f" (n = {p.get('n')})"
+            tip = f"{label}: {xlabel} {xv} → {value}"
             out.append(
                 f'<g class="pt" data-x="{_value_attr(p["x"])}" data-mean="{_value_attr(p["mean"])}" '
                 f'data-ci95="{_value_attr(ci)}" data-n="{_value_attr(p.get("n"))}" '
@@ -232,6 +236,14 @@ def svg_plot(
                     f'M{x - 4:.1f},{yb:.1f}H{x + 4:.1f}" stroke="{color}" stroke-width="1.2"/>'
                 )
             out.append(_marker(shape, x, y, color))
+            if k or (runs and (p.get("n") or 0) < runs):
+                # a lower bound, or over fewer runs: hollow, with its mark
+                out.append(_marker(shape, x, y, "white", r=2.2))
+                mark = "≥" if k else f"n={p.get('n')}"
+                out.append(
+                    f'<text x="{x + 6:.1f}" y="{y - 6:.1f}" class="tick" fill="{color}">'
+                    f"{_e(mark)}</text>"
+                )
             out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="9" class="hit"/></g>')
         out.append("</g>")
         # legend entry
@@ -257,20 +269,36 @@ def svg_plot(
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ScenarioError(str(path), "report", f"cannot read it ({e})") from None
+    from .plot import _read_json as read
+
+    return read(path, "report")
+
+
+def _manifest(path: Path) -> dict[str, Any]:
+    from .plot import check_manifest
+
+    doc = check_manifest(path, _read_json(path), "report")
+    for key in ("seed", "points"):
+        v = doc.get(key, 0)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise ScenarioError(str(path), "report", f"not a skyhop sweep manifest ({key} {v!r})")
+    return doc
+
+
+def _summary(path: Path) -> list[dict[str, Any]]:
+    from .plot import check_summary
+
+    return check_summary(path, _read_json(path), "report")
 
 
 def _sweep_section(d: Path, heading: str, anchor: str) -> str:
-    manifest = _read_json(d / "sweep.json")
+    manifest = _manifest(d / "sweep.json")
     if not (d / "summary.json").exists():
         return (
             f'<section id="{_e(anchor)}"><h2>{_e(heading)}</h2><p class="empty">no results yet '
             f"(the sweep has not finished; resume it with --resume)</p></section>"
         )
-    summary = _read_json(d / "summary.json")
+    summary = _summary(d / "summary.json")
     grid = manifest.get("grid", [])
     paths = [p for p, _ in grid]
     parts = [f'<section id="{_e(anchor)}"><h2>{_e(heading)}</h2>']
@@ -291,15 +319,26 @@ def _sweep_section(d: Path, heading: str, anchor: str) -> str:
         )
     parts.append("</table>")
     parts.append(_summary_table(summary, paths))
-    parts.append(_sweep_figures(summary, paths, int(manifest.get("runs", 0))))
+    parts.append(_sweep_figures(d, summary, int(manifest.get("runs", 0))))
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _proxy_metrics(summary: list[dict[str, Any]]) -> list[tuple[str, str, float]]:
+    """Each split proxy's occupancy (what sizes its memory), as columns."""
+    from .quantities import metric_label
+    from .stats import parse_proxy_metric
+
+    names = dict.fromkeys(
+        m for e in summary for per in e["summary"].values() for m in per if parse_proxy_metric(m)
+    )
+    return [(m, *metric_label(m)) for m in names]
 
 
 def _summary_table(summary: list[dict[str, Any]], paths: list[str]) -> str:
     present = [
         m
-        for m in METRICS
+        for m in [*METRICS, *_proxy_metrics(summary)]
         if any(
             m[0] in per and per[m[0]].get("mean") is not None
             for e in summary
@@ -321,9 +360,11 @@ def _summary_table(summary: list[dict[str, Any]], paths: list[str]) -> str:
             for metric, _, scale in present:
                 st = per.get(metric, {})
                 mean, ci, n = st.get("mean"), st.get("ci95"), st.get("n")
-                shown = num(mean / scale if mean is not None else None)
-                if ci is not None:
-                    shown += f" ± {num(ci / scale)}"
+                shown = mean_ci(mean, ci, n, scale)
+                k = st.get("unfinished")
+                if k:
+                    bound = (per.get("active_time_s") or {}).get("mean")
+                    shown = f"≥ {num(bound)} <small>({k} of {(n or 0) + k} unfinished)</small>"
                 cells.append(
                     f'<td class="stat" data-point="{e["point"]}" data-flow="{_e(flow)}" '
                     f'data-metric="{metric}" data-value="{_value_attr(mean)}" '
@@ -335,76 +376,56 @@ def _summary_table(summary: list[dict[str, Any]], paths: list[str]) -> str:
     return "\n".join(rows)
 
 
-def _axis_label(path: str) -> str:
-    last = path.rsplit(".", 1)[-1]
-    return f"{PATH_UNITS.get(last, last)} ({path})" if last in PATH_UNITS else path
+def _sweep_figures(d: Path, summary: list[dict[str, Any]], runs: int) -> str:
+    """One figure per main metric and per proxy occupancy, drawn as
+    ``skyhop plot`` draws them (:func:`skyhop.plot.sweep_series`: the swept
+    path with several values on x, quantities as numbers with their unit,
+    a point with unfinished runs at its lower bound)."""
+    from .figure_points import FEWER_NOTE, UNFINISHED_NOTE
+    from .plot import sweep_series
+    from .quantities import metric_label, path_label
 
-
-def _sweep_figures(summary: list[dict[str, Any]], paths: list[str], runs: int) -> str:
     if not summary:
         return ""
-    numeric = [
-        p
-        for p in paths
-        if all(
-            isinstance(e["set"].get(p), (int, float)) and not isinstance(e["set"].get(p), bool)
-            for e in summary
-        )
-        and len({e["set"].get(p) for e in summary}) > 1
-    ]
-    xpath = numeric[0] if numeric else (paths[0] if paths else None)
-    categories = None
-    if xpath is not None and xpath not in numeric:
-        categories = []
-        for e in summary:
-            label = _label_of(xpath, e["set"].get(xpath))
-            if label not in categories:
-                categories.append(label)
-    others = [p for p in paths if p != xpath]
-    flows = sorted({f for e in summary for f in e["summary"]})
+    occupancy = [m for m, _, _ in _proxy_metrics(summary) if m.endswith("max_occupancy_bytes")]
     figs = []
-    for metric, label, scale in METRICS[:3]:
-        groups: dict[str, list[dict[str, Any]]] = {}
-        for e in summary:
-            for flow, per in e["summary"].items():
-                st = per.get(metric)
-                if not st or st.get("mean") is None:
-                    continue
-                key = (
-                    ", ".join(
-                        [_label_of(p, e["set"].get(p)) for p in others]
-                        + ([f"flow {flow}"] if len(flows) > 1 else [])
-                    )
-                    or label
-                )
-                if xpath is None:
-                    x = 0
-                elif categories is not None:
-                    x = categories.index(_label_of(xpath, e["set"].get(xpath)))
-                else:
-                    x = e["set"].get(xpath)
-                groups.setdefault(key, []).append(
-                    {
-                        "x": x,
-                        "mean": st["mean"] / scale,
-                        "ci95": None if st.get("ci95") is None else st["ci95"] / scale,
-                        "n": st.get("n"),
-                    }
-                )
-        if not groups:
+    for metric in [m for m, _, _ in METRICS[:3]] + occupancy:
+        try:
+            data = sweep_series(d, metric)
+        except ScenarioError:  # no value of it in this sweep
             continue
-        series = [(k, sorted(v, key=lambda p: p["x"])) for k, v in groups.items()]
+        label, scale = metric_label(metric)
+        xpath, categories = data["x"], data["categories"]
+        series, notes = [], []
+        for key, pts in data["series"].items():
+            drawn = []
+            for x, st in pts:
+                k = st.get("unfinished") or 0
+                mean = st.get("at_least") if k else st.get("mean")
+                if mean is None:
+                    continue
+                if k and UNFINISHED_NOTE not in notes:
+                    notes.append(UNFINISHED_NOTE)
+                if not k and runs and (st.get("n") or 0) < runs and FEWER_NOTE not in notes:
+                    notes.append(FEWER_NOTE)
+                ci = None if k or st.get("ci95") is None else st["ci95"] / scale
+                drawn.append(
+                    {"x": x, "mean": mean / scale, "ci95": ci, "n": st.get("n"), "unfinished": k}
+                )
+            series.append((key if len(data["series"]) > 1 or key != metric else label, drawn))
         figs.append(
             '<figure class="fig">'
             + svg_plot(
                 label.split(" (")[0],
-                _axis_label(xpath) if xpath else "",
+                path_label(xpath, data.get("x_unit")) if xpath else "",
                 label,
                 series,
                 categories=categories
                 if categories is not None
                 else ([""] if xpath is None else None),
-                n_note=f", n = {runs} runs per point" if runs else "",
+                n_note=(f", n = {runs} runs per point" if runs else "")
+                + "".join(f"; {n}" for n in notes),
+                runs=runs,
             )
             + "</figure>"
         )
@@ -548,7 +569,7 @@ def build_report(folder: str | Path) -> tuple[str, str]:
     body: list[str] = []
     if (d / "sweep.json").exists():
         kind = "sweep"
-        manifest = _read_json(d / "sweep.json")
+        manifest = _manifest(d / "sweep.json")
         if not summary_path.exists():
             raise ScenarioError(
                 str(d),
@@ -561,7 +582,11 @@ def build_report(folder: str | Path) -> tuple[str, str]:
         body.append(_sweep_section(d, "Results", "results"))
     elif summary_path.exists():
         doc = _read_json(summary_path)
-        if not isinstance(doc, dict) or "claims" not in doc:
+        if (
+            not isinstance(doc, dict)
+            or not isinstance(doc.get("claims"), list)
+            or not all(isinstance(c, dict) for c in doc["claims"])
+        ):
             raise ScenarioError(
                 str(summary_path), "report", "not the summary of a skyhop experiment or sweep"
             )
@@ -576,7 +601,7 @@ def build_report(folder: str | Path) -> tuple[str, str]:
         scenarios = (
             sorted(
                 {
-                    str(_read_json(p / "sweep.json").get("scenario", ""))
+                    str(_manifest(p / "sweep.json").get("scenario", ""))
                     for p in (d / "sweeps").iterdir()
                     if (p / "sweep.json").exists()
                 }
@@ -613,8 +638,10 @@ def build_report(folder: str | Path) -> tuple[str, str]:
 
 
 def _scenario_block(path: Path) -> str:
+    from .files import read_bounded
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, 1 << 20).decode("utf-8", errors="replace")
     except OSError:
         return f"<p>scenario <code>{_e(path)}</code> (file not found here)</p>"
     return (

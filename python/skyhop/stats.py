@@ -45,6 +45,8 @@ def ci95(values: Sequence[float]) -> float | None:
     n = len(values)
     if n < 2:
         return None
+    if min(values) == max(values):
+        return 0.0  # identical runs: exactly, not the rounding of the sum
     mean = math.fsum(values) / n
     var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
     return t975(n - 1) * math.sqrt(var) / math.sqrt(n)

@@ -1,9 +1,11 @@
 //! Thin PyO3 bindings of the skyhop engine, imported as `skyhop._core`.
 //!
-//! Everything crosses the boundary as JSON text: a scenario is validated and
-//! resolved into JSON by [`load_scenario`], and [`run`] simulates a resolved
-//! scenario for one seed and returns the `RunResult` as JSON. The typed
-//! Python facade lives in `python/skyhop/`.
+//! [`load_scenario`] reads and checks a scenario and returns it as a
+//! [`PyLoaded`]: the engine's resolved plan, built once and shared by every
+//! run, description and memory check of it (no JSON is parsed again), and
+//! the resolved scenario as JSON text. [`run`] simulates it for one seed
+//! and returns the `RunResult` as JSON. The typed Python facade lives in
+//! `python/skyhop/`.
 //!
 //! Errors are raised as the exception classes of `skyhop.errors` (the one
 //! place that defines the hierarchy): `ScenarioError(file, key, message)` for
@@ -25,7 +27,9 @@ use pyo3::prelude::*;
 mod live;
 mod observed;
 
-use skyhop::scenario::Scenario;
+use std::sync::Arc;
+
+use skyhop::scenario::Loaded;
 use skyhop::{RunOptions, ScenarioError, SimError};
 
 /// Set by `cancel()`: every run in this process stops within a few
@@ -177,8 +181,44 @@ pub(crate) fn to_json<T: serde::Serialize>(value: &T, what: &str) -> Result<Stri
         .map_err(|e| Failure::Internal(format!("internal error: cannot serialise {what}: {e}")))
 }
 
-/// Validate a scenario and return it resolved (defaults filled in, units as
-/// strings) as JSON text.
+/// A scenario the engine has loaded: its plan (built once; every run of it
+/// shares it) and the resolved scenario (defaults filled in, units as
+/// strings) as JSON text (`json`), with the file its errors name (`file`).
+#[pyclass(frozen, module = "skyhop._core", name = "Loaded")]
+pub(crate) struct PyLoaded {
+    pub(crate) inner: Arc<Loaded>,
+    file: String,
+    json: String,
+}
+
+#[pymethods]
+impl PyLoaded {
+    /// The resolved scenario as JSON text.
+    #[getter]
+    fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The file it was read from (as errors name it).
+    #[getter]
+    fn file(&self) -> &str {
+        &self.file
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Loaded({:?})", self.file)
+    }
+}
+
+impl PyLoaded {
+    /// The loaded scenario, to use without the GIL.
+    pub(crate) fn shared(&self) -> (Arc<Loaded>, String) {
+        (Arc::clone(&self.inner), self.file.clone())
+    }
+}
+
+/// Read, check and resolve a scenario: a [`PyLoaded`] (its plan and the
+/// resolved scenario as JSON).
 ///
 /// `text` is TOML (`fmt="toml"`) or JSON (`fmt="json"`); `file` names it in
 /// error messages; `sets` are `"dotted.path=VALUE"` overrides, VALUE read as
@@ -196,70 +236,69 @@ fn load_scenario(
     sets: Vec<String>,
     fmt: &str,
     base: Option<&str>,
-) -> PyResult<String> {
+) -> PyResult<PyLoaded> {
     let result = py.allow_threads(|| {
         guarded("loading the scenario", || {
-            let scn: Scenario = match fmt {
-                "toml" => match base {
-                    Some(b) => {
-                        skyhop::scenario::load_str_in(text, file, &sets, std::path::Path::new(b))?
-                    }
-                    None => skyhop::scenario::load_str(text, file, &sets)?,
-                },
-                "json" => match base {
-                    Some(b) => skyhop::scenario::load_json_str_in(
-                        text,
-                        file,
-                        &sets,
-                        std::path::Path::new(b),
-                    )?,
-                    None => skyhop::scenario::load_json_str(text, file, &sets)?,
-                },
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let base = base.map_or(cwd, std::path::PathBuf::from);
+            let loaded = match fmt {
+                "toml" => skyhop::scenario::load_str_plan(text, file, &sets, &base)?,
+                "json" => skyhop::scenario::load_json_str_plan(text, file, &sets, &base)?,
                 other => {
                     return Err(Failure::Internal(format!(
                         "load_scenario: unknown format {other:?} (expected \"toml\" or \"json\")"
                     )))
                 }
             };
-            to_json(&scn, "the resolved scenario")
+            let json = to_json(&loaded.scenario, "the resolved scenario")?;
+            Ok(PyLoaded {
+                inner: Arc::new(loaded),
+                file: file.to_string(),
+                json,
+            })
         })
     });
     result.map_err(|f| python_error(py, f))
 }
 
-/// Simulate a resolved scenario (the JSON of [`load_scenario`]) for one seed
-/// and return the `RunResult` as JSON text. The GIL is released meanwhile, so
-/// runs in several Python threads proceed in parallel.
+/// Plans built in this process so far (a loaded scenario builds one; its
+/// runs, description and memory check build none).
 #[pyfunction]
-#[pyo3(signature = (resolved_json, seed, trace=false))]
-fn run(py: Python<'_>, resolved_json: &str, seed: u64, trace: bool) -> PyResult<String> {
+fn plan_builds() -> u64 {
+    skyhop::scenario::plan_builds()
+}
+
+/// Simulate a loaded scenario for one seed and return the `RunResult` as
+/// JSON text. The GIL is released meanwhile, so runs in several Python
+/// threads proceed in parallel (on the one plan).
+#[pyfunction]
+#[pyo3(signature = (scenario, seed, trace=false))]
+fn run(py: Python<'_>, scenario: &PyLoaded, seed: u64, trace: bool) -> PyResult<String> {
+    let (loaded, _) = scenario.shared();
     let result = py.allow_threads(|| {
         guarded("running the simulation", || {
-            let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
             #[allow(clippy::needless_update)]
             let opts = RunOptions {
                 trace,
                 cancel: Some(cancel_check()),
                 ..RunOptions::default()
             };
-            let result = skyhop::run(&scn, seed, &opts)?;
+            let result = skyhop::sim::run_plan(&loaded.plan, seed, &opts)?;
             to_json(&result, "the run result")
         })
     });
     result.map_err(|f| python_error(py, f))
 }
 
-/// The resolved network of a resolved scenario (the JSON of
-/// [`load_scenario`]) as JSON: links, flows, legs, warnings (see
-/// `skyhop::scenario::describe`).
+/// The resolved network of a loaded scenario as JSON: links, flows, legs,
+/// warnings (see `skyhop::scenario::describe`).
 #[pyfunction]
-fn describe(py: Python<'_>, resolved_json: &str, file: &str) -> PyResult<String> {
+fn describe(py: Python<'_>, scenario: &PyLoaded) -> PyResult<String> {
+    let (loaded, _) = scenario.shared();
     let result = py.allow_threads(|| {
         guarded("describing the scenario", || {
-            let scn = skyhop::scenario::load_json_str(resolved_json, file, &[])?;
-            let plan = skyhop::scenario::Plan::build(&scn, file)?;
             to_json(
-                &skyhop::scenario::describe::describe(&scn, &plan),
+                &skyhop::scenario::describe::describe(&loaded.scenario, &loaded.plan),
                 "the description",
             )
         })
@@ -267,17 +306,17 @@ fn describe(py: Python<'_>, resolved_json: &str, file: &str) -> PyResult<String>
     result.map_err(|f| python_error(py, f))
 }
 
-/// Sample the channel model of one direction of a link over time, as the
-/// run with `seed` would see it: JSON `{model, t_s, state, loss_probability}`
+/// Sample the channel model of one direction of a link of a loaded
+/// scenario over time, as the run with `seed` would see it: JSON `{model, t_s, state, loss_probability}`
 /// plus, for `lms-urban`, `masking_deg` (towards the satellite),
 /// `elevation_deg`, `azimuth_deg` and `skylines` (the full skyline, one
 /// masking angle per degree of azimuth, at each of `skyline_at_s`).
 #[pyfunction]
-#[pyo3(signature = (resolved_json, link, direction, seed, duration_s, step_s, skyline_at_s=Vec::new()))]
+#[pyo3(signature = (scenario, link, direction, seed, duration_s, step_s, skyline_at_s=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn sample_channel(
     py: Python<'_>,
-    resolved_json: &str,
+    scenario: &PyLoaded,
     link: &str,
     direction: &str,
     seed: u64,
@@ -285,16 +324,16 @@ fn sample_channel(
     step_s: f64,
     skyline_at_s: Vec<f64>,
 ) -> PyResult<String> {
+    let (loaded, _) = scenario.shared();
     let result = py.allow_threads(|| {
         guarded("sampling the channel", || {
             use skyhop::channel::{Channel, ChannelCtx, ChannelSpec};
             use skyhop::engine::Time;
-            let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
-            let plan = skyhop::scenario::Plan::build(&scn, "<resolved>")?;
+            let (scn, plan) = (&loaded.scenario, &loaded.plan);
             // A chain switching more often than a run may over the span
             // would take hours to draw: refused as a run of that length is.
             let span = skyhop::engine::Dur((duration_s.max(0.0) * 1e9).min(u64::MAX as f64) as u64);
-            skyhop::scenario::check_chains(&plan, "<options>", span, plan.event_budget).map_err(
+            skyhop::scenario::check_chains(plan, "<options>", span, plan.event_budget).map_err(
                 |e| {
                     let m = e.message.replace("or shorten the run", "or plot a shorter span");
                     ScenarioError::new("<options>", "--duration", format!("{}: {m}", e.key))
@@ -426,7 +465,9 @@ fn version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
+    m.add_class::<PyLoaded>()?;
     m.add_function(wrap_pyfunction!(load_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_builds, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(observed::run_observed, m)?)?;

@@ -1,7 +1,7 @@
 //! Bindings of live runs (`skyhop live`) and their replay (`skyhop replay`).
 
 use super::observed::options_error;
-use super::{cancel_check, guarded, python_error, to_json, Failure};
+use super::{cancel_check, guarded, python_error, to_json, Failure, PyLoaded};
 use pyo3::prelude::*;
 use serde::Deserialize;
 use skyhop::engine::{Dur, Time};
@@ -73,21 +73,26 @@ fn pcaps(
     Ok(serde_json::json!(files))
 }
 
-/// Run a resolved scenario live with `seed`: returns JSON
+/// Run a loaded scenario live with `seed`: returns JSON
 /// `{"result": RunResult, "live": LiveReport, "pcap_files": ...}`.
 #[pyfunction]
-pub fn live(py: Python<'_>, resolved_json: &str, seed: u64, args_json: &str) -> PyResult<String> {
+pub(crate) fn live(
+    py: Python<'_>,
+    scenario: &PyLoaded,
+    seed: u64,
+    args_json: &str,
+) -> PyResult<String> {
+    let (loaded, _) = scenario.shared();
     let result = py.allow_threads(|| {
         guarded("the live run", || {
             let a: LiveArgs = serde_json::from_str(args_json)
                 .map_err(|e| Failure::Internal(format!("live: bad options: {e}")))?;
-            let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
-            let plan = Plan::build(&scn, "<resolved>")?;
+            let plan = &loaded.plan;
             let mut commands = Vec::new();
             for c in &a.commands {
                 let key = if c.background { "--daemon" } else { "--run" };
                 commands.push(CommandSpec {
-                    node: node_index(&plan, &c.node, key)?,
+                    node: node_index(plan, &c.node, key)?,
                     node_name: c.node.clone(),
                     command: c.command.clone(),
                     background: c.background,
@@ -96,14 +101,14 @@ pub fn live(py: Python<'_>, resolved_json: &str, seed: u64, args_json: &str) -> 
             let live_nodes = a
                 .live_nodes
                 .iter()
-                .map(|n| node_index(&plan, n, "live"))
+                .map(|n| node_index(plan, n, "live"))
                 .collect::<Result<Vec<_>, _>>()?;
             let pcap_dirs = match (&a.pcap_dir, &a.pcap_links) {
                 (None, _) => None,
                 (Some(_), None) => Some((0..plan.links.len() as u32).collect::<Vec<_>>()),
-                (Some(_), Some(n)) => Some(
-                    link_dirs_by_name(&plan, n).map_err(|m| options_error("--pcap-links", m))?,
-                ),
+                (Some(_), Some(n)) => {
+                    Some(link_dirs_by_name(plan, n).map_err(|m| options_error("--pcap-links", m))?)
+                }
             };
             let opts = LiveOptions {
                 commands,
@@ -123,7 +128,7 @@ pub fn live(py: Python<'_>, resolved_json: &str, seed: u64, args_json: &str) -> 
                 stdout_to_stderr: a.stdout_to_stderr,
                 cancel: Some(cancel_check()),
             };
-            let mut out = skyhop::live::run_live(&plan, seed, &opts).map_err(|e| match e {
+            let mut out = skyhop::live::run_live(plan, seed, &opts).map_err(|e| match e {
                 SimError::Live { detail } => Failure::Sim {
                     kind: "live",
                     message: detail,
@@ -141,15 +146,15 @@ pub fn live(py: Python<'_>, resolved_json: &str, seed: u64, args_json: &str) -> 
     result.map_err(|f| python_error(py, f))
 }
 
-/// Replay a live run's record (`arrivals`, pcapng) into a resolved
+/// Replay a live run's record (`arrivals`, pcapng) into a loaded
 /// scenario with `seed`, the live nodes by name, up to `stop_ns`: returns
 /// the `RunResult` JSON (with `pcap_files` when asked).
 #[pyfunction]
-#[pyo3(signature = (resolved_json, seed, arrivals, live_nodes, stop_ns, trace, pcap_dir=None))]
+#[pyo3(signature = (scenario, seed, arrivals, live_nodes, stop_ns, trace, pcap_dir=None))]
 #[allow(clippy::too_many_arguments)]
-pub fn replay(
+pub(crate) fn replay(
     py: Python<'_>,
-    resolved_json: &str,
+    scenario: &PyLoaded,
     seed: u64,
     arrivals: &str,
     live_nodes: Vec<String>,
@@ -157,16 +162,17 @@ pub fn replay(
     trace: bool,
     pcap_dir: Option<String>,
 ) -> PyResult<String> {
+    let (loaded, _) = scenario.shared();
     let result = py.allow_threads(|| {
         guarded("the replay", || {
-            let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
-            let plan = Plan::build(&scn, "<resolved>")?;
+            let plan = &loaded.plan;
             let max_bytes = 1u64 << 36;
             let recorded = skyhop::live::record::read(std::path::Path::new(arrivals), max_bytes)
                 .map_err(|m| options_error("record", format!("{arrivals}: {m}")))?;
             let all: Vec<u32> = (0..plan.links.len() as u32).collect();
             let opts = RunOptions {
                 trace,
+                trace_options: Default::default(),
                 packet_log: pcap_dir.as_ref().map(|_| PacketLogOptions {
                     link_dirs: Some(all.clone()),
                     from: Time::ZERO,
@@ -176,7 +182,7 @@ pub fn replay(
                 cancel: Some(cancel_check()),
             };
             let mut result = skyhop::live::replay::run_replay(
-                &plan,
+                plan,
                 seed,
                 recorded,
                 &live_nodes,
@@ -191,7 +197,7 @@ pub fn replay(
             let mut doc = serde_json::to_value(&result)
                 .map_err(|e| Failure::Internal(format!("cannot serialise the result: {e}")))?;
             if let (Some(dir), Some(log)) = (&pcap_dir, &log) {
-                doc["pcap_files"] = pcaps(&plan, log, dir, &all)?;
+                doc["pcap_files"] = pcaps(plan, log, dir, &all)?;
             }
             to_json(&doc, "the replay's result")
         })

@@ -1,13 +1,14 @@
 //! Observed runs (the per-packet log and pcap files) and the memory check
-//! made before runs start.
+//! made before runs start, of a loaded scenario's plan.
 
 use pyo3::prelude::*;
+use skyhop::engine::Dur;
 use skyhop::engine::Time;
-use skyhop::observe::PacketLogOptions;
+use skyhop::observe::{PacketLogOptions, TraceOptions};
 use skyhop::scenario::{Plan, Recording};
 use skyhop::{RunOptions, ScenarioError};
 
-use crate::{cancel_check, guarded, python_error, to_json, Failure};
+use crate::{cancel_check, guarded, python_error, to_json, Failure, PyLoaded};
 
 /// What an observed run records and writes (JSON from Python).
 #[derive(serde::Deserialize, Default)]
@@ -26,6 +27,37 @@ struct Observe {
     /// Appended to each pcap file's stem (e.g. `.seed3`).
     #[serde(default)]
     pcap_suffix: String,
+    /// With a trace: sample each series every this many seconds.
+    trace_every_s: Option<f64>,
+    /// With a trace: only these quantities (`cwnd`, `srtt`, `queue`, ...).
+    trace_series: Option<Vec<String>>,
+}
+
+impl Observe {
+    /// The trace's thinning, checked (a bad one names its option).
+    fn trace_options(&self) -> Result<TraceOptions, Failure> {
+        let every = match self.trace_every_s {
+            Some(s) if !(s.is_finite() && s > 0.0) => {
+                return Err(options_error(
+                    "--trace-every",
+                    format!("must be a positive duration, got {s} s"),
+                ))
+            }
+            Some(s) => Some(Dur(((s * 1e9).round() as u64).max(1))),
+            None => None,
+        };
+        let t = TraceOptions {
+            every,
+            quantities: self.trace_series.clone(),
+        };
+        t.check().map_err(|m| options_error("--trace-series", m))?;
+        Ok(t)
+    }
+
+    /// Whether the per-packet observer is on (a log or pcap files).
+    fn packets(&self) -> bool {
+        self.log || self.pcap_dir.is_some()
+    }
 }
 
 pub(crate) fn options_error(key: &str, message: String) -> Failure {
@@ -97,32 +129,33 @@ fn observer(plan: &Plan, observe_json: &str) -> Result<Observer, Failure> {
 /// `RunResult` JSON with, when asked, `packet_log` (columns) and
 /// `pcap_files` (`[[path, packets], ...]`) added.
 #[pyfunction]
-#[pyo3(signature = (resolved_json, seed, trace, observe_json))]
+#[pyo3(signature = (scenario, seed, trace, observe_json))]
 pub(crate) fn run_observed(
     py: Python<'_>,
-    resolved_json: &str,
+    scenario: &PyLoaded,
     seed: u64,
     trace: bool,
     observe_json: &str,
 ) -> PyResult<String> {
     use skyhop::export::{packet_table, pcap};
+    let (loaded, _) = scenario.shared();
     let result = py.allow_threads(|| {
         guarded("running the simulation", || {
-            let scn = skyhop::scenario::load_json_str(resolved_json, "<resolved>", &[])?;
-            let plan = Plan::build(&scn, "<resolved>")?;
-            let o = observer(&plan, observe_json)?;
+            let plan = &loaded.plan;
+            let o = observer(plan, observe_json)?;
             let opts = RunOptions {
                 trace,
-                packet_log: Some(o.options.clone()),
+                trace_options: o.obs.trace_options()?,
+                packet_log: o.obs.packets().then(|| o.options.clone()),
                 cancel: Some(cancel_check()),
             };
-            let mut result = skyhop::sim::run_plan(&plan, seed, &opts)?;
+            let mut result = skyhop::sim::run_plan(plan, seed, &opts)?;
             let log = result.packet_log.take().unwrap_or_default();
             let mut doc = serde_json::to_value(&result)
                 .map_err(|e| Failure::Internal(format!("cannot serialise the result: {e}")))?;
             if let Some(dir) = &o.obs.pcap_dir {
                 let files = pcap::write_pcaps(
-                    &plan,
+                    plan,
                     &log,
                     std::path::Path::new(dir),
                     &o.pcap_dirs,
@@ -147,7 +180,7 @@ pub(crate) fn run_observed(
                             && e.t <= o.to
                     })
                     .collect();
-                doc["packet_log"] = serde_json::to_value(packet_table(&kept, &plan))
+                doc["packet_log"] = serde_json::to_value(packet_table(&kept, plan))
                     .map_err(|e| Failure::Internal(format!("cannot serialise the log: {e}")))?;
             }
             to_json(&doc, "the run result")
@@ -156,37 +189,42 @@ pub(crate) fn run_observed(
     result.map_err(|f| python_error(py, f))
 }
 
-/// Refuse, before any starts, `runs` runs of a resolved scenario (`jobs` at
+/// Refuse, before any starts, `runs` runs of a loaded scenario (`jobs` at
 /// once) whose estimated memory would exceed the limit
 /// (`SKYHOP_MEMORY_LIMIT`, default a quarter of physical memory): what each
 /// run holds while it runs, and what it records (`trace`; the packet log
 /// and pcap files of `observe_json`, the options of `run_observed`) kept
-/// until the end. Raises a `ScenarioError` naming `file`, the largest part's
-/// key and what to change.
+/// until the end. Raises a `ScenarioError` naming the scenario's file, the
+/// largest part's key and what to change.
 #[pyfunction]
-#[pyo3(signature = (resolved_json, file, trace, observe_json, runs, jobs))]
+#[pyo3(signature = (scenario, trace, observe_json, runs, jobs))]
 pub(crate) fn check_memory(
     py: Python<'_>,
-    resolved_json: &str,
-    file: &str,
+    scenario: &PyLoaded,
     trace: bool,
     observe_json: Option<&str>,
     runs: u64,
     jobs: u64,
 ) -> PyResult<()> {
+    let (loaded, file) = scenario.shared();
     let result = py.allow_threads(|| {
         guarded("estimating the memory of the runs", || {
-            let scn = skyhop::scenario::load_json_str(resolved_json, file, &[])?;
-            let plan = Plan::build(&scn, file)?;
-            let observer = observe_json.map(|j| observer(&plan, j)).transpose()?;
+            let plan = &loaded.plan;
+            let file = file.as_str();
+            let observer = observe_json.map(|j| observer(plan, j)).transpose()?;
             let pcap_only = observer
                 .as_ref()
                 .is_some_and(|o| !o.obs.log && o.obs.pcap_dir.is_some());
+            let trace_options = match &observer {
+                Some(o) => o.obs.trace_options()?,
+                None => TraceOptions::default(),
+            };
             let rec = Recording {
                 trace,
-                packet_log: observer.map(|o| o.options),
+                trace_options,
+                packet_log: observer.filter(|o| o.obs.packets()).map(|o| o.options),
             };
-            skyhop::scenario::check_with(&plan, file, &rec, runs, jobs).map_err(|mut e| {
+            skyhop::scenario::check_with(plan, file, &rec, runs, jobs).map_err(|mut e| {
                 if pcap_only && e.key == "--packet-log" {
                     e.key = "--pcap".into();
                     e.message = e.message.replace(

@@ -1,14 +1,28 @@
-//! `cargo run --release --example bench -- SCENARIO.toml... [--repeat N]`:
+//! `cargo run --release --example bench -- [SCENARIO.toml...] [--repeat N]`:
 //! engine-only speed (no Python): runs each scenario for its `run.runs`
 //! seeds (or N), one after the other on one thread, N times over, and prints
-//! the best events/s and packet-hops/s of the repetitions. A developer tool
-//! for comparing engine builds; users have `skyhop bench`.
+//! the best events/s and packet-hops/s of the repetitions. Without a
+//! scenario it runs the list `skyhop bench` runs by default (from the
+//! repository root). A developer tool for comparing engine builds; users
+//! have `skyhop bench`.
+
+/// `skyhop bench`'s default list (`python/skyhop/bench.py`): the E1 chain,
+/// the 1 Gb/s dumbbell and B2 of docs/leo.md.
+const DEFAULT_BENCHES: [&str; 3] = [
+    "benches/e1_chain.toml",
+    "benches/dumbbell_1g.toml",
+    "benches/leo_b2_kuiper_1g.toml",
+];
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut repeat = 5;
     if let Some(i) = args.iter().position(|a| a == "--repeat") {
         repeat = args[i + 1].parse().expect("--repeat N");
         args.drain(i..i + 2);
+    }
+    if args.is_empty() {
+        args = DEFAULT_BENCHES.iter().map(|s| s.to_string()).collect();
     }
     for path in &args {
         let scn = skyhop::scenario::load_path(path, &[]).unwrap_or_else(|e| panic!("{e}"));

@@ -54,7 +54,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         return EXIT_ERROR
     output.robust_streams()
-    _terminate_like_ctrl_c()
+    if _terminate_like_ctrl_c():
+        output.info_line("interrupted")
+        return EXIT_INTERRUPTED
     _one_line_warnings_and_thread_errors()
     try:
         from ..errors import SkyhopError
@@ -89,19 +91,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def _terminate_like_ctrl_c() -> None:
+def _terminate_like_ctrl_c() -> bool:
     """SIGTERM stops a command as Ctrl-C does, in every phase: runs cancelled,
-    what is finished kept, ``interrupted`` and exit status 130."""
-    import signal
+    what is finished kept, ``interrupted`` and exit status 130; Ctrl-C does
+    so even where the command inherited SIGINT ignored (a shell's ``&`` job).
+    True when either arrived while the command was starting
+    (:mod:`skyhop._startup`)."""
     import threading
 
+    from .._startup import command_handlers, signals_at_startup
+
     if threading.current_thread() is not threading.main_thread():
-        return
+        return False
 
     def on_term(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, on_term)
+    command_handlers(on_term)
+    return bool(signals_at_startup())
 
 
 def _one_line_warnings_and_thread_errors() -> None:

@@ -108,6 +108,32 @@ def _window(text: str | None) -> list[float] | None:
     return out
 
 
+def _names(text: str, key: str) -> list[str]:
+    """``a,b`` as names, at least one."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        from ..errors import ScenarioError
+
+        raise ScenarioError("<options>", key, f"give at least one name, got {text!r}")
+    return names
+
+
+def _trace_thinning(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``--trace-every`` and ``--trace-series`` as the engine's options
+    (``trace_every_s``, ``trace_series``), or None when neither is given."""
+    every, series = getattr(args, "trace_every", None), getattr(args, "trace_series", None)
+    if every is None and series is None:
+        return None
+    from ..units import duration_s
+
+    out: dict[str, Any] = {}
+    if every is not None:
+        out["trace_every_s"] = duration_s(every, "--trace-every")
+    if series is not None:
+        out["trace_series"] = _names(series, "--trace-series")
+    return out
+
+
 def _scenario_sets(args: argparse.Namespace) -> list[str]:
     """``--set`` overrides, then ``--duration`` as ``run.duration``."""
     if getattr(args, "duration", None) is None:
@@ -149,7 +175,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     _check_out_file(args.out)
     _check_out_file(args.trace_out, "--trace-out")
     _check_out_file(args.packet_log, "--packet-log")
-    trace = args.trace or bool(args.trace_out)
+    thinning = _trace_thinning(args)
+    trace = args.trace or bool(args.trace_out) or thinning is not None
     sets = _scenario_sets(args)
     scn = load_scenario(args.scenario, set=sets)
     base, n = check_seeds(
@@ -158,8 +185,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     seeds = list(range(base, base + n))
     observe: dict[str, Any] | None = None
+    if thinning is not None:
+        observe = dict(thinning)
     if args.packet_log or args.pcap:
-        observe = {}
+        observe = observe or {}
     elif args.packet_log_links or args.packet_log_window:
         raise UsageError("--packet-log-links and --packet-log-window need --packet-log FILE")
     elif args.pcap_links or args.pcap_per_seed:
@@ -180,7 +209,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         observe["pcap_per_seed"] = bool(args.pcap_per_seed)
 
     check_memory(scn, n, jobs=args.jobs, trace=trace, observe=observe)
-    bar = None if args.json else output.progress_bar(n)
+    bar = None if args.json or args.quiet else output.progress_bar(n)
     if bar is None:
         runs = run_seeds(scn, seeds, trace=trace, jobs=args.jobs, observe=observe)
     else:
@@ -195,8 +224,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 observe=observe,
             )
     results = Results(scn.resolved, runs)
-    for w in results.warnings:
-        output.warning_line(w)
+    if not args.quiet:
+        for w in output.group_warnings(results.warnings):
+            output.warning_line(w)
     if args.out:
         output.write_table(results.to_pandas(), args.out)
     if args.trace_out:
@@ -210,7 +240,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from .. import _core
 
-    network = json.loads(_core.describe(scn.json, scn.file))
+    network = json.loads(_core.describe(scn.loaded))
     if args.json:
         doc = run_document(scn.resolved, runs, trace, network)
         sys.stdout.write(output.dump_json(doc) + "\n")
@@ -221,6 +251,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             results.summary(),
             jain=[r.get("jain_fairness") for r in results.runs],
             tcp=terminal.flows_tcp(network),
+            finite={f["flow"]: bool(f.get("finite")) for f in network.get("flows", [])},
         )
         if args.out:
             print(f"wrote {args.out}")
@@ -237,10 +268,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from ..errors import ScenarioError
     from ..sweep import SweepInterrupted, run_sweep
 
-    if not args.grid:
-        raise ScenarioError(args.scenario, "--grid", "give at least one --grid PATH=V1,V2,...")
+    if not args.grid and not args.cases:
+        raise ScenarioError(
+            args.scenario,
+            "--grid",
+            "give at least one --grid PATH=V1,V2,... (or --case NAME:PATH=V,...)",
+        )
     _check_backend_args(args)
-    progress = output.RunProgress("sweep")
+    output.quiet_resource_tracker()
+    progress = output.RunProgress("sweep", quiet=args.quiet)
     try:
         info = run_sweep(
             args.scenario,
@@ -256,6 +292,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             trace=args.trace,
             backend=args.backend,
             address=args.address,
+            trace_options=_trace_thinning(args),
+            cases=args.cases or None,
         )
     except SweepInterrupted as e:
         progress.close()
@@ -307,7 +345,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     _check_backend_args(args)
     out = args.out or str(Path("out") / name)
     output.check_writable_dir(out)
-    progress = output.RunProgress(name)
+    output.quiet_resource_tracker()
+    progress = output.RunProgress(name, quiet=args.quiet)
     try:
         doc = run_experiment(
             name,
@@ -355,14 +394,25 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..figures import FORMATS, cdf_figure, sweep_figure
+    from ..figures import FORMATS
+    from ..plot import cdf_figure, sweep_figure
 
     suffix = Path(args.out).suffix.lower().lstrip(".")
     if suffix in FORMATS:
         output.check_writable_file(args.out)
     else:
         output.check_writable_dir(Path(args.out).parent or ".")
-    if args.metric is not None:
+    if args.seed is not None and args.trace is None:
+        raise UsageError("--seed goes with --trace")
+    if args.trace is not None:
+        from ..plot import trace_figure
+
+        for opt in ("x", "table"):
+            if getattr(args, opt) is not None:
+                raise UsageError(f"--{opt} goes with --metric or --cdf, not --trace")
+        quantities = _names(args.trace, "--trace")
+        files = trace_figure(args.source, quantities, args.out, flow=args.flow, seed=args.seed)
+    elif args.metric is not None:
         if args.table is not None:
             raise UsageError("--table goes with --cdf, not --metric")
         files = sweep_figure(args.source, args.metric, args.out, x=args.x, flow=args.flow)
@@ -437,6 +487,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if args.variants and args.scenarios:
         raise UsageError("--variants takes no scenario files")
+    from pathlib import Path
+
+    from ..errors import ScenarioError
+
+    for p in args.scenarios:
+        if Path(p).is_dir():
+            raise ScenarioError(p, "", "is a folder: name the scenario files to time (*.toml)")
+        if Path(p).exists() and not Path(p).is_file():
+            raise ScenarioError(p, "", "not a regular file: name the scenario files to time")
     default = VARIANT_BENCHES if args.variants else DEFAULT_BENCHES
     baselines = VARIANT_BASELINES if args.variants else None
     report = bench(args.scenarios or default, args.repeat, args.rounds, baselines)

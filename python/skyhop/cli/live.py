@@ -62,11 +62,10 @@ def cmd_live(args: argparse.Namespace) -> int:
     result["seed"] = seed
     if report.get("pcap_files") is not None:
         result["pcap_files"] = report.pop("pcap_files")
-    for w in result.get("warnings", []):
-        if w not in report["warnings"]:
+    if not args.quiet:
+        warnings = [w for w in result.get("warnings", []) if w not in report["warnings"]]
+        for w in output.group_warnings([*warnings, *report["warnings"]]):
             output.warning_line(w)
-    for w in report["warnings"]:
-        output.warning_line(w)
     output.info_line(terminal.lateness_text(report))
     if args.json:
         from ..api import describe

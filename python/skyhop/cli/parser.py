@@ -74,6 +74,21 @@ def _add_backend_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_trace_thinning(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--trace-every",
+        metavar="D",
+        help="keep each traced series' value at every multiple of D (e.g. 10ms): one point "
+        "per D at most, instead of every change; implies --trace",
+    )
+    p.add_argument(
+        "--trace-series",
+        metavar="Q1,Q2",
+        help="trace only these quantities (cwnd, ssthresh, srtt, flight, rwnd, "
+        "rate_estimate, occupancy, queue, delay); implies --trace",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``skyhop`` command."""
     from .. import __version__
@@ -112,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the traces as one long table (run, seed, flow, leg, series, t_s, value) "
         "to FILE (.parquet or .csv); implies --trace",
     )
+    _add_trace_thinning(p_run)
     p_run.add_argument(
         "--packet-log",
         metavar="FILE",
@@ -141,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--pcap-per-seed",
         action="store_true",
         help="with several runs: one file per link direction and seed (LINK.DIR.seedS.pcap)",
+    )
+    p_run.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no warnings or progress bar on stderr (errors still; --json keeps the warnings)",
     )
     p_run.set_defaults(func=cmd_run)
 
@@ -223,6 +245,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not ask for SCHED_FIFO and a pinned CPU for the engine",
     )
+    p_live.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no warnings on stderr (errors still; --json keeps the warnings)",
+    )
     p_live.set_defaults(func=cmd_live)
 
     p_replay = sub.add_parser(
@@ -271,6 +299,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH=V1,V2,...",
         help="a swept dotted path and its values (TOML values, comma-separated); repeatable",
     )
+    p_sweep.add_argument(
+        "--case",
+        action="append",
+        default=[],
+        metavar="NAME:PATH=V,PATH=V",
+        dest="cases",
+        help="a named set of settings swept together (e.g. a proxy and the legs it "
+        "splits): one value of the 'case' column, crossed with the --grid values; "
+        "repeatable",
+    )
     p_sweep.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p_sweep.add_argument(
         "--resume",
@@ -284,7 +322,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="record time series and write DIR/traces.parquet (point, swept paths, run, seed, "
         "flow, leg, series, t_s, value)",
     )
+    _add_trace_thinning(p_sweep)
     _add_backend_options(p_sweep)
+    p_sweep.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no warnings or progress on stderr (errors still; --json keeps the warnings)",
+    )
     p_sweep.set_defaults(func=cmd_sweep)
 
     p_exp = sub.add_parser(
@@ -310,6 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_exp.add_argument("--json", action="store_true", help="print the summary document on stdout")
     _add_backend_options(p_exp)
+    p_exp.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no warnings or progress on stderr (errors still; --json keeps the warnings)",
+    )
     p_exp.set_defaults(func=cmd_experiment)
 
     p_report = sub.add_parser(
@@ -327,16 +378,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_fig = sub.add_parser(
         "plot",
-        help="draw a sweep's metric against its swept keys, or the CDF of a result table column",
+        help="draw a sweep's metric against its swept keys, the CDF of a result table "
+        "column, or traced series over time",
         description="With --metric: a sweep's metric (mean with its 95 %% CI) against one "
         "swept path, one line per combination of the other swept paths. With --cdf: the "
         "empirical CDF of a column of the result tables (e.g. response_time_s of a web "
         "session's objects and pages), of a sweep folder or of a file holding the JSON "
-        "document of 'skyhop run --json'. FILE.png, .pdf or .svg writes that format; any "
+        "document of 'skyhop run --json'. With --trace: traced quantities over time (RTT, "
+        "windows, queues, route delays), one panel each, from a --trace-out table, a run "
+        "document or a traced sweep. FILE.png, .pdf or .svg writes that format; any "
         "other name gets all three.",
     )
     p_fig.add_argument(
-        "source", metavar="DIR|RUN.json", help="sweep folder (or, with --cdf, a run document)"
+        "source",
+        metavar="DIR|RUN.json|TRACES",
+        help="sweep folder (or, with --cdf, a run document; with --trace, a trace table, "
+        "a run document or a traced sweep folder)",
     )
     what = p_fig.add_mutually_exclusive_group(required=True)
     what.add_argument(
@@ -344,6 +401,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     what.add_argument(
         "--cdf", metavar="COLUMN", help="a column of the result tables, e.g. response_time_s"
+    )
+    what.add_argument(
+        "--trace",
+        metavar="Q1,Q2",
+        help="traced quantities over time, e.g. srtt,cwnd (cwnd, ssthresh, srtt, flight, "
+        "rwnd, rate_estimate, occupancy, queue, delay)",
+    )
+    p_fig.add_argument(
+        "--seed", type=_seed, metavar="S", help="with --trace: only the run with this seed"
     )
     p_fig.add_argument(
         "--x",
@@ -437,7 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
         "scenarios",
         nargs="*",
         metavar="SCENARIO.toml",
-        help="scenarios to time (default: benches/e1_chain.toml benches/dumbbell_1g.toml)",
+        help="scenarios to time (default: benches/e1_chain.toml benches/dumbbell_1g.toml "
+        "benches/leo_b2_kuiper_1g.toml)",
     )
     p_bench.add_argument(
         "--variants",
@@ -447,13 +514,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_bench.add_argument(
         "--repeat",
-        type=_positive_int,
+        type=_run_count,
         metavar="N",
-        help="runs per scenario (default: the scenario's run.runs)",
+        help="runs per scenario, at most as many as run.runs allows (default: the "
+        "scenario's run.runs)",
     )
     p_bench.add_argument(
         "--rounds",
-        type=_positive_int,
+        type=_run_count,
         default=1,
         metavar="N",
         help="run the whole list N times, one round after the other; each scenario "

@@ -50,6 +50,7 @@ __all__ = [
     "SweepInterrupted",
     "check_backend",
     "compute_part",
+    "parse_cases",
     "parse_grid",
     "run_sweep",
     "store_part",
@@ -70,6 +71,7 @@ def sweep(
     trace: bool = False,
     backend: str = "local",
     address: str | None = None,
+    cases: Any = None,
 ) -> pd.DataFrame:
     """Run a scenario over a grid of parameter values and seeds.
 
@@ -112,6 +114,13 @@ def sweep(
         The Ray cluster (``HOST:PORT``, ``ray://HOST:PORT`` or ``auto``);
         default: the cluster this process is connected to, ``RAY_ADDRESS``,
         or a new local Ray instance.
+    cases : dict, optional
+        Named sets of settings that go together, ``{"split": {"flows.f.proxies":
+        ["P"], "flows.f.legs": ["cubic", "bbr"]}, "end to end": {...}}``:
+        one more swept column, ``case``, crossed with the grid (which may
+        then be empty). Every point is validated with everything applied
+        (``set``, its case, its grid values), so a ``set`` value whose
+        required partner is swept is accepted.
 
     Returns
     -------
@@ -156,6 +165,7 @@ def sweep(
         trace=trace,
         backend=backend,
         address=address,
+        cases=cases,
     )
 
 
@@ -167,6 +177,7 @@ def run_sweep(scenario: Any, grid: Any, **kwargs: Any) -> dict[str, Any]:
 
 
 _LAZY = {
+    "parse_cases": "grid",
     "parse_grid": "grid",
     "compute_part": "store",
     "store_part": "store",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _core
 from .._output import check_writable_dir, write_text_atomic
 from ..api import (
+    Scenario,
     ScenarioSource,
     SetOverrides,
     _set_strings,
@@ -29,11 +30,10 @@ from ..api import (
     check_runs,
     check_seeds,
     default_jobs,
-    load_scenario,
 )
 from ..errors import ScenarioError, SweepError
 from .base import SweepInterrupted, check_backend
-from .grid import GridSpec, build_points, parse_grid
+from .grid import CASE, GridSpec, build_points, parse_cases, parse_grid
 from .local import Terminated, WorkerLost, at_point, execute
 from .store import (
     MANIFEST,
@@ -71,6 +71,8 @@ def run_sweep(
     trace: bool = False,
     backend: str = "local",
     address: str | None = None,
+    trace_options: dict[str, Any] | None = None,
+    cases: Any = None,
 ) -> dict[str, Any]:
     """Run a sweep into ``out``; return ``{"done", "skipped", "total", "out",
     "tables"}`` (``tables``: ``{name: path}`` of the result tables written;
@@ -81,13 +83,22 @@ def run_sweep(
     ``on_warning(message)`` receives each warning (a redone or ignored part;
     on Ray, a run that failed). ``backend`` is ``"local"`` (worker processes
     of this machine) or ``"ray"`` (tasks on a Ray cluster at ``address``;
-    :mod:`skyhop.sweep.ray_backend`). Raises SweepInterrupted (a
+    :mod:`skyhop.sweep.ray_backend`). ``trace_options``: the traces
+    thinned (``{"trace_every_s": seconds, "trace_series": [quantities]}``,
+    as ``skyhop sweep --trace-every/--trace-series``; implies ``trace``).
+    ``cases``: named sets of settings applied together
+    (:func:`skyhop.sweep.grid.parse_cases`), one more swept column,
+    ``case``, crossed with the grid.
+    Raises SweepInterrupted (a
     KeyboardInterrupt) on Ctrl-C or SIGTERM, SweepError when a worker dies
     from outside, the cluster cannot be reached or (on Ray) some runs
     failed; finished parts are kept in every case.
     """
     resume = check_bool("resume", resume)
     trace = check_bool("trace", trace)
+    if trace_options:
+        # the engine's thinning, carried where a bare True goes otherwise
+        trace = dict(trace_options)  # type: ignore[assignment]
     jobs = check_jobs(jobs)
     backend = check_backend(backend, address)
     if runs is not None:
@@ -99,28 +110,44 @@ def run_sweep(
     warn = on_warning or (lambda _m: None)
 
     base_sets = _set_strings(set)
-    parsed = parse_grid(grid)
-    base = load_scenario(scenario, set=base_sets)
+    case_list = parse_cases(cases)
+    parsed = parse_grid(grid) if grid or not case_list else []
+    # Validate every point up front, each with everything applied (a --set
+    # whose partner the grid sweeps is checked with it): a bad grid path
+    # fails before any run. The first point gives the run's defaults.
+    loaded_of: dict[int, Scenario] = {}
+    points = build_points(
+        scenario,
+        base_sets,
+        parsed,
+        case_list,
+        check=lambda p, scn: loaded_of.__setitem__(p.index, scn),
+    )
+    base = Scenario(_source_name(scenario), loaded_of[points[0].index].loaded)
     first_seed, n = check_seeds(
         base.default_seed if seed is None else seed, base.default_runs if runs is None else runs
     )
     seeds = list(range(first_seed, first_seed + n))
-
-    # Validate every point up front: a bad grid path fails before any run.
-    paths = [p for p, _ in parsed]
-    points = build_points(scenario, base_sets, parsed)
+    paths = ([CASE] if case_list else []) + [p for p, _ in parsed]
     # ... and a point whose runs would not fit in memory before any run
-    # (each worker holds one run; its traces go to its part).
+    # (each worker holds one run; its traces go to its part), on the plan
+    # its loading built.
     at_once = min(len(points) * n, jobs or default_jobs())
     for p in points:
         try:
-            _core.check_memory(p.resolved_json, base.file, trace, None, at_once, at_once)
+            _core.check_memory(
+                loaded_of.pop(p.index).loaded,
+                bool(trace),
+                json.dumps(trace) if isinstance(trace, dict) else None,
+                at_once,
+                at_once,
+            )
         except ScenarioError as e:
             where = f" (grid point {', '.join(p.sets)})" if p.sets else ""
             raise ScenarioError(e.file, e.key, e.message + where) from None
 
     out = Path(out)
-    manifest = manifest_of(base.file, base_sets, parsed, n, first_seed, points, trace)
+    manifest = manifest_of(base.file, base_sets, parsed, n, first_seed, points, trace, case_list)
     check_resume(out, manifest, resume)
     parts = out / PARTS
     if parts.exists() and not parts.is_dir():
@@ -183,6 +210,13 @@ def run_sweep(
     return info
 
 
+def _source_name(scenario: Any) -> str:
+    """The name a scenario source goes by in errors and the manifest."""
+    if isinstance(scenario, (str, os.PathLike)):
+        return os.fspath(scenario)
+    return "<dict>"
+
+
 def _saved(parts: Path, tasks: list[tuple[Any, int]]) -> int:
     """Runs whose part is on disk (a part appears whole, by a rename): also
     those a worker finished after the interruption was seen."""
@@ -204,6 +238,7 @@ def sweep_frame(
     address: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     on_warning: Reporter | None = None,
+    cases: Any = None,
 ) -> pd.DataFrame:
     """:func:`skyhop.sweep` (documented there): the sweep's results.parquet as
     a DataFrame. Warnings become ``RuntimeWarning`` unless ``on_warning`` is given."""
@@ -215,6 +250,7 @@ def sweep_frame(
         warnings.warn(message, RuntimeWarning, stacklevel=6)
 
     kwargs: dict[str, Any] = {
+        "cases": cases,
         "runs": runs,
         "seed": seed,
         "set": set,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,11 +31,13 @@ from ..api import _toml_literal
 from ..errors import ScenarioError
 
 __all__ = [
+    "CASE",
     "GridSpec",
     "GridValue",
     "Point",
     "build_points",
     "column_values",
+    "parse_cases",
     "parse_grid",
     "split_values",
 ]
@@ -201,22 +203,99 @@ def _schema() -> dict[str, Any]:
     return scenario_schema()
 
 
+#: the column of a sweep's cases (``--case NAME:PATH=V,...``)
+CASE = "case"
+
+Cases = list[tuple[str, list[str]]]
+
+
+def parse_cases(cases: Any) -> Cases:
+    """Named cases of paired settings, ``[(name, ["PATH=VALUE", ...]), ...]``,
+    from ``["NAME:PATH=V,PATH=V", ...]`` (the command line) or
+    ``{name: {path: value, ...}}`` (Python). Each case is one value of the
+    sweep's ``case`` column; its settings apply together, so that settings
+    that belong together (a proxy and the legs it splits) are swept as one."""
+    if cases is None:
+        return []
+    out: Cases = []
+    if isinstance(cases, Mapping):
+        for name, settings in cases.items():
+            if not isinstance(name, str) or not isinstance(settings, Mapping) or not settings:
+                raise ScenarioError(
+                    "<options>",
+                    "cases",
+                    f"expected {{name: {{path: value, ...}}}}, got {name!r}: {settings!r}",
+                )
+            out.append((name, [f"{k}={_toml_literal(v)}" for k, v in settings.items()]))
+    else:
+        if isinstance(cases, str):
+            cases = [cases]
+        for item in cases:
+            name, sep, rest = str(item).partition(":")
+            sets = [t for t in split_values(rest)] if sep else []
+            if not name.strip() or not sets or any("=" not in t or t.startswith("=") for t in sets):
+                raise ScenarioError(
+                    "<options>",
+                    "--case",
+                    f"{item!r}: expected NAME:PATH=VALUE,PATH=VALUE,... "
+                    '(e.g. \'split:flows.f.proxies=["P"],flows.f.legs=["cubic","bbr"]\')',
+                )
+            out.append((name.strip(), [t.strip() for t in sets]))
+    names = [n for n, _ in out]
+    for n in names:
+        if names.count(n) > 1:
+            raise ScenarioError("<options>", "--case", f"case {n!r} is named twice")
+    return out
+
+
 def build_points(
-    scenario: Any, base_sets: list[str], parsed: list[tuple[str, list[GridValue]]]
+    scenario: Any,
+    base_sets: list[str],
+    parsed: list[tuple[str, list[GridValue]]],
+    cases: Cases | None = None,
+    check: Callable[[Point, Any], None] | None = None,
 ) -> list[Point]:
-    """Every combination of the grid's values (the last path varying
-    fastest), each loaded and validated by the engine: a bad value or path
-    fails here, before any run."""
+    """Every combination of the cases and the grid's values (the last path
+    varying fastest), each loaded and validated by the engine with
+    everything applied (``--set``, then the case's settings, then the
+    grid's): a setting whose required partner is swept is checked with its
+    partner, and a bad value or path fails here, before any run, naming the
+    point. The scenario file is read once. ``check(point, scenario)`` sees
+    each point with the scenario its loading made (the engine's plan of
+    it)."""
     import itertools
 
-    from ..api import load_scenario
+    from ..api import read_source
 
+    read = read_source(scenario)
     paths = [p for p, _ in parsed]
+    swept = set(paths)
+    for name, sets in cases or []:
+        for t in sets:
+            if t.partition("=")[0].strip() in swept:
+                raise ScenarioError(
+                    "<options>",
+                    "--case",
+                    f"case {name!r} sets {t.partition('=')[0].strip()}, which --grid sweeps",
+                )
     points: list[Point] = []
-    combos = itertools.product(*[range(len(values)) for _, values in parsed])
-    for index, choice in enumerate(combos):
+    combos = itertools.product(cases or [None], *[range(len(values)) for _, values in parsed])
+    for index, (case, *choice) in enumerate(combos):
         sets = [f"{paths[k]}={parsed[k][1][i].text}" for k, i in enumerate(choice)]
         columns = {paths[k]: parsed[k][1][i].column for k, i in enumerate(choice)}
-        scn = load_scenario(scenario, set=base_sets + sets)
-        points.append(Point(index, sets, columns, scn.json))
+        if case is not None:
+            sets = [*case[1], *sets]
+            columns = {CASE: case[0], **columns}
+        try:
+            scn = read(base_sets + sets)
+        except ScenarioError as e:
+            grid_sets = sets[len(case[1]) :] if case is not None else sets
+            where = ", ".join(([f"case {case[0]}"] if case is not None else []) + grid_sets)
+            if not where:
+                raise
+            raise ScenarioError(e.file, e.key, f"{e.message} (grid point {where})") from None
+        point = Point(index, sets, columns, scn.json)
+        if check is not None:
+            check(point, scn)
+        points.append(point)
     return points

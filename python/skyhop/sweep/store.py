@@ -74,12 +74,36 @@ def _sha256(value: Any) -> str:
 # making a part
 
 
-def run_one(resolved_json: str, seed: int, trace: bool) -> dict[str, Any]:
-    """One simulation: the engine's RunResult as a dict (the one call of the
-    engine a sweep makes, wherever the part is computed)."""
+#: The engine's plans of the resolved scenarios this process has run, the
+#: most recent last: each is built once per process (a worker runs a
+#: point's seeds one after the other, so a few are enough).
+_PLANS: dict[str, Any] = {}
+_PLANS_KEPT = 8
+
+
+def plan_of(resolved_json: str) -> Any:
+    """The engine's loaded scenario (``skyhop._core.Loaded``) of a resolved
+    scenario, built once per process."""
     from .. import _core
 
-    return json.loads(_core.run(resolved_json, seed, trace))
+    loaded = _PLANS.pop(resolved_json, None)
+    if loaded is None:
+        loaded = _core.load_scenario(resolved_json, "<resolved>", [], "json")
+        while len(_PLANS) >= _PLANS_KEPT:
+            del _PLANS[next(iter(_PLANS))]
+    _PLANS[resolved_json] = loaded
+    return loaded
+
+
+def run_one(resolved_json: str, seed: int, trace: bool | dict[str, Any]) -> dict[str, Any]:
+    """One simulation: the engine's RunResult as a dict (the one call of the
+    engine a sweep makes, wherever the part is computed). ``trace``: True,
+    or the traces' thinning (``trace_every_s``, ``trace_series``)."""
+    from .. import _core
+
+    if isinstance(trace, dict):
+        return json.loads(_core.run_observed(plan_of(resolved_json), seed, True, json.dumps(trace)))
+    return json.loads(_core.run(plan_of(resolved_json), seed, trace))
 
 
 def rows_of(point: Point, seed: int, result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -302,22 +326,34 @@ def _legacy_blocks(web: dict[str, Any], point: Point) -> list[dict[str, Any]]:
 
 
 def manifest_of(
-    scn_file: str, sets: list[str], grid, runs: int, seed: int, points, trace: bool = False
+    scn_file: str,
+    sets: list[str],
+    grid,
+    runs: int,
+    seed: int,
+    points,
+    trace: Any = False,
+    cases: list[tuple[str, list[str]]] | None = None,
 ) -> dict:
     digest = hashlib.sha256()
     for p in points:
         digest.update(p.resolved_json.encode())
         digest.update(b"\0")
+    # the cases are one more swept column, "case", before the grid's
+    swept = [["case", [name for name, _ in cases]]] if cases else []
     return {
         "scenario": scn_file,
         "set": sets,
-        "grid": [[path, [v.text for v in values]] for path, values in grid],
+        "grid": swept + [[path, [v.text for v in values]] for path, values in grid],
+        # only with cases, so that manifests without them stay as they were
+        **({"cases": [[name, list(c)] for name, c in cases]} if cases else {}),
         "runs": runs,
         "seed": seed,
         "points": len(points),
         "resolved_sha256": digest.hexdigest(),
-        # only when on, so that manifests of sweeps without traces stay as they were
-        **({"trace": True} if trace else {}),
+        # only when on, so that manifests of sweeps without traces stay as they
+        # were; thinned traces record how (a resume must thin them alike)
+        **({"trace": trace if isinstance(trace, dict) else True} if trace else {}),
     }
 
 
@@ -342,7 +378,7 @@ def check_resume(out: Path, manifest: dict, resume: bool) -> None:
             "(remove the directory, or choose another, to start afresh)",
             str(out),
         ) from None
-    for key in ("grid", "runs", "seed", "set", "points", "resolved_sha256", "trace"):
+    for key in ("grid", "cases", "runs", "seed", "set", "points", "resolved_sha256", "trace"):
         if old.get(key, False if key == "trace" else None) != manifest.get(
             key, False if key == "trace" else None
         ):
@@ -483,11 +519,15 @@ def assemble(
     for p in points:
         sub = results[results["point"] == p.index]
         per_flow: dict[str, Any] = {}
+        finite = finite_flows(p.resolved_json)
         for flow, g in sub.groupby("flow", sort=True):
             per_flow[flow] = {}
             for m in metric_cols:
                 vals = [None if pd.isna(v) else float(v) for v in g[m].tolist()]
                 stats = summarize_values(vals)
+                if m == COMPLETION and flow in finite:
+                    # runs whose transfer had not finished when the run ended
+                    stats["unfinished"] = len(vals) - stats["n"]
                 per_flow[flow][m] = stats
                 summary_rows.append(
                     {"point": p.index, **p.columns, "flow": flow, "metric": m, **stats}
@@ -519,6 +559,20 @@ def assemble(
     if trace:
         assemble_traces(out, points, seeds)
     return written
+
+
+#: the metric a transfer that did not finish has no value of
+COMPLETION = "completion_time_s"
+
+
+def finite_flows(resolved_json: str) -> set[str]:
+    """The flows of a resolved scenario whose application ends by itself (a
+    file, a number of pages): one without a completion time did not finish
+    (a bulk flow's or a probe's never has one)."""
+    from .. import _core
+
+    doc = json.loads(_core.describe(plan_of(resolved_json)))
+    return {f["flow"] for f in doc.get("flows", []) if f.get("finite")}
 
 
 def assemble_traces(out: Path, points: list[Point], seeds: list[int]) -> None:

@@ -158,6 +158,12 @@ impl<E: Copy> Timers<E> {
     fn first_key(&self) -> Option<u128> {
         (self.pending > 0).then(|| unpack(self.node(1)))
     }
+
+    /// The earliest timer's event (one must be pending).
+    #[inline(always)]
+    fn first_ev(&self) -> Option<&E> {
+        self.evs[(self.node(1) & ID_MASK) as usize].as_ref()
+    }
 }
 
 pub struct EventQueue<E: Copy> {
@@ -286,6 +292,18 @@ impl<E: Copy> EventQueue<E> {
         Some(Time((k >> 64) as u64))
     }
 
+    /// The event [`pop`](Self::pop) would return next, left in place (for
+    /// bringing in what it will read while the current event runs).
+    #[inline(always)]
+    pub fn peek(&self) -> Option<&E> {
+        match (self.heap.first(), self.timers.first_key()) {
+            (Some(a), Some(b)) if b < a.key => self.timers.first_ev(),
+            (None, Some(_)) => self.timers.first_ev(),
+            (Some(a), _) => Some(&a.ev),
+            (None, None) => None,
+        }
+    }
+
     /// Pop the earliest event and advance `now` to its time.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, E)> {
@@ -335,12 +353,11 @@ impl<E: Copy> EventQueue<E> {
             if c >= n {
                 break;
             }
+            // The smaller child, chosen without a branch (which way the
+            // keys go is a coin toss the predictor loses half the time).
             let mut m = c;
-            let end = (c + ARITY).min(n);
-            for j in c + 1..end {
-                if h[j].key < h[m].key {
-                    m = j;
-                }
+            for j in c + 1..(c + ARITY).min(n) {
+                m += (j - m) * usize::from(h[j].key < h[m].key);
             }
             if h[m].key >= e.key {
                 break;

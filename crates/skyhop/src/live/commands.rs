@@ -12,9 +12,10 @@
 
 use super::host::Host;
 use serde::Serialize;
+use std::ffi::CString;
 use std::io;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -98,14 +99,153 @@ pub fn addr_var(node: &str) -> String {
     format!("SKYHOP_ADDR_{clean}")
 }
 
+/// The name-service files the commands see: node names resolve to their
+/// addresses (`/etc/hosts`), and every other lookup fails at once
+/// (`/etc/resolv.conf` names 127.0.0.1, where nothing answers in a live
+/// host; `/etc/nsswitch.conf` asks files, then DNS). A live host's only
+/// routes lead into the engine, so the machine's resolver is out of reach
+/// (it may even be an address in 10/8, which the engine takes for a node):
+/// without these, a program that looks up a name (Python's `http.server`
+/// looks up its own address) waits for the resolver's timeouts, about ten
+/// seconds, before it starts. Each command gets them bind-mounted over the
+/// machine's, in a mount namespace of its own; the files are removed once
+/// the commands have started (the mounts keep them).
+pub struct NameFiles {
+    dir: PathBuf,
+    /// (file in `dir`, the file it covers), as C strings for the child.
+    mounts: Vec<(CString, CString)>,
+}
+
+impl NameFiles {
+    /// Write the files for `nodes` (name, address) into a new private folder.
+    pub fn create(nodes: &[(String, String)]) -> io::Result<NameFiles> {
+        use std::os::unix::fs::DirBuilderExt;
+        let dir = std::env::temp_dir().join(format!(
+            "skyhop-live-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos())
+        ));
+        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        let files = NameFiles {
+            dir,
+            mounts: Vec::new(),
+        };
+        files.write(nodes)
+    }
+
+    fn write(mut self, nodes: &[(String, String)]) -> io::Result<NameFiles> {
+        let mut hosts = String::from("127.0.0.1\tlocalhost\n::1\tlocalhost\n");
+        for (name, addr) in nodes {
+            if is_host_name(name) {
+                hosts.push_str(&format!("{addr}\t{name}\n"));
+            }
+        }
+        let resolv = "# skyhop live: no resolver is reachable from a live host\n\
+                      nameserver 127.0.0.1\noptions timeout:1 attempts:1\n";
+        let nsswitch = nsswitch_with_files_first(
+            &std::fs::read_to_string("/etc/nsswitch.conf").unwrap_or_default(),
+        );
+        for (name, text, target) in [
+            ("hosts", hosts.as_str(), "/etc/hosts"),
+            ("resolv.conf", resolv, "/etc/resolv.conf"),
+            ("nsswitch.conf", nsswitch.as_str(), "/etc/nsswitch.conf"),
+        ] {
+            if !Path::new(target).exists() {
+                continue; // nothing to cover (a dangling link, a minimal system)
+            }
+            let path = self.dir.join(name);
+            std::fs::write(&path, text)?;
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644))?;
+            let c = |p: &Path| CString::new(p.as_os_str().as_encoded_bytes().to_vec());
+            if let (Ok(src), Ok(dst)) = (c(&path), c(Path::new(target))) {
+                self.mounts.push((src, dst));
+            }
+        }
+        Ok(self)
+    }
+
+    /// Remove the folder (the commands' mounts keep their files).
+    pub fn remove(&self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Drop for NameFiles {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+/// A name `/etc/hosts` can hold: letters, digits, `-` and `.`, not
+/// starting with `-` or `.`.
+fn is_host_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && !name.starts_with(['-', '.'])
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+}
+
+/// The machine's `nsswitch.conf` with its `hosts:` line replaced by
+/// `files dns` (no mDNS, no systemd-resolved: the latter would resolve
+/// from the machine's own network, through a Unix socket).
+fn nsswitch_with_files_first(text: &str) -> String {
+    let mut out: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("hosts:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    out.push_str("hosts: files dns\n");
+    out
+}
+
+/// In a command's child, before it runs: a mount namespace of its own with
+/// `files` over the machine's (best effort: where the system refuses, the
+/// command sees the machine's files). Async-signal-safe system calls only.
+fn cover_name_files(files: &[(CString, CString)]) {
+    // SAFETY: plain system calls on C strings built before the fork.
+    unsafe {
+        if libc::unshare(libc::CLONE_NEWNS) != 0 {
+            return;
+        }
+        // private: nothing mounted here reaches the machine's namespace
+        let root = c"/".as_ptr();
+        if libc::mount(
+            std::ptr::null(),
+            root,
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ) != 0
+        {
+            return;
+        }
+        for (src, dst) in files {
+            libc::mount(
+                src.as_ptr(),
+                dst.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            );
+        }
+    }
+}
+
 /// Start `spec` in `host`'s namespace. `env`: the variables every command
-/// gets; `stdout_to_stderr`: its standard output goes to skyhop's standard
+/// gets; `names`: the name-service files it sees ([`NameFiles`]);
+/// `stdout_to_stderr`: its standard output goes to skyhop's standard
 /// error (when skyhop's own output is a JSON document).
 pub fn spawn(
     spec: &CommandSpec,
     host: &Host,
     env: &[(String, String)],
     unshare: Option<&PathBuf>,
+    names: Option<&NameFiles>,
     stdout_to_stderr: bool,
 ) -> io::Result<Running> {
     let mut cmd = match unshare {
@@ -135,11 +275,15 @@ pub fn spawn(
         cmd.stdout(io::stderr());
     }
     let ns = host.ns_fd();
+    let mounts: Vec<(CString, CString)> = names.map(|n| n.mounts.clone()).unwrap_or_default();
     // SAFETY: only async-signal-safe system calls between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
             if libc::setns(ns, libc::CLONE_NEWNET) != 0 {
                 return Err(io::Error::last_os_error());
+            }
+            if !mounts.is_empty() {
+                cover_name_files(&mounts);
             }
             libc::prctl(
                 libc::PR_SET_PDEATHSIG,
@@ -262,6 +406,31 @@ mod tests {
     fn address_variables_name_every_node_in_shell_words() {
         assert_eq!(addr_var("GW"), "SKYHOP_ADDR_GW");
         assert_eq!(addr_var("gw-2.é"), "SKYHOP_ADDR_gw_2__");
+    }
+
+    #[test]
+    fn name_files_name_every_node_that_is_a_host_name() {
+        assert!(is_host_name("GW") && is_host_name("gw-2.sat") && !is_host_name("gw 2"));
+        assert!(!is_host_name("-a") && !is_host_name("é") && !is_host_name(""));
+        let text =
+            "passwd: files systemd\nhosts:   files mdns4_minimal [NOTFOUND=return] resolve dns\n";
+        assert_eq!(
+            nsswitch_with_files_first(text),
+            "passwd: files systemd\nhosts: files dns\n"
+        );
+        let nodes = [
+            ("A".to_string(), "10.0.0.1".to_string()),
+            ("B c".to_string(), "10.0.1.1".to_string()),
+        ];
+        let files = NameFiles::create(&nodes).unwrap();
+        let hosts = std::fs::read_to_string(files.dir.join("hosts")).unwrap();
+        assert!(hosts.contains("127.0.0.1\tlocalhost\n") && hosts.contains("10.0.0.1\tA\n"));
+        assert!(!hosts.contains("B c"));
+        let resolv = std::fs::read_to_string(files.dir.join("resolv.conf")).unwrap();
+        assert!(resolv.contains("nameserver 127.0.0.1"));
+        let dir = files.dir.clone();
+        drop(files);
+        assert!(!dir.exists(), "nothing left behind");
     }
 
     #[test]

@@ -178,6 +178,25 @@ pub fn check(plan: &Plan, opts: &LiveOptions) -> Result<Vec<u32>, SimError> {
     Ok(live)
 }
 
+/// The warning for a p99 lateness above `warn_s`, with what may help here:
+/// real-time scheduling where it was not used (turned off, or refused),
+/// else a quieter machine, fewer hosts or lower rates.
+fn lateness_warning(p99_s: Option<f64>, warn_s: f64, asked: bool, rt: &Realtime) -> Option<String> {
+    let p99 = p99_s.filter(|&p| p > warn_s)?;
+    let help = if !asked {
+        "run without --no-realtime, on a quieter machine, with fewer hosts or lower rates"
+    } else if rt.fifo_priority.is_none() {
+        "real-time scheduling (SCHED_FIFO) was refused: run as root outside a user namespace, or on a quieter machine, with fewer hosts or lower rates"
+    } else {
+        "a busy machine: keep it quieter, or use fewer hosts or lower rates"
+    };
+    Some(format!(
+        "lateness p99 {:.3} ms is above {:.3} ms: the hosts saw the network later than the scenario says ({help})",
+        p99 * 1e3,
+        warn_s * 1e3
+    ))
+}
+
 /// The running commands, stopped (and the namespaces swept) however the
 /// run ends.
 struct Commands {
@@ -230,6 +249,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
     let ns_inodes: Vec<u64> = hosts.iter().filter_map(|h| h.ns_inode().ok()).collect();
     let run_opts = RunOptions {
         trace: opts.trace,
+        trace_options: Default::default(),
         packet_log: opts.pcap.as_ref().map(|(_, dirs)| PacketLogOptions {
             link_dirs: Some(dirs.clone()),
             from: Time::ZERO,
@@ -264,19 +284,35 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         ns_inodes,
         stopped: false,
     };
+    // Node names resolve to addresses, other lookups fail at once.
+    let names = commands::NameFiles::create(
+        &plan
+            .nodes
+            .iter()
+            .zip(&env)
+            .map(|(n, (_, a))| (n.clone(), a.clone()))
+            .collect::<Vec<_>>(),
+    )
+    .ok();
     for c in &opts.commands {
         let h = hosts
             .iter()
             .find(|h| h.node == c.node)
             .expect("a host per live node");
-        let r =
-            commands::spawn(c, h, &env, unshare.as_ref(), opts.stdout_to_stderr).map_err(|e| {
-                SimError::Live {
-                    detail: format!("node {}: cannot start {:?}: {e}", c.node_name, c.command),
-                }
-            })?;
+        let r = commands::spawn(
+            c,
+            h,
+            &env,
+            unshare.as_ref(),
+            names.as_ref(),
+            opts.stdout_to_stderr,
+        )
+        .map_err(|e| SimError::Live {
+            detail: format!("node {}: cannot start {:?}: {e}", c.node_name, c.command),
+        })?;
         cmds.running.push(r);
     }
+    drop(names); // the commands' mounts keep the files
     cmds.started = Instant::now();
     let rt = if opts.realtime {
         sys::realtime(
@@ -380,12 +416,8 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         warnings.push(format!("the record stopped early: {e}"));
     }
     let warn_s = opts.lateness_warn.as_secs_f64();
-    if lateness.p99_s.is_some_and(|p| p > warn_s) {
-        warnings.push(format!(
-            "lateness p99 {:.3} ms is above {:.3} ms: the hosts saw the network later than the scenario says (a busy machine; try --realtime, fewer hosts, or lower rates)",
-            lateness.p99_s.unwrap() * 1e3,
-            warn_s * 1e3
-        ));
+    if let Some(w) = lateness_warning(lateness.p99_s, warn_s, opts.realtime, &rt) {
+        warnings.push(w);
     }
     if stop_reason == StopReason::Lateness {
         return Err(SimError::Live {
@@ -410,7 +442,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
                 .total_cmp(&b.ended_at_s.unwrap_or(f64::MAX))
         })
         .map_or(0, |c| c.status());
-    let mut result = world.finish(plan, seed, stop);
+    let mut result = world.finish(stop);
     result.warnings.extend(warnings.iter().cloned());
     let report = LiveReport {
         hosts: hosts.iter().map(Host::info).collect(),
@@ -433,4 +465,30 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
     drop(cmds);
     drop(hosts);
     Ok(LiveOutcome { result, report })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lateness_warning_suggests_what_was_not_used() {
+        let none = Realtime::default();
+        let fifo = Realtime {
+            fifo_priority: Some(50),
+            ..Default::default()
+        };
+        assert_eq!(lateness_warning(Some(0.5e-3), 1e-3, true, &fifo), None);
+        assert_eq!(lateness_warning(None, 1e-3, true, &fifo), None);
+        let off = lateness_warning(Some(2e-3), 1e-3, false, &none).unwrap();
+        assert!(off.starts_with("lateness p99 2.000 ms is above 1.000 ms"));
+        assert!(off.contains("without --no-realtime"), "{off}");
+        let refused = lateness_warning(Some(2e-3), 1e-3, true, &none).unwrap();
+        assert!(refused.contains("SCHED_FIFO) was refused"), "{refused}");
+        let busy = lateness_warning(Some(2e-3), 1e-3, true, &fifo).unwrap();
+        assert!(busy.contains("a busy machine"), "{busy}");
+        for w in [off, refused, busy] {
+            assert!(!w.contains("--realtime"), "no such option: {w}");
+        }
+    }
 }

@@ -104,5 +104,5 @@ pub fn run_replay(
         stop,
     };
     let stop = driver.drive(&mut world)?;
-    Ok(world.finish(plan, seed, stop))
+    Ok(world.finish(stop))
 }

@@ -71,6 +71,19 @@ impl Default for Sampled {
     }
 }
 
+/// `x.floor() as i64` without the library call, for the sample index of a
+/// time (finite, far below 2⁶³): truncation, one down for a negative
+/// fraction.
+#[inline(always)]
+pub(crate) fn floor_i64(x: f64) -> i64 {
+    let k = x as i64;
+    if (k as f64) > x {
+        k - 1
+    } else {
+        k
+    }
+}
+
 impl Positions {
     pub fn has_place(&self, node: u32) -> bool {
         matches!(self.nodes.get(node as usize), Some(Some(_)))
@@ -103,7 +116,7 @@ impl Positions {
         {
             NodeMotion::Orbit(o) => {
                 let x = t_s / SAMPLE_S;
-                let k = x.floor() as i64;
+                let k = floor_i64(x);
                 if k != cache.k {
                     if k == cache.k + 1 {
                         cache.p0 = cache.p1;
@@ -174,5 +187,12 @@ mod tests {
         assert!(worst < 0.01, "{worst} m");
         // Some samples fall near mid-interval: the bound is reached.
         assert!(worst > 0.98 * sagitta, "{worst} m of {sagitta}");
+    }
+
+    #[test]
+    fn the_sample_index_is_the_floor() {
+        for x in [0.0, 0.3, 1.0, 1.5, 2.999, 3.0, 1e6 + 0.25, -0.5, -1.0, -2.5] {
+            assert_eq!(floor_i64(x), x.floor() as i64, "{x}");
+        }
     }
 }

@@ -10,6 +10,9 @@
 //! wake-up; the others keep the sequence number they took when queued, and
 //! ask in turn, so the global (time, sequence) order is that of one event
 //! per packet. Queue occupancy is recovered from the pending departure times.
+//! A wake-up's token names the direction (bit 0) and the head packet's slot
+//! (the bits above), so that whoever holds the event can bring the packet
+//! in before the wake-up is due ([`FifoLink::prefetch_head`]).
 //!
 //! Queue limit: the number of packets waiting, not counting the one being
 //! transmitted (as ns-2's DropTail with its link holding the packet in service).
@@ -284,7 +287,7 @@ impl FifoLink {
                 let wake = d.in_flight.is_empty().then_some(Wake {
                     at: t,
                     seq: *seq,
-                    token: dir as u32,
+                    token: head_token(dir.index(), pkt.slot),
                 });
                 d.in_flight.push_back((t, *seq, pkt.slot));
                 FifoSent::InFlight(wake)
@@ -295,22 +298,23 @@ impl FifoLink {
         }
     }
 
-    /// `LinkLayer::wake` without the I/O record: the head packet of
-    /// direction `token` arrives; returns its slot, the next head's wake-up
-    /// and slot, and the slot of the packet after that (for prefetching).
+    /// `LinkLayer::wake` without the I/O record: the head packet of the
+    /// direction `token` names arrives; returns its slot, the next head's
+    /// wake-up and slot, and the slot of the packet after that (for
+    /// prefetching).
     #[inline(always)]
     pub fn wake_direct(
         &mut self,
         now: Time,
         token: u32,
     ) -> (Dir, u32, Option<(Wake, u32)>, Option<u32>) {
-        let dir = Dir::from_index(token as usize);
+        let dir = Dir::from_index((token & 1) as usize);
         let d = &mut self.dirs[dir.index()];
         let (t, _, slot) = d
             .in_flight
             .pop_front()
             .expect("FIFO link woken with nothing in flight");
-        debug_assert_eq!(t, now);
+        debug_assert_eq!((t, slot), (now, token >> 1));
         d.stats.delivered += 1;
         // The entries are read once, in order, long after they were written
         // (a queue and a link's delay later): ask for the line a few ahead.
@@ -322,13 +326,31 @@ impl FifoLink {
                 Wake {
                     at: t2,
                     seq: s2,
-                    token,
+                    token: head_token(dir.index(), n),
                 },
                 n,
             )
         });
         let after = d.in_flight.get(1).map(|e| e.2);
         (dir, slot, next, after)
+    }
+}
+
+/// The token of a direction's wake-up: the direction, and its head's slot.
+#[inline(always)]
+fn head_token(dir: usize, slot: u32) -> u32 {
+    debug_assert!(slot < 1 << 31, "packet slots beyond 2^31");
+    dir as u32 | slot << 1
+}
+
+impl FifoLink {
+    /// A hint: the wake-up `token` is the next event: bring in its packet's
+    /// slot (named by the token) and the line of the in-flight list its
+    /// arrival pops.
+    #[inline(always)]
+    pub fn prefetch_head(&self, token: u32, packets: &super::PacketStore) {
+        packets.prefetch(token >> 1);
+        crate::engine::prefetch_first(&self.dirs[(token & 1) as usize].in_flight);
     }
 }
 

@@ -258,23 +258,6 @@ impl MovingNet {
         }
     }
 
-    fn visible(v: Visibility, a: Vec3, b: Vec3) -> bool {
-        match v {
-            Visibility::Always => true,
-            Visibility::MinElevation {
-                observer_is_from,
-                min_deg,
-            } => {
-                if observer_is_from {
-                    Visibility::sees(min_deg, a, b)
-                } else {
-                    Visibility::sees(min_deg, b, a)
-                }
-            }
-            Visibility::MaxRange(r) => a.distance(b) <= r,
-        }
-    }
-
     /// The graph at `t_s`: links up then (and, with `until_s`, still up
     /// then), weighted by their propagation delay at `t_s`, in ns.
     pub fn snapshot(&mut self, t_s: f64, until_s: Option<f64>) -> Graph {
@@ -285,10 +268,7 @@ impl MovingNet {
         self.refresh(t_s);
         let mut edges: Vec<(u32, u32, u64)> = Vec::with_capacity(self.fixed.len() + 64);
         for c in &self.fixed {
-            let up = |p: &[Vec3]| {
-                c.visibility == Visibility::Always
-                    || Self::visible(c.visibility, p[c.a as usize], p[c.b as usize])
-            };
+            let up = |p: &[Vec3]| c.visibility.up(p[c.a as usize], p[c.b as usize]);
             if !up(&self.pos) || later.as_deref().is_some_and(|l| !up(l)) {
                 continue;
             }

@@ -24,8 +24,8 @@
 //!   the direction is down when it would arrive).
 
 use crate::engine::time::{Dur, Time};
-use crate::geo::{delay_of, Vec3};
-use crate::mobility::{Positions, Sampled};
+use crate::geo::{Vec3, SPEED_OF_LIGHT_M_PER_S};
+use crate::mobility::{floor_i64, NodeMotion, Positions, SAMPLE_S};
 use std::sync::Arc;
 
 /// Longest a held packet waits for its direction to come back up, seconds.
@@ -59,22 +59,103 @@ impl Visibility {
     /// Whether `target` is visible from `obs` (positions in the Earth-fixed frame).
     #[inline]
     pub fn sees(min_deg: f64, obs: Vec3, target: Vec3) -> bool {
+        Visibility::sees_up(min_deg.to_radians().sin(), up_of(obs), obs, target)
+    }
+
+    /// [`Visibility::sees`] with the sine of the minimum elevation and the
+    /// observer's unit up vector ([`up_of`]) already computed.
+    #[inline(always)]
+    fn sees_up(sin_min: f64, up: Vec3, obs: Vec3, target: Vec3) -> bool {
         let d = target.minus(obs);
-        let up = obs.scale(1.0 / obs.norm());
-        d.dot(up) >= d.norm() * min_deg.to_radians().sin()
+        d.dot(up) >= d.norm() * sin_min
+    }
+
+    /// Whether a direction from `from` to `to` (positions in the
+    /// Earth-fixed frame) is up: the one rule of the run, the moving
+    /// network's routing, the plan's checks and `describe`.
+    #[inline]
+    pub fn up(self, from: Vec3, to: Vec3) -> bool {
+        match self {
+            Visibility::Always => true,
+            Visibility::MinElevation {
+                observer_is_from: true,
+                min_deg,
+            } => Visibility::sees(min_deg, from, to),
+            Visibility::MinElevation { min_deg, .. } => Visibility::sees(min_deg, to, from),
+            Visibility::MaxRange(r) => from.distance(to) <= r,
+        }
     }
 }
 
-/// The moving part of one FIFO direction.
+/// The unit vector up from the Earth's centre through `obs`.
+#[inline(always)]
+fn up_of(obs: Vec3) -> Vec3 {
+    obs.scale(1.0 / obs.norm())
+}
+
+/// `geo::delay_of`, bit for bit, without the library call of `f64::round`
+/// on the usual range: for 1 ≤ x < 2⁵¹ nanoseconds, x + 0.5 is exact or
+/// rounds to the integer above (x within half a unit below it), so its
+/// truncation is x rounded half away from zero.
+#[inline(always)]
+fn delay_of(range_m: f64) -> Dur {
+    let x = range_m / SPEED_OF_LIGHT_M_PER_S * 1e9;
+    if (1.0..2_251_799_813_685_248.0).contains(&x) {
+        Dur((x + 0.5) as u64)
+    } else {
+        crate::geo::delay_of(range_m)
+    }
+}
+
+/// The visibility test of a direction, in the line its packets read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum VisKind {
+    Always,
+    /// A minimum elevation seen from the sender (`true`) or the receiver.
+    MinElevation(bool),
+    MaxRange,
+}
+
+/// How one end of a direction moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EndKind {
+    Fixed,
+    Orbit,
+    Track,
+}
+
+/// One end of a direction as its packets read it. A fixed end: its place
+/// (`p0`) and the unit vector up through it (`p1`); an orbit: its SGP4
+/// samples at k·SAMPLE_S and (k+1)·SAMPLE_S, k the direction's
+/// [`DirMotion::k`] (both ends sample the same instants); a track: nothing
+/// kept (its position is computed exactly at each packet).
+#[derive(Clone, Copy, Debug, Default)]
+struct End {
+    p0: Vec3,
+    p1: Vec3,
+}
+
+/// The moving part of one FIFO direction: what a packet reads first, in
+/// two cache lines (the sample index, both ends' samples, the last arrival,
+/// the visibility test's constants), then what only a new sample or the
+/// rare path needs.
+#[repr(C, align(64))]
 pub struct DirMotion {
+    /// Index of the orbit samples held (`i64::MIN`: none yet).
+    k: i64,
+    a: End,
+    last_arrival: Time,
+    b: End,
+    /// With a minimum elevation: its sine; with a maximum range: the range.
+    vis_param: f64,
+    vis: VisKind,
+    kinds: [EndKind; 2],
+    pub when_down: WhenDown,
+    pub lose_in_flight: bool,
+    pub visibility: Visibility,
     pub positions: Arc<Positions>,
     pub from: u32,
     pub to: u32,
-    pub visibility: Visibility,
-    pub when_down: WhenDown,
-    pub lose_in_flight: bool,
-    cache: [Sampled; 2],
-    last_arrival: Time,
 }
 
 impl DirMotion {
@@ -86,26 +167,95 @@ impl DirMotion {
         when_down: WhenDown,
         lose_in_flight: bool,
     ) -> DirMotion {
+        let end = |n: u32| match positions.nodes[n as usize]
+            .as_ref()
+            .expect("a node with a place")
+        {
+            NodeMotion::Fixed(p) => (
+                EndKind::Fixed,
+                End {
+                    p0: *p,
+                    p1: up_of(*p),
+                },
+            ),
+            NodeMotion::Orbit(_) => (EndKind::Orbit, End::default()),
+            NodeMotion::Track(_) => (EndKind::Track, End::default()),
+        };
+        let ((ka, a), (kb, b)) = (end(from), end(to));
+        let (vis, vis_param) = match visibility {
+            Visibility::Always => (VisKind::Always, 0.0),
+            Visibility::MinElevation {
+                observer_is_from,
+                min_deg,
+            } => (
+                VisKind::MinElevation(observer_is_from),
+                min_deg.to_radians().sin(),
+            ),
+            Visibility::MaxRange(r) => (VisKind::MaxRange, r),
+        };
         DirMotion {
+            k: i64::MIN,
+            a,
+            last_arrival: Time::ZERO,
+            b,
+            vis_param,
+            vis,
+            kinds: [ka, kb],
+            when_down,
+            lose_in_flight,
+            visibility,
             positions,
             from,
             to,
-            visibility,
-            when_down,
-            lose_in_flight,
-            cache: [Sampled::default(); 2],
-            last_arrival: Time::ZERO,
+        }
+    }
+
+    /// The orbit ends' samples k·SAMPLE_S and (k+1)·SAMPLE_S (as
+    /// `mobility::Sampled` takes them: the next pair reuses the later one).
+    #[cold]
+    #[inline(never)]
+    fn resample(&mut self, k: i64) {
+        for (end, kind, node) in [
+            (&mut self.a, self.kinds[0], self.from),
+            (&mut self.b, self.kinds[1], self.to),
+        ] {
+            if kind == EndKind::Orbit {
+                end.p0 = if k == self.k.wrapping_add(1) {
+                    end.p1
+                } else {
+                    self.positions.position(node, k as f64 * SAMPLE_S)
+                };
+                end.p1 = self.positions.position(node, (k + 1) as f64 * SAMPLE_S);
+            }
+        }
+        self.k = k;
+    }
+
+    /// One end's position at `t_s` (`x`, `k`: the sample coordinates of
+    /// `t_s`): its place, its orbit interpolated between the samples held,
+    /// or its track's exact position — the positions of
+    /// `Positions::position_sampled`, bit for bit.
+    #[inline(always)]
+    fn at(&self, which: usize, t_s: f64, x: f64) -> Vec3 {
+        let e = if which == 0 { &self.a } else { &self.b };
+        match self.kinds[which] {
+            EndKind::Fixed => e.p0,
+            EndKind::Orbit => e.p0.lerp(e.p1, x - self.k as f64),
+            EndKind::Track => self
+                .positions
+                .position(if which == 0 { self.from } else { self.to }, t_s),
         }
     }
 
     #[inline]
     fn ends(&mut self, t: Time) -> (Vec3, Vec3) {
         let s = t.as_secs_f64();
-        let [ca, cb] = &mut self.cache;
-        (
-            self.positions.position_sampled(self.from, s, ca),
-            self.positions.position_sampled(self.to, s, cb),
-        )
+        let x = s / SAMPLE_S;
+        let k = floor_i64(x);
+        if k != self.k && (self.kinds[0] == EndKind::Orbit || self.kinds[1] == EndKind::Orbit) {
+            self.resample(k);
+        }
+        (self.at(0, s, x), self.at(1, s, x))
     }
 
     /// The propagation delay of a packet whose last bit leaves at `t`.
@@ -118,22 +268,26 @@ impl DirMotion {
     /// Whether the direction is up at `t`.
     #[inline]
     pub fn up_at(&mut self, t: Time) -> bool {
-        match self.visibility {
-            Visibility::Always => true,
-            Visibility::MinElevation {
-                observer_is_from,
-                min_deg,
-            } => {
+        match self.vis {
+            VisKind::Always => true,
+            VisKind::MinElevation(observer_is_from) => {
                 let (a, b) = self.ends(t);
-                if observer_is_from {
-                    Visibility::sees(min_deg, a, b)
+                let (obs, target, e) = if observer_is_from {
+                    (a, b, &self.a)
                 } else {
-                    Visibility::sees(min_deg, b, a)
-                }
+                    (b, a, &self.b)
+                };
+                let kind = self.kinds[usize::from(!observer_is_from)];
+                let up = if kind == EndKind::Fixed {
+                    e.p1
+                } else {
+                    up_of(obs)
+                };
+                Visibility::sees_up(self.vis_param, up, obs, target)
             }
-            Visibility::MaxRange(r) => {
+            VisKind::MaxRange => {
                 let (a, b) = self.ends(t);
-                a.distance(b) <= r
+                a.distance(b) <= self.vis_param
             }
         }
     }
@@ -182,5 +336,114 @@ impl DirMotion {
         }
         self.last_arrival = at;
         Some(at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_inline_delay_is_geos_bit_for_bit() {
+        // Ranges from a metre to beyond GEO, drawn at random, and ranges
+        // whose delay lies at, just below and just above a half nanosecond
+        // (the rounding's ties and its neighbours).
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut ranges = vec![0.0, 0.1, 0.15, 0.3, 1e-9, 4e8];
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ranges.push((x >> 11) as f64 / (1u64 << 53) as f64 * 1e8);
+        }
+        for k in [1u64, 2, 3, 1_000, 123_456, 2_000_001, 99_999_999] {
+            let r = (k as f64 + 0.5) * 1e-9 * SPEED_OF_LIGHT_M_PER_S;
+            ranges.extend([
+                r,
+                f64::from_bits(r.to_bits() - 1),
+                f64::from_bits(r.to_bits() + 1),
+            ]);
+        }
+        for r in ranges {
+            assert_eq!(delay_of(r), crate::geo::delay_of(r), "{r} m");
+        }
+    }
+
+    #[test]
+    fn a_directions_positions_are_the_sampled_ones_bit_for_bit() {
+        // Ends fixed, on an orbit and on a track, read at times that stay
+        // within a sample, step to the next one, jump ahead and go back:
+        // the delay equals the one from Positions::position_sampled (each
+        // orbit with its own Sampled cache, fixed places and tracks exact).
+        use crate::geo::{geodetic_to_ecef, Track, Waypoint};
+        use crate::mobility::{preset, Epoch, Sampled};
+        let orb = preset("kuiper-630")
+            .unwrap()
+            .shell
+            .orbiters(Epoch::Y2000)
+            .unwrap();
+        let wp = |at_s, lat_deg, lon_deg, alt_m| Waypoint {
+            lat_deg,
+            lon_deg,
+            alt_m,
+            at_s,
+        };
+        let track = Track::timed(
+            vec![wp(0.0, 10.0, 20.0, 1000.0), wp(3600.0, 12.0, 25.0, 2000.0)],
+            false,
+        )
+        .unwrap();
+        let pos = Arc::new(Positions {
+            nodes: vec![
+                Some(NodeMotion::Fixed(geodetic_to_ecef(45.0, 7.0, 0.0))),
+                Some(NodeMotion::Orbit(orb[17].clone())),
+                Some(NodeMotion::Orbit(orb[18].clone())),
+                Some(NodeMotion::Track(track)),
+            ],
+        });
+        let times = [
+            0.0, 0.03, 0.0999, 0.1, 0.1000001, 0.25, 0.31, 7.77, 7.8, 2.0, 2.05, 1e4,
+        ];
+        for (from, to) in [(0, 1), (1, 0), (1, 2), (2, 3), (3, 0), (0, 3)] {
+            let mut m = DirMotion::new(
+                pos.clone(),
+                from,
+                to,
+                Visibility::Always,
+                WhenDown::Drop,
+                false,
+            );
+            let (mut ca, mut cb) = (Sampled::default(), Sampled::default());
+            for &t in &times {
+                let at = Time((t * 1e9) as u64);
+                let s = at.as_secs_f64();
+                let a = pos.position_sampled(from, s, &mut ca);
+                let b = pos.position_sampled(to, s, &mut cb);
+                assert_eq!(
+                    m.delay_at(at),
+                    delay_of(a.distance(b)),
+                    "{from}>{to} at {t}"
+                );
+                for observer_is_from in [true, false] {
+                    let vis = Visibility::MinElevation {
+                        observer_is_from,
+                        min_deg: 25.0,
+                    };
+                    let mut v = DirMotion::new(pos.clone(), from, to, vis, WhenDown::Drop, false);
+                    let (obs, target) = if observer_is_from { (a, b) } else { (b, a) };
+                    let sees = Visibility::sees(25.0, obs, target);
+                    assert_eq!(v.up_at(at), sees, "{from}>{to} at {t}");
+                    let mut r = DirMotion::new(
+                        pos.clone(),
+                        from,
+                        to,
+                        Visibility::MaxRange(1.5e6),
+                        WhenDown::Drop,
+                        false,
+                    );
+                    assert_eq!(r.up_at(at), a.distance(b) <= 1.5e6, "{from}>{to} at {t}");
+                }
+            }
+        }
     }
 }

@@ -133,6 +133,34 @@ struct SackLine([(u64, u64); MAX_SACK_BLOCKS]);
 const _: () = assert!(std::mem::size_of::<Slot>() == 64);
 const _: () = assert!(std::mem::size_of::<SackLine>() == 64);
 
+/// Ask the kernel to back the 2 MiB-aligned stretches of `v`'s buffer with
+/// transparent huge pages (where it offers them on request; a hint, no
+/// effect on results). A world with hundreds of thousands of packets in
+/// flight reads their slots scattered over tens of megabytes, more than
+/// the processor's address translations cover in 4 KiB pages: each cold
+/// slot would cost a page walk besides its cache miss. Called when the
+/// buffer moves or grows; the part not yet touched is then faulted in as
+/// huge pages.
+#[cold]
+#[inline(never)]
+fn advise_huge_pages<T>(v: &Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + v.capacity() * std::mem::size_of::<T>();
+        let lo = start.next_multiple_of(HUGE);
+        let hi = end & !(HUGE - 1);
+        if hi > lo {
+            // SAFETY: the range lies inside `v`'s allocation; the advice
+            // changes how its pages are backed, never their contents.
+            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
+}
+
 /// The packets on the move: a slot each, numbered (a link holds slot
 /// numbers, not packets), reused once the packet arrives or is lost.
 #[derive(Default)]
@@ -189,6 +217,7 @@ impl PacketStore {
         if !sack.is_empty() {
             if i >= self.sack.len() {
                 self.sack.resize(self.slots.len(), SackLine::default());
+                advise_huge_pages(&self.sack);
             }
             self.sack[i] = SackLine(sack.blocks());
         }
@@ -200,6 +229,7 @@ impl PacketStore {
         match self.free.pop() {
             Some(i) => i as usize,
             None => {
+                let cap = self.slots.capacity();
                 self.slots.push(Slot {
                     size_bytes: 0,
                     conn: 0,
@@ -207,6 +237,9 @@ impl PacketStore {
                     hop: 0,
                     body: Body::External,
                 });
+                if self.slots.capacity() != cap {
+                    advise_huge_pages(&self.slots);
+                }
                 self.slots.len() - 1
             }
         }

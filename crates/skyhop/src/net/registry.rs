@@ -120,16 +120,30 @@ link_layers! {
 impl LinkLayerSpec {
     /// Check the spec against its link when the plan is built, adjusting the
     /// link's directions if the layer defines them; returns warnings, or
-    /// (key under `link_layer`, message). `rto_min`: the TCP minimum RTO.
+    /// (key under `link_layer`, message).
     pub fn resolve(
         &self,
         fwd: &mut LinkDirSpec,
         rev: &mut LinkDirSpec,
-        rto_min: crate::engine::time::Dur,
     ) -> Result<Vec<String>, (String, String)> {
         match self {
-            LinkLayerSpec::Dvbs(s) => s.resolve(fwd, rev, rto_min),
+            LinkLayerSpec::Dvbs(s) => s.resolve(fwd, rev),
             _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Warnings about the TCP connections that cross the (resolved) link,
+    /// the smallest minimum RTO among them `rto_min` (a layer with timers
+    /// of its own has rules against the TCP timeout).
+    pub fn check_tcp(
+        &self,
+        fwd: &LinkDirSpec,
+        rev: &LinkDirSpec,
+        rto_min: crate::engine::time::Dur,
+    ) -> Vec<String> {
+        match self {
+            LinkLayerSpec::Dvbs(s) => s.check_tcp(fwd, rev, rto_min),
+            _ => Vec::new(),
         }
     }
 }

@@ -1,8 +1,9 @@
 //! The network as a graph of nodes and link directions, and its static
 //! routes: fewest hops, ties broken towards the lowest node index, so the
-//! choice is deterministic. Flows get their routes when the plan is built;
-//! packets from outside the simulation (a live host's) get theirs here, on
-//! first use of a (from, to) pair.
+//! choice is deterministic. The one route search of a static network: the
+//! plan takes a flow's path from here when it names none, and packets from
+//! outside the simulation (a live host's) get theirs here, on first use of
+//! a (from, to) pair.
 
 use std::collections::VecDeque;
 

@@ -12,7 +12,7 @@
 //! below the bandwidth-delay product: `plan/warnings.rs`), which
 //! `skyhop run` shows too.
 
-use super::plan::Plan;
+use super::plan::{bytes_in, Plan};
 use super::schema::{FlowSize, Scenario};
 use crate::engine::time::Dur;
 use crate::net::addr::node_ip;
@@ -115,6 +115,10 @@ pub struct FlowDesc {
     pub size_bytes: Option<u64>,
     /// The application, in words ("file", "bulk", "cbr probe …", "web sessions …").
     pub app: String,
+    /// The application ends by itself (a file, a number of pages): a run
+    /// without a completion time is then an unfinished one, not a bulk
+    /// flow's or a probe's, which run until the run stops.
+    pub finite: bool,
     pub start_s: f64,
     pub legs: Vec<LegDesc>,
 }
@@ -192,10 +196,10 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
     // Longest leg RTT (and a full packet) whose data cross each direction.
     let mut longest: Vec<Option<(Dur, u64)>> = vec![None; plan.links.len()];
     let mut flows = Vec::new();
-    for (fi, f) in plan.flows.iter().enumerate() {
+    for f in &plan.flows {
         let mut legs = Vec::new();
         for (li, leg) in f.legs.iter().enumerate() {
-            let n = plan.leg_numbers(fi, li);
+            let n = &leg.figures;
             for &d in &leg.fwd {
                 let w = &mut longest[d as usize];
                 if w.is_none_or(|(r, _)| n.rtt > r) {
@@ -244,7 +248,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                 bdp_bytes: n.bdp,
                 bdp_packets: n.bdp as f64 / n.packet as f64,
                 route_at_start: n
-                    .moving
+                    .route_at_start
                     .as_ref()
                     .map(|p| p.iter().map(|&i| node_name(plan, i)).collect()),
                 window_limit,
@@ -271,6 +275,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                 FlowSize::Unlimited => None,
             },
             app: f.app.describe(),
+            finite: f.app.finite(),
             start_s: f.start.as_secs_f64(),
             legs,
         });
@@ -311,15 +316,13 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
             });
             let (delay_range_s, up_fraction) = match (motion, link_motion) {
                 (Some(m), Some(lm)) => {
+                    let lm = if dir == "reverse" { reversed(lm) } else { lm };
                     let (range, up) = sample_link(&m.positions, ld.from, ld.to, lm, end_s);
                     (range.filter(|_| lm.moving_delay), Some(up))
                 }
                 _ => (None, None),
             };
-            let bdp = longest[d].map(|(rtt, packet)| {
-                let b = (ld.rate_bps as f64 / 8.0 * rtt.as_secs_f64()).round() as u64;
-                (b, packet)
-            });
+            let bdp = longest[d].map(|(rtt, packet)| (bytes_in(ld.rate_bps, rtt), packet));
             LinkDesc {
                 link: link.to_string(),
                 dir: dir.to_string(),
@@ -387,6 +390,25 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
     }
 }
 
+/// A plan link's motion as its reverse direction sees it: the visibility
+/// rule is the forward direction's, so an observer that is the forward
+/// direction's `from` is the reverse direction's `to` (the engine's
+/// `attach_motion` mirrors it the same way).
+fn reversed(mut lm: crate::net::mobile::LinkMotion) -> crate::net::mobile::LinkMotion {
+    use crate::net::moving::Visibility;
+    if let Visibility::MinElevation {
+        observer_is_from,
+        min_deg,
+    } = lm.visibility
+    {
+        lm.visibility = Visibility::MinElevation {
+            observer_is_from: !observer_is_from,
+            min_deg,
+        };
+    }
+    lm
+}
+
 /// The smallest and largest delay of a moving link over `[0, end_s]` and
 /// the share of 600 sampled instants at which it is up.
 fn sample_link(
@@ -396,7 +418,6 @@ fn sample_link(
     lm: crate::net::mobile::LinkMotion,
     end_s: f64,
 ) -> (Option<[f64; 2]>, f64) {
-    use crate::net::moving::Visibility;
     let n = 600;
     let (mut lo, mut hi, mut up) = (f64::INFINITY, 0f64, 0usize);
     for k in 0..=n {
@@ -405,21 +426,7 @@ fn sample_link(
         let d = crate::geo::delay_of(a.distance(b)).as_secs_f64();
         lo = lo.min(d);
         hi = hi.max(d);
-        let is_up = match lm.visibility {
-            Visibility::Always => true,
-            Visibility::MinElevation {
-                observer_is_from,
-                min_deg,
-            } => {
-                if observer_is_from {
-                    Visibility::sees(min_deg, a, b)
-                } else {
-                    Visibility::sees(min_deg, b, a)
-                }
-            }
-            Visibility::MaxRange(r) => a.distance(b) <= r,
-        };
-        up += is_up as usize;
+        up += lm.visibility.up(a, b) as usize;
     }
     (Some([lo, hi]), up as f64 / (n + 1) as f64)
 }

@@ -54,7 +54,7 @@ pub fn scenario_json_schema() -> serde_json::Value {
             "additionalProperties": false,
             "required": ["count"],
             "properties": {
-                "count": {"type": "integer", "minimum": 1, "description": "Copies: i = 0 … count − 1."},
+                "count": {"type": "integer", "minimum": 0, "maximum": 100000, "description": "Copies: i = 0 … count − 1 (0: switched off until --set templates.NAME.count=N)."},
                 "nodes": entries.clone(),
                 "links": entries.clone(),
                 "flows": entries,

@@ -21,12 +21,12 @@
 //! object. Each item is charged the bytes it takes from the engine to the
 //! Python lists the command line builds from it.
 
-use super::plan::Plan;
+use super::plan::{bytes_in, Plan};
 use crate::app::RunShape;
 use crate::channel::ChannelSpec;
-use crate::engine::time::{Dur, NS_PER_S};
+use crate::engine::time::Dur;
 use crate::error::ScenarioError;
-use crate::observe::PacketLogOptions;
+use crate::observe::{PacketLogOptions, TraceOptions};
 use crate::units::Size;
 
 /// Bytes the estimate charges per packet that can be in flight or queued:
@@ -44,6 +44,9 @@ pub const BYTES_PER_RECORD: u64 = 1024;
 pub const BYTES_PER_TRACE_ROW: u64 = 1024;
 /// Bytes per point of a link queue or proxy occupancy trace.
 pub const BYTES_PER_TRACE_POINT: u64 = 192;
+/// Bytes the engine holds per point of a link queue's trace while the run
+/// goes, before a sampling interval thins it (`--trace-every`).
+pub const ENGINE_BYTES_PER_TRACE_POINT: u64 = 16;
 /// Bytes per packet-log event (the event, its table row, the Python frame).
 pub const BYTES_PER_LOG_EVENT: u64 = 768;
 
@@ -52,6 +55,8 @@ pub const BYTES_PER_LOG_EVENT: u64 = 768;
 pub struct Recording {
     /// Time series (`--trace`).
     pub trace: bool,
+    /// Which of them, and how densely (`--trace-series`, `--trace-every`).
+    pub trace_options: TraceOptions,
     /// The per-packet log (`--packet-log`, pcap files): its link directions
     /// and window.
     pub packet_log: Option<PacketLogOptions>,
@@ -141,11 +146,6 @@ fn sat(x: f64) -> u64 {
     }
 }
 
-/// Bandwidth-delay product of a link direction, bytes.
-fn bdp(rate_bps: u64, delay: Dur) -> u64 {
-    (rate_bps as u128 * delay.0 as u128 / 8 / NS_PER_S as u128).min(u64::MAX as u128) as u64
-}
-
 /// A lower bound of a request's round trip over flow `f`'s path: the
 /// propagation both ways and one smallest packet's transmission per hop.
 fn min_rtt_s(plan: &Plan, f: usize) -> f64 {
@@ -162,7 +162,7 @@ fn min_rtt_s(plan: &Plan, f: usize) -> f64 {
 
 /// Full segments a leg's bottleneck can carry over `secs`.
 fn segments(plan: &Plan, f: usize, l: usize, secs: f64) -> u64 {
-    let n = plan.leg_numbers(f, l);
+    let n = &plan.flows[f].legs[l].figures;
     sat(n.bottleneck as f64 * secs / 8.0 / n.packet.max(1) as f64) + 1
 }
 
@@ -214,7 +214,7 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 let l = &plan.links[d as usize];
                 let q = (l.queue as u64).saturating_mul(mss + leg.cfg.header_bytes as u64);
                 path_bytes = path_bytes
-                    .saturating_add(bdp(l.rate_bps, l.delay))
+                    .saturating_add(bytes_in(l.rate_bps, l.delay))
                     .saturating_add(q);
             }
             let window = leg
@@ -234,7 +234,8 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
             let size = (size as u64).max(1);
             for d in datagram_dirs(plan, fi) {
                 let l = &plan.links[d];
-                packets = packets.saturating_add(bdp(rate.min(l.rate_bps), l.delay) / size + 1);
+                packets =
+                    packets.saturating_add(bytes_in(rate.min(l.rate_bps), l.delay) / size + 1);
                 let sent = sat(rate as f64 * duration_s / 8.0 / size as f64) + 1;
                 demand[d] = demand[d].saturating_add(sent);
                 smallest[d] = smallest[d].min(size);
@@ -272,27 +273,55 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
         by_rate.min(share).saturating_add(l.queue as u64 + 1)
     };
     if rec.trace {
+        let t = &rec.trace_options;
+        // A series holds every change while the run goes; a sampling
+        // interval keeps at most one point per interval of it afterwards.
+        // A leg's rows and a proxy's points are sampled as they come; a
+        // link queue's points are kept until the end, then sampled.
+        let kept = |raw: u64| match t.every {
+            Some(dt) if dt.0 > 0 => raw.min(plan.duration.0 / dt.0 + 1),
+            _ => raw,
+        };
+        let sampled = |raw: u64, each: u64| kept(raw).saturating_mul(each);
+        let bytes = |raw: u64, engine: u64, kept_each: u64| match t.every {
+            Some(dt) if dt.0 > 0 => raw
+                .saturating_mul(engine)
+                .saturating_add(kept(raw).saturating_mul(kept_each)),
+            _ => raw.saturating_mul(kept_each),
+        };
+        let hint = "shorten run.duration, trace fewer runs, or thin the traces (--trace-every, --trace-series)";
         for (fi, f) in plan.flows.iter().enumerate() {
             let mut rows: u64 = 0;
             for li in 0..f.legs.len() {
                 rows = rows.saturating_add(segments(plan, fi, li, duration_s).saturating_mul(2));
             }
-            rows = rows.saturating_add(f.proxies.len() as u64 * rows);
+            let legs = if t.wants_sender() { rows } else { 0 };
+            let proxies = if t.wants("occupancy") {
+                f.proxies.len() as u64 * rows
+            } else {
+                0
+            };
             e.add(
                 true,
                 "--trace".into(),
-                rows.saturating_mul(BYTES_PER_TRACE_ROW),
-                "shorten run.duration, or trace fewer runs",
+                sampled(legs, BYTES_PER_TRACE_ROW)
+                    .saturating_add(sampled(proxies, BYTES_PER_TRACE_POINT)),
+                hint,
             );
         }
         for d in 0..plan.links.len() {
+            if !t.wants("queue") {
+                break;
+            }
             e.add(
                 true,
                 "--trace".into(),
-                carried(d, duration_s)
-                    .saturating_mul(2)
-                    .saturating_mul(BYTES_PER_TRACE_POINT),
-                "shorten run.duration, or trace fewer runs",
+                bytes(
+                    carried(d, duration_s).saturating_mul(2),
+                    ENGINE_BYTES_PER_TRACE_POINT,
+                    BYTES_PER_TRACE_POINT,
+                ),
+                hint,
             );
         }
     }

@@ -15,11 +15,24 @@ pub use memory::{
     check_against, check_chains, check_with, estimate, estimate_memory, limit_from, memory_limit,
     Estimate, Recording, BYTES_PER_PACKET,
 };
-pub use plan::{LegNumbers, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory};
+pub use plan::{
+    bytes_in, plan_builds, LegFigures, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory,
+};
 pub use schema::*;
 pub use validate::MAX_RUNS;
 
 use crate::error::ScenarioError;
+
+/// A scenario read and checked, with the plan it resolves to: loading
+/// builds the plan (every check runs there), and this keeps it, so that
+/// the runs of a scenario, its description and its memory check share one
+/// build ([`plan_builds`] counts them).
+pub struct Loaded {
+    /// The scenario as read (serde's defaults filled in).
+    pub scenario: Scenario,
+    /// Its resolved plan.
+    pub plan: Plan,
+}
 
 /// Parse TOML scenario text, apply `--set` overrides (`"dotted.path=VALUE"`,
 /// VALUE read as a TOML value, a bare word being a string) and validate.
@@ -34,6 +47,16 @@ pub fn load_str_in(
     sets: &[String],
     base: &std::path::Path,
 ) -> Result<Scenario, ScenarioError> {
+    load_str_plan(text, file, sets, base).map(|l| l.scenario)
+}
+
+/// [`load_str_in`], keeping the plan the checks built.
+pub fn load_str_plan(
+    text: &str,
+    file: &str,
+    sets: &[String],
+    base: &std::path::Path,
+) -> Result<Loaded, ScenarioError> {
     let table: toml::Table = toml::from_str(text).map_err(|e| {
         let msg = e.message().to_string();
         let line = e
@@ -66,6 +89,16 @@ pub fn load_json_str_in(
     sets: &[String],
     base: &std::path::Path,
 ) -> Result<Scenario, ScenarioError> {
+    load_json_str_plan(text, file, sets, base).map(|l| l.scenario)
+}
+
+/// [`load_json_str_in`], keeping the plan the checks built.
+pub fn load_json_str_plan(
+    text: &str,
+    file: &str,
+    sets: &[String],
+    base: &std::path::Path,
+) -> Result<Loaded, ScenarioError> {
     let v: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| ScenarioError::new(file, "", format!("malformed JSON: {e}")))?;
     let tv = json_to_toml(&v, "").map_err(|(k, m)| ScenarioError::new(file, k, m))?;
@@ -79,6 +112,11 @@ pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 /// [`MAX_SCENARIO_BYTES`] of it (a pipe is read too; a device such as
 /// /dev/zero stops at the bound).
 pub fn load_path(path: &str, sets: &[String]) -> Result<Scenario, ScenarioError> {
+    load_path_plan(path, sets).map(|l| l.scenario)
+}
+
+/// [`load_path`], keeping the plan the checks built.
+pub fn load_path_plan(path: &str, sets: &[String]) -> Result<Loaded, ScenarioError> {
     use std::io::Read;
     let cannot =
         |e: String| ScenarioError::new(path, "", format!("cannot read scenario file: {e}"));
@@ -103,9 +141,9 @@ pub fn load_path(path: &str, sets: &[String]) -> Result<Scenario, ScenarioError>
             .unwrap_or(std::path::Path::new("")),
     );
     if path.ends_with(".json") {
-        load_json_str_in(&text, path, sets, &base)
+        load_json_str_plan(&text, path, sets, &base)
     } else {
-        load_str_in(&text, path, sets, &base)
+        load_str_plan(&text, path, sets, &base)
     }
 }
 
@@ -328,7 +366,7 @@ fn load_value(
     file: &str,
     sets: &[String],
     base: &std::path::Path,
-) -> Result<Scenario, ScenarioError> {
+) -> Result<Loaded, ScenarioError> {
     // `--set templates.…` changes a template before it expands; every other
     // path applies to the expanded scenario (so `flows.web3.tcp` exists).
     let (tsets, rest): (Vec<&String>, Vec<&String>) = sets.iter().partition(|s| {
@@ -362,7 +400,7 @@ fn load_checked(
     v: toml::Value,
     file: &str,
     base: &std::path::Path,
-) -> Result<Scenario, ScenarioError> {
+) -> Result<Loaded, ScenarioError> {
     let read = |v: toml::Value| serde_path_to_error::deserialize::<_, Scenario>(v);
     let reload = |v: toml::Value| {
         read(v)
@@ -395,7 +433,10 @@ fn load_checked(
     let plan = Plan::build(&scn, file)?;
     memory::check_memory(&plan, file)?;
     memory::check_chains(&plan, file, plan.duration, plan.event_budget)?;
-    Ok(scn)
+    Ok(Loaded {
+        scenario: scn,
+        plan,
+    })
 }
 
 /// The first key where the scenario as written has a list and the

@@ -13,7 +13,8 @@
 //! to = "C{i}"
 //! ```
 //!
-//! Each entry of `nodes`, `links` and `flows` expands `count` times: `{i}`
+//! Each entry of `nodes`, `links` and `flows` expands `count` times (0: a
+//! part switched off until `--set templates.web.count=N`): `{i}`
 //! in keys and strings becomes the index, and a string that is a sum of
 //! terms `Q` or `Q * i` with one unit (`"40 ms + 10 ms * i"`) is evaluated.
 //! The expanded entries join the scenario's own (a name used twice is an
@@ -129,6 +130,13 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<Origins, Scen
             }
         }
         let count = match tt.get("count") {
+            Some(toml::Value::Integer(n)) if *n < 0 => {
+                return Err(ScenarioError::new(
+                    file,
+                    key("count"),
+                    format!("N = {n}: a template's count is a whole number from 0 to {MAX_COUNT}"),
+                ))
+            }
             Some(toml::Value::Integer(n)) if *n as u64 > MAX_COUNT => {
                 return Err(ScenarioError::new(
                     file,
@@ -138,19 +146,14 @@ pub(super) fn expand(root: &mut toml::Value, file: &str) -> Result<Origins, Scen
                     ),
                 ))
             }
-            Some(toml::Value::Integer(n)) if *n >= 1 => *n as u64,
-            Some(toml::Value::Integer(n)) => {
-                return Err(ScenarioError::new(
-                    file,
-                    key("count"),
-                    format!("N = {n}: a template needs a count of at least 1"),
-                ))
-            }
+            // 0: a part of the scenario switched off until `--set
+            // templates.NAME.count=N` (e.g. a live scenario's simulated twin)
+            Some(toml::Value::Integer(n)) => *n as u64,
             Some(v) => {
                 return Err(ScenarioError::new(
                     file,
                     key("count"),
-                    format!("expected a whole number from 1 to {MAX_COUNT}, got {v}"),
+                    format!("expected a whole number from 0 to {MAX_COUNT}, got {v}"),
                 ))
             }
             None => {
@@ -321,10 +324,21 @@ mod tests {
         assert_eq!(v["flows"]["f0"]["from"].as_str(), Some("S0"));
         assert!(v["nodes"].get("S2").is_some());
 
+        // count 0: switched off, nothing expands (a --set switches it on)
         let zero = text.replace("count = 3", "count = 0");
         let mut v = toml::Value::Table(toml::from_str(&zero).unwrap());
+        expand(&mut v, "t.toml").unwrap();
+        assert!(v.get("templates").is_none());
+        assert!(v
+            .get("flows")
+            .is_none_or(|f| f.as_table().unwrap().is_empty()));
+        let negative = text.replace("count = 3", "count = -1");
+        let mut v = toml::Value::Table(toml::from_str(&negative).unwrap());
         let e = expand(&mut v, "t.toml").unwrap_err().to_string();
-        assert!(e.contains("templates.t.count"), "{e}");
+        assert!(
+            e.contains("templates.t.count") && e.contains("from 0"),
+            "{e}"
+        );
     }
 
     #[test]

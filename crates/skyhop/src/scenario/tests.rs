@@ -758,3 +758,59 @@ fn a_list_is_no_table() {
         );
     }
 }
+
+const E6: &str = include_str!("../../../../scenarios/e6_geo_3g.toml");
+
+/// The DVB-S timer rule RTO − RTT > ARTO warnings of E6 with `sets`.
+fn dvbs_rto_warnings(sets: &[&str]) -> Vec<String> {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let scn = load_str(E6, "e6.toml", &sets).unwrap();
+    let plan = Plan::build(&scn, "e6.toml").unwrap();
+    plan.warnings
+        .into_iter()
+        .filter(|w| w.contains("minimum RTO"))
+        .collect()
+}
+
+#[test]
+fn the_dvbs_timer_rule_holds_each_leg_to_its_own_minimum_rto() {
+    // E6's link round trip is 0.28 s and ARTO 0.6 s: a minimum RTO of
+    // 1 s (its studies profile) keeps RTO − RTT above ARTO.
+    assert_eq!(dvbs_rto_warnings(&[]), Vec::<String>::new());
+    // Under the linux profile the leg runs with 200 ms: the rule breaks
+    // (the rule used to take `tcp.rto_min` or 1 s, whatever the profile).
+    let w = dvbs_rto_warnings(&["tcp.profile=linux"]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with(
+            "links.sat.link_layer: the TCP minimum RTO 0.200 s minus the link round trip 0.28"
+        ),
+        "{}",
+        w[0]
+    );
+    // A flow's own option is the leg's: 0.5 s breaks it, even with a
+    // larger [tcp] value; 1.2 s keeps it, even with a smaller one.
+    let w = dvbs_rto_warnings(&["tcp.rto_min=\"2 s\"", "flows.ftp.options.rto_min=\"0.5 s\""]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("minimum RTO 0.500 s"), "{}", w[0]);
+    let w = dvbs_rto_warnings(&["tcp.profile=linux", "flows.ftp.options.rto_min=\"1.2 s\""]);
+    assert_eq!(w, Vec::<String>::new());
+}
+
+#[test]
+fn a_legs_figures_are_worked_once_from_its_links() {
+    use crate::engine::time::Dur;
+    // A-B-C, 1 Mb/s and 10 ms each, under the linux profile: full segments
+    // of 1448 + 52 B (12 ms per hop), ACKs of 52 B (416 µs per hop).
+    let plan = Plan::build(&load(&[]).unwrap(), "t.toml").unwrap();
+    let f = &plan.flows[0].legs[0].figures;
+    assert_eq!(f.bottleneck, 1_000_000);
+    assert_eq!(f.packet, 1500);
+    assert_eq!(f.propagation, Dur::from_millis(40));
+    // 2 × (10 ms + 12 ms) there, 2 × (10 ms + 0.416 ms) back.
+    assert_eq!(f.rtt, Dur::from_micros(64_832));
+    assert_eq!(f.bdp, 8104);
+    assert_eq!(f.propagation_bdp, 5000);
+    assert_eq!(f.route_at_start, None);
+    assert_eq!(bytes_in(1_000_000, Dur::from_micros(64_832)), 8104);
+}

@@ -10,15 +10,17 @@ use crate::net::{Dir, Payload};
 use crate::result::{
     EngineStats, FlowResult, LegResult, LinkResult, ProxyResult, RunResult, Series,
 };
-use crate::scenario::Plan;
 
 impl World {
     /// The run's results, the world stopped at `stop`.
-    pub fn finish(self, plan: &Plan, seed: u64, stop: Time) -> RunResult {
+    pub fn finish(self, stop: Time) -> RunResult {
         let events = self.events;
+        let trace = self.trace;
+        let names = *self.names;
+        let plan_nodes = &names.nodes;
         let mut res = RunResult {
-            seed,
-            warnings: plan.warnings.clone(),
+            seed: names.seed,
+            warnings: names.warnings.clone(),
             ..Default::default()
         };
         let mut conns: Vec<Option<Conn>> = self.conns.into_iter().map(Some).collect();
@@ -40,7 +42,7 @@ impl World {
                     traces: &mut res.traces,
                     warnings: &mut res.warnings,
                 };
-                let (fr, warning) = super::quic_result::quic_flow_result(f, &plan.nodes, stop, out);
+                let (fr, warning) = super::quic_result::quic_flow_result(f, plan_nodes, stop, out);
                 res.warnings.extend(warning);
                 res.flows.insert(name, fr);
                 continue;
@@ -123,7 +125,7 @@ impl World {
                         slot => *slot = Some(lr),
                     }
                     if let Some(tr) = c.trace {
-                        for (k, s) in tr.into_series(&format!("{}.{}", f.name, pos)) {
+                        for (k, s) in tr.into_series(&format!("{}.{}", f.name, pos), stop) {
                             res.traces.insert(k, s);
                         }
                     }
@@ -135,7 +137,7 @@ impl World {
                     let area = p.occupancy.area(end);
                     let pr = ProxyResult {
                         flow: f.name.clone(),
-                        node: plan.nodes[p.node as usize].clone(),
+                        node: plan_nodes[p.node as usize].clone(),
                         cache_bytes: p.cache_bytes,
                         quic: false,
                         max_occupancy_bytes: p.occupancy.max(),
@@ -182,10 +184,10 @@ impl World {
                 fr.throughput_bps = fr.bytes_sent as f64 * 8.0 / active;
             }
             for (pi, tr) in f.proxy_traces.into_iter().enumerate() {
-                let node = &plan.nodes[f.proxies[pi].node as usize];
+                let node = &plan_nodes[f.proxies[pi].node as usize];
                 res.traces.insert(
                     format!("{}.proxy.{}.occupancy", f.name, node),
-                    tr.into_series(),
+                    tr.into_series(stop),
                 );
             }
             res.flows.insert(f.name.clone(), fr);
@@ -207,16 +209,16 @@ impl World {
         let mobile = self.mobile;
         for (k, layer) in layers.iter_mut().enumerate() {
             // Links built during a moving run follow the plan's.
-            let (link_name, rate_bps) = match plan.layers.get(k) {
-                Some(l) => (l.name.clone(), plan.links[2 * k].rate_bps),
-                None => mobile.as_ref().unwrap().built[k - plan.layers.len()].clone(),
+            let (link_name, rate_bps) = match names.links.get(k) {
+                Some(l) => l.clone(),
+                None => mobile.as_ref().unwrap().built[k - names.links.len()].clone(),
             };
             for dir in [Dir::Forward, Dir::Reverse] {
                 let ld = 2 * k + dir.index();
-                let (from, to) = match plan.links.get(ld) {
-                    Some(pd) => (
-                        plan.nodes[pd.from as usize].clone(),
-                        plan.nodes[pd.to as usize].clone(),
+                let (from, to) = match names.dirs.get(ld) {
+                    Some(&(a, b)) => (
+                        plan_nodes[a as usize].clone(),
+                        plan_nodes[b as usize].clone(),
                     ),
                     None => {
                         let m = mobile.as_ref().unwrap();
@@ -283,6 +285,9 @@ impl World {
                 }
             }
             res.network_events = std::mem::take(&mut m.events);
+        }
+        if let Some(t) = trace {
+            t.apply(&mut res.traces, stop);
         }
         res.packet_log = self.log.map(|b| *b);
         let goodputs: Vec<f64> = res.flows.values().map(|f| f.goodput_bps).collect();

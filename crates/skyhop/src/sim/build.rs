@@ -7,7 +7,9 @@ use super::external::External;
 use super::mobile::attach_motion;
 use super::network::Mobile;
 use super::options::RunOptions;
-use super::state::{AeroGroups, Conn, Ev, FlowRt, LegProto, QuicRt, StreamProto, TimerSlot};
+use super::state::{
+    AeroGroups, Conn, Ev, FlowRt, LegProto, QuicRt, RunNames, StreamProto, TimerSlot,
+};
 use super::world::World;
 use crate::app::{App, AppIo, ByteLedger, StreamDir};
 use crate::channel::{Channel, ChannelCtx};
@@ -16,7 +18,6 @@ use crate::error::{ScenarioError, SimError};
 use crate::net::datagram::DatagramPath;
 use crate::net::mobile::MotionPlan;
 use crate::net::moving::Visibility;
-use crate::net::topology::Topology;
 use crate::net::{AnyLinkLayer, LinkBuild};
 use crate::observe::{ConnLabel, PacketLog, SenderTrace, ValueTrace};
 use crate::pep::{ProxyRt, RelayOut};
@@ -80,7 +81,8 @@ impl World {
                 )
             })
             .collect();
-        if opts.trace {
+        let traced = |q: &str| opts.trace && opts.trace_options.wants(q);
+        if traced("queue") {
             for l in layers.iter_mut() {
                 l.trace_queues();
             }
@@ -94,7 +96,7 @@ impl World {
                     }
                 }
             }
-            Box::new(Mobile::new(plan, m, opts.trace))
+            Box::new(Mobile::new(plan, m, traced("delay")))
         });
         let mut routes = Vec::new();
         let mut flows = Vec::new();
@@ -205,7 +207,6 @@ impl World {
                 .next_after(crate::engine::time::Dur::ZERO);
             q.push(Time(next.0), Ev::Reroute);
         }
-        let topology = Topology::new(plan.nodes.len(), plan.links.iter().map(|d| (d.from, d.to)));
         let mut w = World {
             q,
             layers,
@@ -222,15 +223,16 @@ impl World {
             packet_hops: 0,
             events: 0,
             event_budget: plan.event_budget,
-            trace: opts.trace,
+            trace: opts.trace.then(|| Box::new(opts.trace_options.clone())),
             log: opts
                 .packet_log
                 .as_ref()
                 .map(|o| Box::new(PacketLog::new(plan.links.len(), o))),
             error: None,
-            ext: External::new(topology),
+            ext: External::new(plan.topology.clone()),
             aero,
             mobile,
+            names: Box::new(RunNames::of(plan, seed)),
         };
         // The ack-after-forward rule holds a split-TCP proxy's ACKs back;
         // a QUIC stack acknowledges packets, not stream bytes, at once.
@@ -345,7 +347,11 @@ impl World {
                 ack_limited_by: None,
                 limits_acks_of: None,
                 // Traces follow the flow's first stream.
-                trace: (self.trace && stream == 0).then(SenderTrace::default),
+                trace: self
+                    .trace
+                    .as_ref()
+                    .filter(|t| stream == 0 && t.wants_sender())
+                    .map(|t| SenderTrace::new(t.every)),
             });
         }
         for pos in 0..n.saturating_sub(1) {
@@ -363,8 +369,12 @@ impl World {
                 self.conns[out].limits_acks_of = Some(inc);
             }
             fl.proxies.push(pr);
-            if self.trace && stream == 0 {
-                fl.proxy_traces.push(ValueTrace::default());
+            if let Some(t) = self
+                .trace
+                .as_ref()
+                .filter(|t| stream == 0 && t.wants("occupancy"))
+            {
+                fl.proxy_traces.push(ValueTrace::new(t.every));
             }
         }
         fl.conns.extend_from_slice(&conn_ids);

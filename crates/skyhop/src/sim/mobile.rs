@@ -3,8 +3,12 @@
 //! between moving nodes built the first time traffic crosses them, plan
 //! links given their moving delay and visibility, and the routes
 //! recomputed on the policy's schedule.
+//!
+//! Also here: the hint that brings in the next event's
+//! packet before it runs (`World::prefetch_next`), which the many busy
+//! directions of a moving network need most.
 
-use super::network::{Mobile, DYN_ROUTE, MAX_HOPS};
+use super::network::{Mobile, DYN_ROUTE, MAX_HOPS, NO_LD};
 use super::state::Ev;
 use super::world::World;
 use crate::engine::time::Dur;
@@ -99,22 +103,32 @@ impl World {
 
     fn dyn_forward(&mut self, now: Time, slot: u32, node: u32, dslot: u32) {
         let m = self.mobile();
-        let next = m.routing.next_hop(dslot, node);
-        if next == NO_HOP {
-            m.unroutable += 1;
-            self.free_lost(slot);
-            return;
+        let at = dslot as usize * m.out.len() + node as usize;
+        let mut ld = m.next_ld[at];
+        if ld == NO_LD {
+            let next = m.routing.next_hop(dslot, node);
+            if next == NO_HOP {
+                m.unroutable += 1;
+                self.free_lost(slot);
+                return;
+            }
+            ld = self.link_dir(node, next);
+            self.mobile().next_ld[at] = ld;
         }
-        let ld = self.link_dir(node, next);
         self.transmit_on(now, slot, ld as usize);
     }
 
     /// The link direction from `a` to its neighbour `b`, built on first use.
-    fn link_dir(&mut self, a: u32, b: u32) -> u32 {
+    /// A built link is named and directed from its lower-numbered end,
+    /// whichever way its first packet goes: `forward` is a ground station
+    /// (a scenario node) to its satellite, or the lower-numbered satellite
+    /// to the higher.
+    fn link_dir(&mut self, from: u32, to: u32) -> u32 {
         let m = self.mobile.as_deref_mut().unwrap();
-        if let Some(&(_, ld)) = m.out[a as usize].iter().find(|&&(n, _)| n == b) {
+        if let Some(&(_, ld)) = m.out[from as usize].iter().find(|&&(n, _)| n == to) {
             return ld;
         }
+        let (a, b) = (from.min(to), from.max(to));
         let (class, vis) = m
             .net
             .link_kind(a, b)
@@ -146,7 +160,7 @@ impl World {
         let mut link = FifoLink {
             dirs: [mk(a, b, vis), mk(b, a, flip(vis))],
         };
-        if self.trace {
+        if self.trace.as_ref().is_some_and(|t| t.wants("queue")) {
             for d in link.dirs.iter_mut() {
                 d.trace_queue();
             }
@@ -163,7 +177,11 @@ impl World {
         m.dir_ends.push((b, a));
         m.out[a as usize].push((b, 2 * k));
         m.out[b as usize].push((a, 2 * k + 1));
-        2 * k
+        if from == a {
+            2 * k
+        } else {
+            2 * k + 1
+        }
     }
 
     /// Recompute the routes (a routing update is due).
@@ -186,5 +204,28 @@ impl World {
             );
         }
         self.free_lost(slot);
+    }
+}
+
+impl World {
+    /// A hint, before an event runs: if the next event is a packet's
+    /// arrival at the end of a FIFO link, bring in its slot and the line of
+    /// the direction's in-flight list it pops, so that those misses overlap
+    /// with this event's work. With many link directions busy (a moving
+    /// network carrying hundreds of thousands of packets) a direction's
+    /// next arrival is hundreds of events away and its lines have left the
+    /// cache by then; the next event's are still there. Only in a moving
+    /// world: a static one's few directions keep their lines, and its
+    /// prefetches two arrivals ahead (`World::dispatch`) find them in time.
+    #[inline(always)]
+    pub(super) fn prefetch_next(&self) {
+        if self.mobile.is_none() {
+            return;
+        }
+        if let Some(&Ev::Link { link, token }) = self.q.peek() {
+            if let AnyLinkLayer::Fifo(l) = &self.layers[link as usize] {
+                l.prefetch_head(token, &self.packets);
+            }
+        }
     }
 }

@@ -74,7 +74,7 @@ pub fn run_plan_with(
         cancel: opts.cancel.clone(),
     };
     let stop = driver.drive(&mut world)?;
-    let mut result = world.finish(plan, seed, stop);
+    let mut result = world.finish(stop);
     if plan.flows.is_empty() {
         result.warnings.push(
             "no flows: a simulation of this scenario carries nothing (its live nodes are for skyhop live)"

@@ -20,6 +20,9 @@ use crate::result::{NetworkEvent, NetworkStats, Series};
 /// Marks a packet route as a (source, destination) pair of a moving world.
 pub(super) const DYN_ROUTE: u32 = 1 << 31;
 
+/// An entry of `Mobile::next_ld` not yet looked up.
+pub(super) const NO_LD: u32 = u32::MAX;
+
 /// Hops after which a packet is dropped (transient loops across updates).
 pub(super) const MAX_HOPS: u16 = 255;
 
@@ -35,6 +38,11 @@ pub(super) struct Mobile {
     pub dir_ends: Vec<(u32, u32)>,
     /// Per node: (neighbour, link direction) of every link built.
     pub out: Vec<Vec<(u32, u32)>>,
+    /// The link direction a packet for destination slot `s` takes at node
+    /// `n`, at `s * nodes + n` ([`NO_LD`]: not looked up since the last
+    /// recomputation): the next hop and the link towards it, found once
+    /// per update instead of at every hop.
+    pub next_ld: Vec<u32>,
     /// Node names: the plan's, then the extra ones.
     pub names: Vec<String>,
     /// Ground nodes of ground-to-satellite rules (handovers are theirs).
@@ -70,6 +78,7 @@ impl Mobile {
             paths: Vec::new(),
             dir_ends,
             out,
+            next_ld: Vec::new(),
             names: plan
                 .nodes
                 .iter()
@@ -87,6 +96,10 @@ impl Mobile {
     /// The route from `src` to `dst` (registered on first use).
     pub fn route(&mut self, src: u32, dst: u32) -> u32 {
         let slot = self.routing.slot(dst);
+        let nodes = self.out.len();
+        if self.next_ld.len() < (slot as usize + 1) * nodes {
+            self.next_ld.resize((slot as usize + 1) * nodes, NO_LD);
+        }
         let i = match self.routes.iter().position(|&r| r == (src, slot)) {
             Some(i) => i,
             None => {
@@ -111,6 +124,7 @@ impl Mobile {
     /// Recompute the routes at `t` and record what changed.
     pub fn update(&mut self, t: Time) {
         self.routing.recompute(&mut self.net, Dur(t.0));
+        self.next_ld.fill(NO_LD);
         let t_s = t.as_secs_f64();
         let mut handovers: Vec<(u32, u32, u32)> = Vec::new();
         for i in 0..self.routes.len() {

@@ -136,8 +136,10 @@ pub(super) fn quic_flow_result(
     }
     for (p, tr) in f.proxy_traces.into_iter().enumerate() {
         let node = &plan_nodes[q.relays[p][0].node as usize];
-        out.traces
-            .insert(format!("{name}.proxy.{node}.occupancy"), tr.into_series());
+        out.traces.insert(
+            format!("{name}.proxy.{node}.occupancy"),
+            tr.into_series(stop),
+        );
     }
     fr.app = f.app.report(end);
     let dropped: u64 = q.legs.iter().map(|l| l.conn.relay_dropped()).sum();

@@ -224,3 +224,33 @@ impl AeroGroups {
         &self.members[g]
     }
 }
+
+/// What a run's results name, kept from the plan when the world is built
+/// (so that finishing a run needs nothing back).
+#[derive(Debug)]
+pub(super) struct RunNames {
+    pub(super) seed: u64,
+    pub(super) warnings: Vec<String>,
+    pub(super) nodes: Vec<String>,
+    /// Per link of the plan: its name and its forward direction's rate.
+    pub(super) links: Vec<(String, u64)>,
+    /// Per link direction of the plan: its ends.
+    pub(super) dirs: Vec<(u32, u32)>,
+}
+
+impl RunNames {
+    pub(super) fn of(plan: &crate::scenario::Plan, seed: u64) -> RunNames {
+        RunNames {
+            seed,
+            warnings: plan.warnings.clone(),
+            nodes: plan.nodes.clone(),
+            links: plan
+                .layers
+                .iter()
+                .enumerate()
+                .map(|(k, l)| (l.name.clone(), plan.links[2 * k].rate_bps))
+                .collect(),
+            dirs: plan.links.iter().map(|d| (d.from, d.to)).collect(),
+        }
+    }
+}

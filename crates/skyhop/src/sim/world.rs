@@ -3,10 +3,8 @@
 //! It routes packets between endpoints and link layers, and bytes between
 //! endpoints and their application or proxy relay; the protocol logic lives
 //! in the seams (`tcp`, `pep`, `app`, `net` link layers, `channel` models).
-//! It does not decide when time advances: a driver does (`driver.rs`),
-//! through the interface at the end of this file — the next deadline, a
-//! step to a time, packets injected from outside at a node, and packets
-//! leaving towards outside.
+//! A driver (`driver.rs`) decides when time advances, through the interface
+//! at the end of this file: next deadline, step, inject, take outbound.
 //!
 //! Events (one enum, addressed by indices):
 //! - `Link { link, token }`: a wake-up a link layer asked for (for the FIFO
@@ -34,7 +32,7 @@ use crate::engine::{EventQueue, Time};
 use crate::error::SimError;
 use crate::net::fifo::FifoSent;
 use crate::net::{AnyLinkLayer, Dir, LinkIo, LinkPacket, Packet, PacketStore, Payload, SlotView};
-use crate::observe::{PacketEventKind, PacketLog};
+use crate::observe::{PacketEventKind, PacketLog, TraceOptions};
 use crate::pep::RelayOut;
 use crate::tcp::{AckSeg, DataSeg};
 
@@ -60,16 +58,16 @@ pub struct World {
     pub(super) event_budget: u64,
     /// Applications not yet done; a virtual-time run ends when none is left.
     pub(super) apps_pending: usize,
-    pub(super) trace: bool,
+    pub(super) trace: Option<Box<TraceOptions>>, // what a traced run records
     /// The per-packet observer (off unless asked for).
     pub(super) log: Option<Box<PacketLog>>,
     pub(super) error: Option<SimError>,
-    /// Packets from and to outside the simulated network.
-    pub(super) ext: External,
+    pub(super) ext: External, // packets from and to outside the simulated network
     /// AeroTCP adaptive allocation: connections open per satellite leg.
     pub(super) aero: AeroGroups,
-    /// The network state of a moving world (`None`: static routes).
-    pub(super) mobile: Option<Box<super::network::Mobile>>,
+    pub(super) mobile: Option<Box<super::network::Mobile>>, // None: static routes
+    /// The seed and the plan's names and warnings, for the results.
+    pub(super) names: Box<super::state::RunNames>,
 }
 
 /// Connections above which a packet's arrival prefetches its endpoint's
@@ -105,6 +103,7 @@ impl World {
                         self.packets.prefetch(a);
                     }
                     if let Some((w, n)) = next {
+                        let token = w.token;
                         self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
                         self.prefetch_arrival(n);
                     }
@@ -318,17 +317,18 @@ impl World {
         self.deliver(now, slot);
     }
 
-    /// A hint: the packet in `slot` arrives at the end of a link soon (the
-    /// next head of its FIFO); if that ends its route, bring what its
-    /// delivery reads into the cache (an ACK's SACK blocks; with more than
-    /// `PREFETCH_CONNS` connections, the TCP endpoint's state). Its slot was
-    /// prefetched an arrival earlier.
+    /// A hint: the packet in `slot` (its slot prefetched an arrival earlier)
+    /// arrives soon; if that ends its route, bring what its delivery reads
+    /// into the cache (an ACK's SACK blocks; with more than `PREFETCH_CONNS`
+    /// connections, the TCP endpoint's state). Not in a moving world (next
+    /// hops are found on the way: no last hop to know).
     #[inline(always)]
     fn prefetch_arrival(&self, slot: u32) {
+        if self.mobile.is_some() {
+            return;
+        }
         let s = self.packets.slot(slot);
-        if s.route & super::network::DYN_ROUTE != 0
-            || s.hop as usize + 1 != self.routes[s.route as usize].len()
-        {
+        if s.hop as usize + 1 != self.routes[s.route as usize].len() {
             return;
         }
         let many = self.conns.len() > PREFETCH_CONNS;
@@ -574,6 +574,7 @@ impl World {
             #[cfg(feature = "event-cycles")]
             super::cycles::begin();
             let (now, ev) = self.q.pop().unwrap();
+            self.prefetch_next();
             #[cfg(feature = "event-cycles")]
             super::cycles::popped(&ev);
             self.events += 1;

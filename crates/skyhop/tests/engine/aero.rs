@@ -157,7 +157,7 @@ fn impossible_allocations_are_one_line_errors_naming_file_and_key() {
         e.contains("tcp.aero_allocation.n") && e.contains("N = 0"),
         "{e}"
     );
-    let e = load_err(&["templates.conn.count=0"]);
+    let e = load_err(&["templates.conn.count=-1"]);
     assert!(e.contains("templates.conn.count"), "{e}");
     let e = load_err(&["nodes.AGW.proxy.send_buffer=\"100 B\""]);
     assert!(e.contains("nodes.AGW.proxy.send_buffer"), "{e}");

@@ -108,7 +108,7 @@ fn a_ticking_driver_gives_the_virtual_time_results_when_nothing_is_injected() {
                 unroutable: 0,
             };
             let stop = d.drive(&mut world).unwrap();
-            let got = world.finish(&plan, seed, stop);
+            let got = world.finish(stop);
             assert_eq!(
                 serde_json::to_string(&got).unwrap(),
                 serde_json::to_string(&expected).unwrap(),
@@ -128,7 +128,7 @@ fn virtual_time_is_one_driver_of_the_world() {
         cancel: None,
     };
     let stop = d.drive(&mut world).unwrap();
-    let got = world.finish(&plan, 7, stop);
+    let got = world.finish(stop);
     assert_eq!(got, skyhop::sim::run_plan(&plan, 7, &opts).unwrap());
     assert!(got.flows["ftp"].completion_time_s.is_some());
 }
@@ -181,7 +181,7 @@ fn injected_packets_cross_the_links_whole_and_leave_at_their_node() {
     assert_eq!((st.injected, st.delivered, st.lost), (4, 4, 0));
     assert_eq!(st.injected_bytes, 1640);
     // The links counted them like any packet.
-    let res = world.finish(&plan, 1, Time(Dur::from_secs(5).0));
+    let res = world.finish(Time(Dur::from_secs(5).0));
     let ar = res
         .links
         .iter()

@@ -110,11 +110,13 @@ fn probes_web_sessions_streets_traces_and_logs_are_counted() {
     let traced = Recording {
         trace: true,
         packet_log: None,
+        ..Default::default()
     };
     assert_eq!(refused(&p, &traced, 1_000 * MB).key, "--trace");
     let logged = Recording {
         trace: false,
         packet_log: Some(PacketLogOptions::default()),
+        ..Default::default()
     };
     let e = refused(&p, &logged, 1_000 * MB);
     assert_eq!(e.key, "--packet-log");
@@ -126,6 +128,7 @@ fn probes_web_sessions_streets_traces_and_logs_are_counted() {
             to: skyhop::engine::Time::from_secs_f64(0.1),
             ..PacketLogOptions::default()
         }),
+        ..Default::default()
     };
     check_against(&p, "t.toml", &window, 1, 1, 1_000 * MB).unwrap();
     // Recorded parts add up over runs: kept until the end.
@@ -219,4 +222,56 @@ to = "B"
         "{e}"
     );
     assert!(e.message.contains("1584 satellites"), "{e}");
+}
+
+#[test]
+fn thinned_traces_are_estimated_as_thinned() {
+    use skyhop::engine::Dur;
+    use skyhop::observe::TraceOptions;
+    // A fast 1000 s run: every change of every series does not fit in
+    // 1000 MB; a point per second, or the round-trip estimate alone, does.
+    let p = plan_of(
+        BASE,
+        &["links.ab.rate=\"1 Gbps\"", "run.duration=\"1000 s\""],
+    );
+    let full = Recording {
+        trace: true,
+        ..Default::default()
+    };
+    assert_eq!(refused(&p, &full, 1_000 * MB).key, "--trace");
+    assert!(refused(&p, &full, 1_000 * MB)
+        .message
+        .contains("--trace-every"));
+    let sampled = Recording {
+        trace: true,
+        trace_options: TraceOptions {
+            every: Some(Dur::from_millis(1000)),
+            quantities: None,
+        },
+        ..Default::default()
+    };
+    let chosen = Recording {
+        trace: true,
+        trace_options: TraceOptions {
+            every: Some(Dur::from_millis(100)),
+            quantities: Some(vec!["srtt".into()]),
+        },
+        ..Default::default()
+    };
+    let e_full = estimate(&p, &full).recorded;
+    let e_sampled = estimate(&p, &sampled).recorded;
+    let e_chosen = estimate(&p, &chosen).recorded;
+    assert!(e_sampled < e_full / 10, "{e_sampled} vs {e_full}");
+    assert!(e_chosen < e_sampled, "{e_chosen} vs {e_sampled}");
+    check_against(&p, "t.toml", &chosen, 1, 1, 1_000 * MB).unwrap();
+    // the queue alone: no leg rows
+    let queue = Recording {
+        trace: true,
+        trace_options: TraceOptions {
+            every: None,
+            quantities: Some(vec!["queue".into()]),
+        },
+        ..Default::default()
+    };
+    assert!(estimate(&p, &queue).recorded < e_full);
 }

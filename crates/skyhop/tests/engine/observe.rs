@@ -205,3 +205,61 @@ fn describe_derives_slant_range_delays_exactly_as_the_geometry_helper() {
     .unwrap_err();
     assert_eq!(bad.key, "nodes.NY.lat");
 }
+
+#[test]
+fn thinned_traces_are_the_full_traces_sampled_and_change_nothing_else() {
+    use skyhop::engine::Dur;
+    use skyhop::observe::{thin, TraceOptions};
+    let scn = load_str(TWO_FLOWS, "two.toml", &common::studies(&[])).unwrap();
+    let traced = |trace_options: TraceOptions| {
+        run(
+            &scn,
+            3,
+            &RunOptions {
+                trace: true,
+                trace_options,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    };
+    let full = traced(TraceOptions::default());
+    let every = Dur::from_millis(250);
+    let thinned = traced(TraceOptions {
+        every: Some(every),
+        quantities: Some(vec!["cwnd".into(), "queue".into()]),
+    });
+    let stop = Time::from_secs_f64(full.engine.sim_time_s);
+    let kept: Vec<&String> = thinned.traces.keys().collect();
+    assert!(kept
+        .iter()
+        .all(|k| k.ends_with(".cwnd") || k.ends_with(".queue")));
+    assert!(
+        kept.iter().any(|k| k.ends_with(".cwnd")) && kept.iter().any(|k| k.ends_with(".queue"))
+    );
+    for (name, s) in &thinned.traces {
+        assert_eq!(s, &thin(&full.traces[name], every, stop), "{name}");
+        // at most one point per 250 ms
+        assert!(
+            s.t_s.len() as f64 <= full.engine.sim_time_s / 0.25 + 1.0,
+            "{name}"
+        );
+        assert!(s
+            .t_s
+            .iter()
+            .all(|t| (t * 4.0 - (t * 4.0).round()).abs() < 1e-9));
+    }
+    let points = |r: &RunResult| r.traces.values().map(|s| s.t_s.len()).sum::<usize>();
+    assert!(
+        points(&thinned) * 20 < points(&full),
+        "{} vs {}",
+        points(&thinned),
+        points(&full)
+    );
+    // the run itself is the same
+    let mut a = full.clone();
+    let mut b = thinned.clone();
+    a.traces.clear();
+    b.traces.clear();
+    assert_eq!(a, b);
+}

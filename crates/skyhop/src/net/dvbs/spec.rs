@@ -306,12 +306,12 @@ impl DvbsSpec {
     /// directions: the forward rate becomes the HBW information rate (what
     /// `describe` shows; the link sends at the rate of the mode in use), the
     /// reverse direction follows `return_path`. Returns warnings (the
-    /// study's timer and buffer rules); `rto_min` is the TCP minimum RTO.
+    /// study's timer rules among the link's own timers, and its buffer
+    /// rule); the rule that involves TCP is [`DvbsSpec::check_tcp`].
     pub fn resolve(
         &self,
         fwd: &mut LinkDirSpec,
         rev: &mut LinkDirSpec,
-        rto_min: Dur,
     ) -> Result<Vec<String>, (String, String)> {
         let p = self.params()?;
         if !fwd.channels.is_empty() {
@@ -336,12 +336,7 @@ impl DvbsSpec {
             None => {}
         }
         let mut w = Vec::new();
-        // The link's round trip: one frame out, one ARQ ACK back.
-        let rtt = fwd.delay
-            + rev.delay
-            + p.rates.frame_time(Mode::Hbw)
-            + Dur::transmission(ARQ_ACK_BYTES as u64, rev.rate_bps);
-        let s = |d: Dur| format!("{:.3} s", d.as_secs_f64());
+        let rtt = link_rtt(&p, fwd, rev);
         if p.arq {
             if let Some(asto) = p.asto {
                 if asto <= rtt {
@@ -364,10 +359,35 @@ impl DvbsSpec {
             } else if p.arto <= rtt {
                 w.push(format!("ARTO {} is not above the link round trip {} (timer rule RTO − RTT > ARTO > ASTO > RTT)", s(p.arto), s(rtt)));
             }
-            if rto_min <= rtt || rto_min - rtt <= p.arto {
-                w.push(format!("the TCP minimum RTO {} minus the link round trip {} is not above ARTO {} (timer rule RTO − RTT > ARTO > ASTO > RTT)", s(rto_min), s(rtt), s(p.arto)));
-            }
         }
         Ok(w)
     }
+
+    /// The timer rule's part that involves TCP, for the connections that
+    /// cross the link (resolved by [`DvbsSpec::resolve`]), the smallest
+    /// minimum RTO among them `rto_min`: RTO − RTT > ARTO, or a TCP timeout
+    /// fires while the link still repairs the loss.
+    pub fn check_tcp(&self, fwd: &LinkDirSpec, rev: &LinkDirSpec, rto_min: Dur) -> Vec<String> {
+        let Ok(p) = self.params() else {
+            return Vec::new();
+        };
+        let rtt = link_rtt(&p, fwd, rev);
+        if p.arq && (rto_min <= rtt || rto_min - rtt <= p.arto) {
+            return vec![format!("the TCP minimum RTO {} minus the link round trip {} is not above ARTO {} (timer rule RTO − RTT > ARTO > ASTO > RTT)", s(rto_min), s(rtt), s(p.arto))];
+        }
+        Vec::new()
+    }
+}
+
+/// The link's round trip: one frame out, one ARQ ACK back.
+fn link_rtt(p: &DvbsParams, fwd: &LinkDirSpec, rev: &LinkDirSpec) -> Dur {
+    fwd.delay
+        + rev.delay
+        + p.rates.frame_time(Mode::Hbw)
+        + Dur::transmission(ARQ_ACK_BYTES as u64, rev.rate_bps)
+}
+
+/// A time as the warnings write it.
+fn s(d: Dur) -> String {
+    format!("{:.3} s", d.as_secs_f64())
 }

@@ -1,12 +1,23 @@
 //! [`Plan::build`]: validation, then resolution in order: nodes, links,
 //! flows, the run's duration, and the warnings about the result.
 
-use super::{flows, links, motion, warnings, Plan};
+use super::figures::Figures;
+use super::{flows, links, motion, tcp, warnings, Plan};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::scenario::schema::Scenario;
 use crate::scenario::validate;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Plans built in this process (every call of [`Plan::build`]).
+static BUILDS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times this process has built a plan: a scenario loaded once
+/// and run many times builds one (tests count them).
+pub fn plan_builds() -> u64 {
+    BUILDS.load(Ordering::Relaxed)
+}
 
 impl Plan {
     /// Check every value of `scn` (`validate.rs`), then resolve it: node
@@ -14,6 +25,7 @@ impl Plan {
     /// applications. Errors name `file` and the scenario key; a scenario
     /// that builds runs.
     pub fn build(scn: &Scenario, file: &str) -> Result<Plan, ScenarioError> {
+        BUILDS.fetch_add(1, Ordering::Relaxed);
         validate::check(scn, file)?;
         let added = motion::added_cities(scn);
         if scn.nodes.is_empty() && added.is_empty() {
@@ -49,7 +61,10 @@ impl Plan {
                 net.grounds.extend(r.grounds.iter().copied());
             }
         }
-        let flows = flows::resolve(scn, file, &nodes, &index, &net, &mut warnings)?;
+        let figures = Figures::new(&net.dirs, motion.as_ref());
+        let flows = flows::resolve(scn, file, &nodes, &index, &net, &figures, &mut warnings)?;
+        drop(figures);
+        links::tcp_rules(&net, &flows, tcp::default_rto_min(scn), &mut warnings);
         let duration = match scn.run.duration {
             Some(d) => d.0,
             None if flows.iter().any(|f| !f.app.finite()) => Dur::from_secs(230),
@@ -59,12 +74,12 @@ impl Plan {
             nodes,
             links: net.dirs,
             layers: net.layers,
+            topology: net.topology,
             flows,
             duration,
             event_budget: scn.run.event_budget,
             warnings,
             motion,
-            moving_start: Default::default(),
         };
         let more = warnings::receive_windows(&plan);
         plan.warnings.extend(more);

@@ -1,15 +1,16 @@
-//! Flows: the path from `from` to `to` (given, or the shortest), its legs
+//! Flows: the path from `from` to `to` (given, or the fewest-hop route of
+//! `net::Topology`), its legs
 //! between split proxies with each leg's TCP variant, configuration and link
 //! directions, the proxies themselves, and the application driving the flow.
 
+use super::figures::Figures;
 use super::links::Links;
 use super::tcp::{aero_allocation, aero_section, tcp_config};
 use super::{proxies, PlanFlow, PlanLeg};
 use crate::app::{AppSpec, FlowShape};
-use crate::engine::time::Dur;
 use crate::error::ScenarioError;
 use crate::scenario::schema::{FlowSection, FlowSize, Scenario, VariantName};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// What every flow is resolved against.
 struct Ctx<'a> {
@@ -18,6 +19,7 @@ struct Ctx<'a> {
     nodes: &'a [String],
     index: &'a BTreeMap<&'a str, u32>,
     net: &'a Links,
+    figures: &'a Figures<'a>,
 }
 
 impl Ctx<'_> {
@@ -46,6 +48,7 @@ pub(super) fn resolve(
     nodes: &[String],
     index: &BTreeMap<&str, u32>,
     net: &Links,
+    figures: &Figures,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<PlanFlow>, ScenarioError> {
     if scn.flows.is_empty() && !scn.nodes.values().any(|n| n.live == Some(true)) {
@@ -61,6 +64,7 @@ pub(super) fn resolve(
         nodes,
         index,
         net,
+        figures,
     };
     scn.flows
         .iter()
@@ -141,17 +145,15 @@ fn path(cx: &Ctx, name: &str, f: &FlowSection) -> Result<Vec<u32>, ScenarioError
         return Err(cx.err(key("to"), "a flow needs two different end nodes".into()));
     }
     let Some(p) = &f.path else {
-        if let Some(p) = shortest_path(&cx.net.adjacency, cx.nodes.len(), src, dst) {
+        let topology = &cx.net.topology;
+        if let Some(p) = topology.path(src, dst) {
             return Ok(p);
         }
         // Both ends reach the ground under a constellation (or are there):
         // the moving network routes between them.
         let reaches_ground = |from: u32| {
-            (0..cx.nodes.len() as u32).any(|g| {
-                cx.net.grounds.contains(&g)
-                    && (g == from
-                        || shortest_path(&cx.net.adjacency, cx.nodes.len(), from, g).is_some())
-            })
+            (0..cx.nodes.len() as u32)
+                .any(|g| cx.net.grounds.contains(&g) && topology.path(from, g).is_some())
         };
         if !cx.net.grounds.is_empty() && reaches_ground(src) && reaches_ground(dst) {
             return Ok(vec![src, dst]);
@@ -169,7 +171,7 @@ fn path(cx: &Ctx, name: &str, f: &FlowSection) -> Result<Vec<u32>, ScenarioError
         return Err(cx.err(key("path"), "must start at `from` and end at `to`".into()));
     }
     for w in ids.windows(2) {
-        if !cx.net.adjacency.contains_key(&(w[0], w[1])) {
+        if cx.net.topology.dir_between(w[0], w[1]).is_none() {
             return Err(cx.err(
                 key("path"),
                 format!(
@@ -248,10 +250,13 @@ fn legs(
             return Err(cx.err(
                 format!("flows.{name}.legs"),
                 format!(
-                    "lists {} variants but the flow has {} legs ({} proxies + 1)",
+                    "lists {} variant{} but the flow has {} leg{} ({} prox{} + 1)",
                     l.len(),
+                    if l.len() == 1 { "" } else { "s" },
                     nlegs,
-                    f.proxies.len()
+                    if nlegs == 1 { "" } else { "s" },
+                    f.proxies.len(),
+                    if f.proxies.len() == 1 { "y" } else { "ies" }
                 ),
             ))
         }
@@ -263,32 +268,24 @@ fn legs(
     let mut legs = Vec::new();
     for (i, &variant) in variants.iter().enumerate() {
         let lp: Vec<u32> = path[cut[i]..=cut[i + 1]].to_vec();
-        let adjacency = &cx.net.adjacency;
+        let topology = &cx.net.topology;
         // (Empty for two ground nodes joined by a constellation only.)
         let fwd = lp
             .windows(2)
-            .filter_map(|w| adjacency.get(&(w[0], w[1])).copied())
+            .filter_map(|w| topology.dir_between(w[0], w[1]))
             .collect::<Vec<_>>();
         let rev = lp
             .windows(2)
             .rev()
-            .filter_map(|w| adjacency.get(&(w[1], w[0])).copied())
+            .filter_map(|w| topology.dir_between(w[1], w[0]))
             .collect::<Vec<_>>();
         let mut cfg = tcp_config(cx.scn, &f.options, variant);
+        let figures = cx.figures.leg(&lp, &fwd, &rev, cfg.mss, cfg.header_bytes);
         if cfg.variant.cc.traits().allocation {
             let (sec, akey) = aero_section(cx.scn, name, &f.options);
-            let dirs = &cx.net.dirs;
-            let bottleneck = fwd
-                .iter()
-                .map(|&l| dirs[l as usize].rate_bps)
-                .min()
-                .unwrap_or(0);
-            let rtt = fwd
-                .iter()
-                .chain(rev.iter())
-                .map(|&l| dirs[l as usize].delay)
-                .fold(Dur::ZERO, |a, b| a + b);
-            cfg.aero = aero_allocation(&sec, bottleneck, rtt, &cfg)
+            // SatBW and SatRTT default to the leg's bottleneck and
+            // propagation round trip.
+            cfg.aero = aero_allocation(&sec, figures.bottleneck, figures.propagation, &cfg)
                 .map_err(|(k, m)| cx.err(format!("{akey}.{k}"), m))?;
             // No slow start: the first window is the allocation.
             cfg.initial_window = cfg.aero.cwnd_segments;
@@ -301,42 +298,8 @@ fn legs(
             cfg,
             fwd,
             rev,
+            figures,
         });
     }
     Ok(legs)
-}
-
-/// Fewest hops; ties broken by the lowest node index, so the choice is deterministic.
-fn shortest_path(
-    adj: &BTreeMap<(u32, u32), u32>,
-    n: usize,
-    src: u32,
-    dst: u32,
-) -> Option<Vec<u32>> {
-    let mut prev = vec![u32::MAX; n];
-    let mut seen = vec![false; n];
-    let mut q = VecDeque::new();
-    seen[src as usize] = true;
-    q.push_back(src);
-    while let Some(u) = q.pop_front() {
-        if u == dst {
-            let mut p = vec![dst];
-            let mut c = dst;
-            while c != src {
-                c = prev[c as usize];
-                p.push(c);
-            }
-            p.reverse();
-            return Some(p);
-        }
-        for (&(a, b), _) in adj.range((u, 0)..=(u, u32::MAX)) {
-            debug_assert_eq!(a, u);
-            if !seen[b as usize] {
-                seen[b as usize] = true;
-                prev[b as usize] = u;
-                q.push_back(b);
-            }
-        }
-    }
-    None
 }

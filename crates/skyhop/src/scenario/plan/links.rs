@@ -6,10 +6,11 @@
 //! against its directions.
 
 use super::motion::Places;
-use super::PlanLayer;
+use super::{PlanFlow, PlanLayer};
 use crate::channel::{ChannelSpec, HopGeometry};
 use crate::engine::time::Dur;
 use crate::error::ScenarioError;
+use crate::net::topology::Topology;
 use crate::net::LinkDirSpec;
 use crate::scenario::schema::{NodeSection, Scenario};
 use std::collections::BTreeMap;
@@ -21,13 +22,17 @@ const DEFAULT_QUEUE: u32 = 50;
 pub(super) struct Links {
     pub dirs: Vec<LinkDirSpec>,
     pub layers: Vec<PlanLayer>,
-    /// (from, to) node indices -> index into `dirs`.
-    pub adjacency: BTreeMap<(u32, u32), u32>,
+    /// The nodes and link directions as a graph: the fewest-hop routes
+    /// and the direction joining two nodes (`net::topology`).
+    pub topology: Topology,
     /// Per link: its motion when its ends move (or its visibility matters).
     pub motions: Vec<Option<crate::net::mobile::LinkMotion>>,
     /// Nodes linked to a constellation: a flow between two of them needs
     /// no path over the links.
     pub grounds: std::collections::BTreeSet<u32>,
+    /// Per link: how many warnings there were once it was resolved (where
+    /// its rules about TCP go, `tcp_rules`).
+    pub warned: Vec<usize>,
 }
 
 pub(super) fn resolve(
@@ -42,10 +47,13 @@ pub(super) fn resolve(
     let mut out = Links {
         dirs: Vec::new(),
         layers: Vec::new(),
-        adjacency: BTreeMap::new(),
+        topology: Topology::default(),
         motions: Vec::new(),
         grounds: Default::default(),
+        warned: Vec::new(),
     };
+    // (from, to) of every direction so far: one link per pair of nodes.
+    let mut joined = std::collections::BTreeSet::new();
     for (name, l) in &scn.links {
         let key = |f: &str| format!("links.{name}.{f}");
         if l.between.len() != 2 {
@@ -70,7 +78,7 @@ pub(super) fn resolve(
                 "a link needs two different nodes".into(),
             ));
         }
-        if out.adjacency.contains_key(&(ends[0], ends[1])) {
+        if !joined.insert((ends[0], ends[1])) || !joined.insert((ends[1], ends[0])) {
             return Err(err(
                 key("between"),
                 "another link already joins these nodes".into(),
@@ -149,7 +157,6 @@ pub(super) fn resolve(
                     .map_err(|(k, msg)| err(format!("{src}.{k}"), msg))?;
                 channels.push(m);
             }
-            out.adjacency.insert((from, to), out.dirs.len() as u32);
             out.dirs.push(LinkDirSpec {
                 name: format!("{name}:{dir_name}"),
                 from,
@@ -167,21 +174,54 @@ pub(super) fn resolve(
             // the directions it defines, e.g. a return path).
             let n = out.dirs.len();
             let (f, r) = out.dirs.split_at_mut(n - 1);
-            let rto_min = scn.tcp.rto_min.map_or(Dur::from_secs(1), |d| d.0);
             let w = spec
-                .resolve(&mut f[n - 2], &mut r[0], rto_min)
+                .resolve(&mut f[n - 2], &mut r[0])
                 .map_err(|(k, m)| err(key(&format!("link_layer.{k}")), m))?;
             warnings.extend(
                 w.into_iter()
                     .map(|m| format!("links.{name}.link_layer: {m}")),
             );
         }
+        out.warned.push(warnings.len());
         out.layers.push(PlanLayer {
             name: name.clone(),
             spec,
         });
     }
+    out.topology = Topology::new(nodes.len(), out.dirs.iter().map(|d| (d.from, d.to)));
     Ok(out)
+}
+
+/// Each link layer's rules about the TCP connections that cross it (a
+/// DVB-S link's RTO − RTT > ARTO), with the smallest minimum RTO among the
+/// legs whose data or ACKs cross it, as each leg resolved it (its flow's
+/// options, `[tcp]`, its profile); a link no leg crosses is held to what a
+/// flow without options would run with (`default_rto_min`). Each warning
+/// follows the link's own.
+pub(super) fn tcp_rules(
+    net: &Links,
+    flows: &[PlanFlow],
+    default_rto_min: Dur,
+    warnings: &mut Vec<String>,
+) {
+    for (k, layer) in net.layers.iter().enumerate().rev() {
+        let dirs = [2 * k as u32, 2 * k as u32 + 1];
+        let crossing = flows
+            .iter()
+            .flat_map(|f| &f.legs)
+            .filter(|l| l.fwd.iter().chain(&l.rev).any(|d| dirs.contains(d)))
+            .map(|l| l.cfg.rto_min);
+        let rto_min = crossing.min().unwrap_or(default_rto_min);
+        let w = layer
+            .spec
+            .check_tcp(&net.dirs[2 * k], &net.dirs[2 * k + 1], rto_min);
+        let at = net.warned[k];
+        warnings.splice(
+            at..at,
+            w.into_iter()
+                .map(|m| format!("links.{}.link_layer: {m}", layer.name)),
+        );
+    }
 }
 
 use super::motion::KeyedError;

@@ -5,13 +5,15 @@
 //! [`Plan::build`] (`build.rs`) validates a [`Scenario`](super::Scenario)
 //! (every range, `validate.rs`) and resolves it, one concern per file:
 //! `links.rs` (directions, channel stacks, link layers), `flows.rs` (paths,
-//! legs, applications), `proxies.rs`, `tcp.rs` (a leg's `TcpConfig` from the
+//! legs, applications), `figures.rs` (each leg's bottleneck, round trips
+//! and bandwidth-delay products, computed once), `proxies.rs`, `tcp.rs` (a leg's `TcpConfig` from the
 //! flow's options, `[tcp]` and the profile; AeroTCP's allocation) and
 //! `warnings.rs` (receive windows, proxy caches and queues below the
 //! bandwidth-delay product), `motion.rs` (places, motion, constellations,
 //! routing of moving networks).
 
 mod build;
+mod figures;
 mod flows;
 mod links;
 mod motion;
@@ -19,9 +21,13 @@ mod proxies;
 mod tcp;
 mod warnings;
 
+pub use build::plan_builds;
+pub use figures::{bytes_in, LegFigures};
+
 use super::schema::{FlowSize, Profile};
 use crate::app::AppSpec;
 use crate::engine::time::Dur;
+use crate::net::topology::Topology;
 use crate::net::{LinkDirSpec, LinkLayerSpec};
 use crate::pep::ProxyPolicy;
 use crate::tcp::TcpConfig;
@@ -51,6 +57,9 @@ pub struct PlanLeg {
     /// Link directions from the leg's sender to its receiver, and back.
     pub fwd: Vec<u32>,
     pub rev: Vec<u32>,
+    /// Its bottleneck, round trips and bandwidth-delay products, computed
+    /// once (`figures.rs`).
+    pub figures: LegFigures,
 }
 
 #[derive(Clone)]
@@ -90,6 +99,9 @@ pub struct Plan {
     pub links: Vec<LinkDirSpec>,
     /// Link layers, one per link (both directions).
     pub layers: Vec<PlanLayer>,
+    /// The nodes and link directions as a graph: the flows' fewest-hop
+    /// paths came from it, and so do the routes of packets from outside.
+    pub topology: Topology,
     pub flows: Vec<PlanFlow>,
     pub duration: Dur,
     pub event_budget: u64,
@@ -97,29 +109,6 @@ pub struct Plan {
     /// The moving network (positions, motion, constellation, routing) of
     /// a scenario that moves; `None`: static routes.
     pub motion: Option<crate::net::mobile::MotionPlan>,
-    /// The moving network at the start of the run, built on first use (for
-    /// the capacity figures of legs that cross it).
-    pub(crate) moving_start: std::sync::OnceLock<MovingStart>,
-}
-
-/// A moving network's graph at time 0 and the candidate links' classes.
-pub(crate) struct MovingStart {
-    net: crate::net::mobile::MovingNet,
-    graph: crate::net::routing::Graph,
-}
-
-/// A leg's capacity figures: the slowest direction of its data path, its
-/// round trip (propagation there and back plus the transmission of one full
-/// segment and of its ACK on every hop), bandwidth-delay product, and the
-/// bytes of a full segment on the wire.
-pub struct LegNumbers {
-    pub bottleneck: u64,
-    pub rtt: Dur,
-    pub bdp: u64,
-    pub packet: u64,
-    /// The leg crosses a moving network: the figures are those of its
-    /// route at the start of the run, these nodes (empty: no route then).
-    pub moving: Option<Vec<u32>>,
 }
 
 impl Plan {
@@ -132,88 +121,5 @@ impl Plan {
                 (d.from, d.to, d.delay)
             })
             .collect()
-    }
-
-    /// The capacity figures of leg `l` of flow `f`.
-    pub fn leg_numbers(&self, f: usize, l: usize) -> LegNumbers {
-        let leg = &self.flows[f].legs[l];
-        let packet = (leg.cfg.mss + leg.cfg.header_bytes) as u64;
-        let ack = leg.cfg.header_bytes as u64;
-        // Hops (rate, one-way delay) of the data path; the ACKs return over
-        // the same links.
-        let (hops, moving) = match self.moving_hops(leg) {
-            Some((path, h)) => (h, Some(path)),
-            None => {
-                let fwd = leg.fwd.iter().map(|&d| &self.links[d as usize]);
-                let rev = leg.rev.iter().map(|&d| &self.links[d as usize]);
-                let mut rtt = Dur::ZERO;
-                for ld in fwd.clone() {
-                    rtt = rtt + ld.delay + Dur::transmission(packet, ld.rate_bps);
-                }
-                for ld in rev {
-                    rtt = rtt + ld.delay + Dur::transmission(ack, ld.rate_bps);
-                }
-                let bottleneck = fwd.map(|ld| ld.rate_bps).min().unwrap_or(1);
-                return LegNumbers {
-                    bottleneck,
-                    rtt,
-                    bdp: (bottleneck as f64 / 8.0 * rtt.as_secs_f64()).round() as u64,
-                    packet,
-                    moving: None,
-                };
-            }
-        };
-        let mut rtt = Dur::ZERO;
-        for &(rate, delay) in &hops {
-            rtt = rtt
-                + delay
-                + Dur::transmission(packet, rate)
-                + delay
-                + Dur::transmission(ack, rate);
-        }
-        let bottleneck = hops.iter().map(|h| h.0).min().unwrap_or(1);
-        LegNumbers {
-            bottleneck,
-            rtt,
-            bdp: (bottleneck as f64 / 8.0 * rtt.as_secs_f64()).round() as u64,
-            packet,
-            moving,
-        }
-    }
-
-    /// For a leg that crosses the moving network (its plan links do not
-    /// join its ends): the hops of its shortest-delay route at time 0, as
-    /// (rate, one-way delay), and its nodes; empty when the ends are not
-    /// joined then. `None` for a leg over plan links only.
-    #[allow(clippy::type_complexity)]
-    fn moving_hops(&self, leg: &PlanLeg) -> Option<(Vec<u32>, Vec<(u64, Dur)>)> {
-        let motion = self.motion.as_ref()?;
-        if leg.fwd.len() + 1 == leg.path.len() {
-            return None;
-        }
-        let start = self.moving_start.get_or_init(|| {
-            let mut net = crate::net::mobile::MovingNet::new(motion.clone(), &self.link_ends());
-            let graph = net.snapshot(0.0, None);
-            MovingStart { net, graph }
-        });
-        let (src, dst) = (*leg.path.first()?, *leg.path.last()?);
-        let (mut dist, mut next) = (Vec::new(), Vec::new());
-        start.graph.tree_to(dst, &mut dist, &mut next);
-        let path = crate::net::routing::path_from(&next, src, dst, start.graph.nodes());
-        let hops = path
-            .windows(2)
-            .map(|w| {
-                let delay = Dur(start.graph.weight(w[0], w[1]).unwrap_or(0));
-                let rate = match self.links.iter().find(|d| (d.from, d.to) == (w[0], w[1])) {
-                    Some(d) => d.rate_bps,
-                    None => start
-                        .net
-                        .link_kind(w[0], w[1])
-                        .map_or(1, |(c, _)| motion.classes[c].rate_bps),
-                };
-                (rate, delay)
-            })
-            .collect();
-        Some((path, hops))
     }
 }

@@ -191,7 +191,8 @@ impl Places {
             None => Visibility::Always,
         };
         if let (Some(m), false) = (min, moving) {
-            if look.elevation_deg < m {
+            // The run's rule (`Visibility::up`), at the only instant there is.
+            if !visibility.up(pa, pb) {
                 return Some(Err((
                     Some(format!("nodes.{obs_name}")),
                     format!(

@@ -44,6 +44,14 @@ pub(super) fn tcp_config(scn: &Scenario, o: &TcpOptions, variant: VariantName) -
     cfg
 }
 
+/// The minimum RTO of a flow that sets no option (`[tcp]`, else its
+/// profile's default).
+pub(super) fn default_rto_min(scn: &Scenario) -> Dur {
+    let none = TcpOptions::default();
+    let profile = none.profile_under(&scn.tcp);
+    picked(&none, &scn.tcp, TcpConfig::table_defaults(profile)).rto_min
+}
+
 /// The allocation section an `aerotcp` leg of a flow uses (the flow's, else
 /// `[tcp]`'s, else the defaults) and its key.
 pub(super) fn aero_section<'a>(

@@ -9,7 +9,6 @@
 //! - Today's controllers run with the studies' era defaults: [`profiles`].
 
 use super::Plan;
-use crate::engine::time::Dur;
 use crate::pep::ProxyPolicy;
 use crate::scenario::schema::Profile;
 use crate::tcp::registry::Era;
@@ -47,7 +46,8 @@ pub(super) fn profiles(plan: &Plan) -> Vec<String> {
 }
 
 /// Flows whose end host's receive buffer is below the bandwidth-delay
-/// product of the last leg's path (propagation only): one warning per
+/// product of the last leg's path over its propagation round trip
+/// (`LegFigures::propagation_bdp`): one warning per
 /// distinct (buffer, BDP), naming the flows it concerns. A proxy's incoming
 /// window is its cache policy's business; a datagram flow has no window.
 pub(super) fn receive_windows(plan: &Plan) -> Vec<String> {
@@ -57,19 +57,7 @@ pub(super) fn receive_windows(plan: &Plan) -> Vec<String> {
             continue;
         }
         let Some(leg) = f.legs.last() else { continue };
-        let rate = leg
-            .fwd
-            .iter()
-            .map(|&l| plan.links[l as usize].rate_bps)
-            .min()
-            .unwrap_or(1);
-        let rtt: Dur = leg
-            .fwd
-            .iter()
-            .chain(leg.rev.iter())
-            .map(|&l| plan.links[l as usize].delay)
-            .fold(Dur::ZERO, |a, b| a + b);
-        let bdp = (rate as f64 / 8.0 * rtt.as_secs_f64()) as u64;
+        let (bdp, rtt) = (leg.figures.propagation_bdp, leg.figures.propagation);
         let rwnd = leg.cfg.rcv_buffer;
         if rwnd < bdp {
             let cap = rwnd as f64 * 8.0 / rtt.as_secs_f64().max(1e-9);
@@ -138,11 +126,11 @@ fn rate(bps: u64) -> String {
 ///   after a window halving (the rule of thumb for one Reno flow).
 pub(super) fn capacity(plan: &Plan) -> Vec<String> {
     let mut out = Vec::new();
-    for (fi, f) in plan.flows.iter().enumerate() {
+    for f in &plan.flows {
         for (pi, p) in f.proxies.iter().enumerate() {
             let node = &plan.nodes[p.node as usize];
-            let inc = plan.leg_numbers(fi, pi);
-            let outg = plan.leg_numbers(fi, pi + 1);
+            let inc = &f.legs[pi].figures;
+            let outg = &f.legs[pi + 1].figures;
             let mss = f.legs[pi].cfg.mss as u64;
             let leg_name = |l: usize| {
                 let leg = &f.legs[l];
@@ -190,9 +178,9 @@ pub(super) fn capacity(plan: &Plan) -> Vec<String> {
     // Queues at bottlenecks: per link direction, the leg with the largest
     // BDP among those whose bottleneck it is.
     let mut worst: Vec<Option<(u64, u64, String)>> = vec![None; plan.links.len()];
-    for (fi, f) in plan.flows.iter().enumerate() {
+    for f in &plan.flows {
         for (li, leg) in f.legs.iter().enumerate() {
-            let n = plan.leg_numbers(fi, li);
+            let n = &leg.figures;
             for &d in &leg.fwd {
                 if plan.links[d as usize].rate_bps == n.bottleneck {
                     let w = &mut worst[d as usize];

@@ -81,8 +81,13 @@ pub struct Bbr {
     /// BtlBw's windowed max filter.
     bw_filter: MaxFilter,
     rtprop: Option<Dur>,
+    /// When RTprop was last set; from the connection's first segment on
+    /// (Linux's `bbr_init` stamps `min_rtt_stamp` when the connection is
+    /// set up), not from the run's time zero.
     rtprop_stamp: Time,
     rtprop_expired: bool,
+    /// A segment has been sent: `rtprop_stamp` is the connection's.
+    started: bool,
     probe_rtt_done_stamp: Option<Time>,
     probe_rtt_round_done: bool,
     packet_conservation: bool,
@@ -129,6 +134,7 @@ impl Bbr {
             rtprop: None,
             rtprop_stamp: Time::ZERO,
             rtprop_expired: false,
+            started: false,
             probe_rtt_done_stamp: None,
             probe_rtt_round_done: false,
             packet_conservation: false,
@@ -425,6 +431,18 @@ fn splitmix64(mut z: u64) -> u64 {
 impl CongestionOps for Bbr {
     fn wants_rate_samples(&self) -> bool {
         true
+    }
+
+    /// 4.2.1 BBRInit (`BBR.rtprop_stamp = Now()`): at the connection's
+    /// first segment. Stamped at the run's time zero instead, the 10 s
+    /// RTprop filter of a connection opened 10 s or more into a run would
+    /// have expired at its first ACK and sent it to ProbeRTT (cwnd 4
+    /// segments for 200 ms) before it ever started up.
+    fn on_send(&mut self, _s: &CcState, tx: &crate::tcp::cc::SendSample) {
+        if !self.started {
+            self.started = true;
+            self.rtprop_stamp = tx.now;
+        }
     }
 
     /// 4.2 BBRUpdateOnACK: the model, the state machine, then pacing rate

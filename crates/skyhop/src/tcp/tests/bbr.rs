@@ -90,9 +90,15 @@ impl Path {
     }
 
     fn run_until(&mut self, end: Time) {
+        self.run_from_until(Time::ZERO, end);
+    }
+
+    /// The transfer starts at `start` (a connection opened into a run).
+    fn run_from_until(&mut self, start: Time, end: Time) {
         let mut out = Vec::new();
-        self.s.add_app_data(Time::ZERO, u64::MAX, &mut out);
-        self.send(Time::ZERO, std::mem::take(&mut out));
+        self.link_free = start;
+        self.s.add_app_data(start, u64::MAX, &mut out);
+        self.send(start, std::mem::take(&mut out));
         loop {
             let next_ev = self.events.keys().next().map(|k| k.0);
             let timer = self.s.poll_at();
@@ -246,4 +252,33 @@ fn bbr_paces_its_first_window_only_at_the_initial_rate_and_then_at_gain_times_ba
     s.on_timer(next, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].seq, 1460);
+}
+
+#[test]
+fn bbr_opened_twenty_seconds_into_a_run_starts_up_as_at_time_zero() {
+    // The RTprop filter's 10 s run from the connection's first segment
+    // (4.2.1 BBRInit): a connection opened at 20 s does not find it expired
+    // at its first ACK (it went to ProbeRTT, cwnd 4 segments for 200 ms,
+    // when the filter was stamped at the run's time zero).
+    let rate = 10_000_000;
+    let at_zero = {
+        let mut p = Path::new(bbr_cfg(), rate, Dur::from_millis(250));
+        p.run_until(Time(10 * 1_000_000_000));
+        p
+    };
+    let start = Time(20 * 1_000_000_000);
+    let mut late = Path::new(bbr_cfg(), rate, Dur::from_millis(250));
+    late.run_from_until(start, start + Dur::from_millis(10_000));
+    assert_eq!(
+        late.modes,
+        [BbrMode::Startup, BbrMode::Drain, BbrMode::ProbeBw]
+    );
+    assert_eq!(late.modes, at_zero.modes);
+    // the same bytes acknowledged at the same times after the start
+    let shifted: Vec<(Time, u64)> = late
+        .acked
+        .iter()
+        .map(|&(t, b)| (Time(t.0 - start.0), b))
+        .collect();
+    assert_eq!(shifted, at_zero.acked);
 }
