@@ -138,9 +138,23 @@ impl Subscriber for QuinnTrace {
     fn exit(&self, _: &Id) {}
 }
 
+/// Our dispatcher, registered twice. `tracing` caches a call site's
+/// interest when the site is first hit; with a single dispatcher registered
+/// it asks only the *current thread's* default (tracing-core 0.1.36,
+/// `Dispatchers::rebuilder`: `has_just_one`), so a site first hit outside
+/// our two wrappers (a stream frame at an end that relays nothing) would
+/// be cached "never" for the whole process, and a later proxy's unread
+/// bytes would go uncounted. With two registered, every site is put to
+/// both, wherever it is first hit: ours are "always" (recorded only inside
+/// the wrappers, where ours is the thread's dispatcher), the rest "never".
 fn dispatch() -> &'static tracing::Dispatch {
-    static D: OnceLock<tracing::Dispatch> = OnceLock::new();
-    D.get_or_init(|| tracing::Dispatch::new(QuinnTrace))
+    static D: OnceLock<[tracing::Dispatch; 2]> = OnceLock::new();
+    &D.get_or_init(|| {
+        [
+            tracing::Dispatch::new(QuinnTrace),
+            tracing::Dispatch::new(QuinnTrace),
+        ]
+    })[0]
 }
 
 /// Run `f` (a call that may fire quinn's loss-detection timer); returns
