@@ -17,7 +17,8 @@
 //!
 //! One `tracing` subscriber of our own is interested in those two events
 //! and in nothing else: every other trace call site of quinn's stays
-//! disabled (its interest is "never", one atomic load each). Outside the
+//! disabled (its interest is "never", one atomic load each; ours ask the
+//! thread's dispatcher at each hit). Outside the
 //! two wrappers no dispatcher is set and nothing is recorded.
 
 use std::cell::{Cell, RefCell};
@@ -138,21 +139,46 @@ impl Subscriber for QuinnTrace {
     fn exit(&self, _: &Id) {}
 }
 
-/// Our dispatcher, registered twice. `tracing` caches a call site's
-/// interest when the site is first hit; with a single dispatcher registered
-/// it asks only the *current thread's* default (tracing-core 0.1.36,
-/// `Dispatchers::rebuilder`: `has_just_one`), so a site first hit outside
+/// A second dispatcher, interested in nothing, registered beside ours and
+/// never made anyone's default.
+struct Nothing;
+
+impl Subscriber for Nothing {
+    fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+        Interest::never()
+    }
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        false
+    }
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(tracing::level_filters::LevelFilter::OFF)
+    }
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, _: &Event<'_>) {}
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+/// Our dispatcher. `tracing` caches a call site's interest when the site is
+/// first hit; while a single dispatcher is registered it asks only the
+/// *current thread's* default (tracing-core 0.1.36,
+/// `Dispatchers::rebuilder`, `has_just_one`), so a site first hit outside
 /// our two wrappers (a stream frame at an end that relays nothing) would
 /// be cached "never" for the whole process, and a later proxy's unread
-/// bytes would go uncounted. With two registered, every site is put to
-/// both, wherever it is first hit: ours are "always" (recorded only inside
-/// the wrappers, where ours is the thread's dispatcher), the rest "never".
+/// bytes would go uncounted. With a second dispatcher registered
+/// ([`Nothing`]) every site is put to both wherever it is first hit: ours
+/// become "sometimes" (each hit asks the thread's dispatcher: ours inside
+/// the wrappers, none outside), the rest "never".
 fn dispatch() -> &'static tracing::Dispatch {
     static D: OnceLock<[tracing::Dispatch; 2]> = OnceLock::new();
     &D.get_or_init(|| {
         [
             tracing::Dispatch::new(QuinnTrace),
-            tracing::Dispatch::new(QuinnTrace),
+            tracing::Dispatch::new(Nothing),
         ]
     })[0]
 }
