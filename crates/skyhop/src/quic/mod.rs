@@ -21,6 +21,7 @@
 
 mod config;
 mod conn;
+pub mod params;
 mod seeded;
 mod streams;
 mod tls;
@@ -29,6 +30,7 @@ mod wire;
 
 pub use config::{AckFrequency, QuicConfig, QuicController};
 pub use conn::{Datagram, QuicConn};
+pub use params::{QuicOptions, Transport};
 pub use seeded::UNIX_TIME_S;
 pub use streams::{Delivery, RelayRead, UNLIMITED};
 pub use tls::CERT;

@@ -87,6 +87,8 @@ impl Plan {
         plan.warnings.extend(more);
         let more = warnings::profiles(&plan);
         plan.warnings.extend(more);
+        let more = warnings::quic_windows(&plan);
+        plan.warnings.extend(more);
         Ok(plan)
     }
 }
