@@ -54,21 +54,8 @@ QT = HERE / "target" / "release" / "quic-transfer"
 TIMED = HERE / "timed.py"
 _VENV_SKYHOP = Path(sys.executable).parent / "skyhop"
 SKYHOP = str(_VENV_SKYHOP) if _VENV_SKYHOP.exists() else shutil.which("skyhop") or "skyhop"
-# skyhop's simulated QUIC flow (until `skyhop run` has the keys: the
-# developer example that sets every flow's transport to QUIC).
-SIM = [
-    "cargo",
-    "run",
-    "--quiet",
-    "--release",
-    "--manifest-path",
-    str(ROOT / "Cargo.toml"),
-    "-p",
-    "skyhop",
-    "--example",
-    "quic_run",
-    "--",
-]
+# skyhop's simulated QUIC flow: `skyhop run` with the flow's transport QUIC.
+SIM = [SKYHOP, "run"]
 
 SIZE = 10 * 1024 * 1024
 PORT = 4433
@@ -221,14 +208,19 @@ def ngtcp2_run(r: dict, run: int, tmp: str) -> dict:
 
 
 def sim_run(r: dict, run: int) -> dict:
-    sets = r["sets"] + [f'flows.{r["flow"]}.size="{SIZE} B"']
-    cmd = SIM + [r["scenario"], str(run)]
+    sets = r["sets"] + [f'flows.{r["flow"]}.size="{SIZE} B"', f'flows.{r["flow"]}.transport="quic"']
+    # A QUIC flow names no TCP variant: the scenario without its flows' `tcp`.
+    text = Path(r["scenario"]).read_text()
+    scn = Path(tempfile.mkdtemp(prefix="qs_"), Path(r["scenario"]).name)
+    scn.write_text("\n".join(x for x in text.splitlines() if not x.startswith("tcp = ")))
+    cmd = SIM + [str(scn), "--json", "-q", "--runs", "1", "--seed", str(run)]
     for s in sets:
         cmd += ["--set", s]
     p = subprocess.run(cmd, capture_output=True, text=True)
+    shutil.rmtree(scn.parent, ignore_errors=True)
     if p.returncode != 0:
         return {"error": p.stderr[-600:]}
-    res = json.loads(p.stdout)
+    res = json.loads(p.stdout)["runs"][0]
     f = res["flows"][r["flow"]]
     client = next(q for q in res["quic"] if q["end"] == "client")
     return {
