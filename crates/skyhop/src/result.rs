@@ -147,8 +147,9 @@ pub struct ProxyResult {
     pub node: String,
     pub cache_bytes: u64,
     /// A QUIC-terminating proxy (a relay between two QUIC connections)
-    /// rather than a split-TCP one.
-    #[serde(default)]
+    /// rather than a split-TCP one (written only when true: a split-TCP
+    /// proxy's row is as before).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quic: bool,
     pub max_occupancy_bytes: u64,
     /// Time-weighted mean occupancy over the flow's active time.
