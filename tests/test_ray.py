@@ -55,6 +55,24 @@ def test_ray_gives_the_rows_of_the_local_backend(local_ray, tmp_path):
     pd.testing.assert_frame_equal(ta, tb)
 
 
+def test_a_sweep_over_the_transport_gives_the_rows_of_the_local_backend(local_ray, tmp_path):
+    # TCP and QUIC (quinn in virtual time) on the same lossy path, on Ray
+    # and locally (a flow swept over its transport names no TCP variant).
+    scn = tmp_path / "geo.toml"
+    scn.write_text(
+        '[nodes.A]\n[nodes.B]\n[links.l]\nbetween = ["A", "B"]\nrate = "5 Mbps"\n'
+        'delay = "250 ms"\nper = 0.01\n[flows.ftp]\nfrom = "A"\nto = "B"\nsize = "300 kB"\n'
+    )
+    grid = {"flows.ftp.transport": ["tcp", "quic"]}
+    kw = {"runs": 2, "seed": 3}
+    a = skyhop.sweep(scn, grid, out=tmp_path / "ray", backend="ray", **kw)
+    b = skyhop.sweep(scn, grid, out=tmp_path / "local", backend="local", **kw)
+    assert sorted(set(a["flows.ftp.transport"])) == ["quic", "tcp"]
+    pd.testing.assert_frame_equal(a, b)
+    for part in sorted((tmp_path / "local" / "parts").iterdir()):
+        assert (tmp_path / "ray" / "parts" / part.name).read_bytes() == part.read_bytes()
+
+
 def test_a_failing_run_is_reported_once_and_the_sweep_goes_on(local_ray, tmp_path):
     warnings: list[str] = []
     out = tmp_path / "sw"

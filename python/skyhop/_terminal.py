@@ -153,11 +153,28 @@ def leg_tcp(leg: dict[str, Any]) -> str:
     return ", ".join([text, *extras])
 
 
+def flow_quic(q: dict[str, Any]) -> str:
+    """What a QUIC flow of ``describe``'s document runs, e.g. ``QUIC
+    (quinn-proto 0.11.19) cubic, stream window 1.25 MB (caps 20.0 Mb/s)``."""
+    window = q["stream_window_bytes"] / 1e6
+    text = (
+        f"QUIC ({q['stack']}) {q['controller']}, stream window {window:g} MB "
+        f"(caps {q['window_bound_bps'] / 1e6:.1f} Mb/s over {q['rtt_s']:.3f} s)"
+    )
+    if q.get("passed_through"):
+        text += f"; split proxies at {', '.join(q['passed_through'])} pass it through"
+    return text
+
+
 def flows_tcp(network: dict[str, Any] | None) -> dict[str, str]:
     """Per flow of ``describe``'s document, its legs' :func:`leg_tcp`
-    (one per distinct leg, joined by `` | ``)."""
+    (one per distinct leg, joined by `` | ``), or a QUIC flow's
+    :func:`flow_quic`."""
     out: dict[str, str] = {}
     for f in (network or {}).get("flows", []):
+        if f.get("quic"):
+            out[f["flow"]] = flow_quic(f["quic"])
+            continue
         texts = list(dict.fromkeys(leg_tcp(leg) for leg in f["legs"]))
         out[f["flow"]] = " | ".join(texts)
     return out
@@ -264,7 +281,11 @@ def print_run_table(
         console.print(f"Jain's fairness index of the flows' goodputs: {_fmt(st, 1, 4)}")
     for flow, text in (tcp or {}).items():
         if flow in summary:
-            console.print(f"{shown(flow)}: TCP {text}", highlight=False, markup=False)
+            console.print(
+                f"{shown(flow)}: {text if text.startswith('QUIC') else 'TCP ' + text}",
+                highlight=False,
+                markup=False,
+            )
 
 
 def print_sweep_table(title: str, summary_doc: list[dict[str, Any]]) -> None:

@@ -103,6 +103,10 @@ impl LegResult {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct QuicResult {
     pub flow: String,
+    /// The connection's place along the flow's path: 0 from the flow's
+    /// `from`; a QUIC-terminating proxy ends one connection and opens the next.
+    #[serde(default)]
+    pub leg: u32,
     /// `client` (the end that opened the connection) or `server`.
     pub end: String,
     pub node: String,
@@ -142,6 +146,11 @@ pub struct ProxyResult {
     pub flow: String,
     pub node: String,
     pub cache_bytes: u64,
+    /// A QUIC-terminating proxy (a relay between two QUIC connections)
+    /// rather than a split-TCP one (written only when true: a split-TCP
+    /// proxy's row is as before).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quic: bool,
     pub max_occupancy_bytes: u64,
     /// Time-weighted mean occupancy over the flow's active time.
     pub mean_occupancy_bytes: f64,

@@ -50,6 +50,7 @@ def run_document(
         }
         for key in (
             "proxies",
+            "quic",
             "links",
             "network_events",
             "network",

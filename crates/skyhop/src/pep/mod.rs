@@ -25,6 +25,12 @@
 //! each proxy counts the ACKs it sent that covered bytes not yet transmitted
 //! on the outgoing leg (`acks_ahead`), the check that the rule holds.
 
+mod occupancy;
+mod quic_relay;
+
+pub use occupancy::Occupancy;
+pub use quic_relay::{QuicRelay, RelayWindows};
+
 use crate::engine::time::Time;
 use crate::tcp::receiver::WindowPolicy;
 use crate::tcp::{AckSeg, DataSeg, TcpReceiver, TcpSender};
@@ -64,12 +70,8 @@ pub struct ProxyRt {
     pub acks_ahead: u64,
     /// The most bytes such an ACK covered beyond what was transmitted.
     pub max_acked_unforwarded: u64,
-    // Occupancy statistics (time-weighted mean).
-    pub max_occupancy: u64,
-    last_t: Time,
-    last_occ: u64,
-    area: f64,
-    start: Time,
+    /// Occupancy statistics (largest, time-weighted mean).
+    pub occupancy: Occupancy,
 }
 
 impl ProxyRt {
@@ -92,11 +94,7 @@ impl ProxyRt {
             ack_after_forward: false,
             acks_ahead: 0,
             max_acked_unforwarded: 0,
-            max_occupancy: 0,
-            last_t: Time::ZERO,
-            last_occ: 0,
-            area: 0.0,
-            start: Time::ZERO,
+            occupancy: Occupancy::default(),
         }
     }
 
@@ -133,39 +131,12 @@ impl ProxyRt {
     }
 
     pub fn set_start(&mut self, t: Time) {
-        self.start = t;
-        self.last_t = t;
+        self.occupancy.set_start(t);
     }
 
     /// Record the occupancy after an event at `now`.
     pub fn observe(&mut self, now: Time, occupancy: u64) {
-        if now > self.last_t {
-            self.area += self.last_occ as f64 * (now - self.last_t).as_secs_f64();
-            self.last_t = now;
-        }
-        self.last_occ = occupancy;
-        if occupancy > self.max_occupancy {
-            self.max_occupancy = occupancy;
-        }
-    }
-
-    /// Occupancy integrated over time up to `end` (byte-seconds).
-    pub fn occupancy_area(&self, end: Time) -> f64 {
-        let mut area = self.area;
-        if end > self.last_t {
-            area += self.last_occ as f64 * (end - self.last_t).as_secs_f64();
-        }
-        area
-    }
-
-    pub fn mean_occupancy(&self, end: Time) -> f64 {
-        let area = self.occupancy_area(end);
-        let span = end.since(self.start).as_secs_f64();
-        if span > 0.0 {
-            area / span
-        } else {
-            0.0
-        }
+        self.occupancy.observe(now, occupancy);
     }
 
     // ---- the relay: incoming bytes held, forwarded, released ------------

@@ -13,12 +13,12 @@
 //! deadline ([`QuicConn::poll_at`]).
 
 use super::config::QuicConfig;
-use super::pto::count_ptos;
 use super::seeded::{
     initial_dcid_provider, instant, time_of, FixedSystemTime, SeededCids, SeededSource, Seeds,
 };
-use super::streams::{Delivery, Streams};
+use super::streams::{Delivery, RelayRead, Streams};
 use super::tls;
+use super::trace::{count_ptos, stream_frames, StreamFrame};
 use super::wire;
 use crate::channel::PacketKind;
 use crate::engine::time::Time;
@@ -63,7 +63,8 @@ struct End {
 
 /// One QUIC connection between the two ends of a flow.
 pub struct QuicConn {
-    transport: Arc<quinn_proto::TransportConfig>,
+    /// Each end's transport settings (a relay end's windows are its proxy's).
+    transport: [Arc<quinn_proto::TransportConfig>; 2],
     seeds: Seeds,
     tls: [&'static SeededSource; 2],
     ends: [End; 2],
@@ -81,6 +82,8 @@ pub struct QuicConn {
     /// Datagrams an endpoint answered itself (a refused second connection,
     /// a stateless reset), by sending end, for the next drain.
     pending_endpoint: Vec<(usize, Vec<u8>)>,
+    /// Stream frames a relay end just processed (quinn's trace).
+    frames: Vec<StreamFrame>,
     scratch: Vec<u8>,
 }
 
@@ -110,8 +113,9 @@ impl QuicConn {
             dirty: false,
             data_frames: 0,
         };
+        let transport = Arc::new(cfg.transport());
         QuicConn {
-            transport: Arc::new(cfg.transport()),
+            transport: [transport.clone(), transport],
             seeds,
             tls,
             ends: [end(ips[0]), end(ips[1])],
@@ -123,12 +127,21 @@ impl QuicConn {
             deliveries: Vec::new(),
             error: None,
             pending_endpoint: Vec::new(),
+            frames: Vec::new(),
             scratch: Vec::with_capacity(1500),
         }
     }
 
-    /// An endpoint for role `role` (0 client, 1 server).
-    fn endpoint(&self, role: usize) -> Endpoint {
+    /// End `end` is a QUIC-terminating proxy's, relaying its streams: it
+    /// runs with `cfg` (its proxy's windows) and its streams are the
+    /// relay's (`Streams::set_relay`). Before the connection opens.
+    pub fn set_relay_end(&mut self, end: usize, cfg: &QuicConfig) {
+        self.transport[end] = Arc::new(cfg.transport());
+        self.streams.set_relay(end);
+    }
+
+    /// An endpoint for role `role` (0 client, 1 server) at end `end`.
+    fn endpoint(&self, role: usize, end: usize) -> Endpoint {
         let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &self.seeds.reset_key[role]);
         let mut ec = EndpointConfig::new(Arc::new(key));
         let cids = self.seeds.cids[role];
@@ -143,7 +156,7 @@ impl QuicConn {
             // (the server here never sees one back, so no token log).
             let mut vt = ValidationTokenConfig::default();
             vt.sent(2);
-            sc.transport_config(self.transport.clone())
+            sc.transport_config(self.transport[end].clone())
                 .validation_token_config(vt)
                 .time_source(Arc::new(FixedSystemTime));
             Arc::new(sc)
@@ -161,10 +174,10 @@ impl QuicConn {
         self.opened_at = Some(now);
         self.ends[client].addr.set_port(self.client_port);
         self.ends[1 - client].addr.set_port(wire::SERVER_PORT);
-        let mut ep = self.endpoint(0);
-        self.ends[1 - client].endpoint = Some(self.endpoint(1));
+        let mut ep = self.endpoint(0, client);
+        self.ends[1 - client].endpoint = Some(self.endpoint(1, 1 - client));
         let mut cc = ClientConfig::new(Arc::new(tls::client_config(self.tls[0])));
-        cc.transport_config(self.transport.clone())
+        cc.transport_config(self.transport[client].clone())
             .initial_dst_cid_provider(Arc::new(initial_dcid_provider(self.seeds.initial_dcid)));
         let server = self.ends[1 - client].addr;
         match ep.connect(instant(now), cc, server, tls::SERVER_NAME) {
@@ -178,6 +191,12 @@ impl QuicConn {
     /// The client's end, once the connection was opened.
     pub fn client(&self) -> Option<usize> {
         self.client
+    }
+
+    /// Whether end `end` has its connection (a server: once the client's
+    /// first packet arrived).
+    pub fn has_conn(&self, end: usize) -> bool {
+        self.ends[end].conn.is_some()
     }
 
     fn fail(&mut self, now: Time, end: usize, words: String) {
@@ -207,7 +226,14 @@ impl QuicConn {
         match ep.handle(at, from, None, None, data, &mut self.scratch) {
             Some(DatagramEvent::ConnectionEvent(_, ce)) => {
                 if let Some((_, c)) = e.conn.as_mut() {
-                    c.handle_event(ce);
+                    if self.streams.is_relay(to) {
+                        // A proxy's memory: what arrives before it is read.
+                        stream_frames(|| c.handle_event(ce), &mut self.frames);
+                        self.streams.note_frames(to, &self.frames);
+                        self.frames.clear();
+                    } else {
+                        c.handle_event(ce);
+                    }
                 }
             }
             Some(DatagramEvent::NewConnection(incoming)) => {
@@ -279,7 +305,11 @@ impl QuicConn {
                     }
                     Event::DatagramReceived => {
                         while let Some(b) = c.datagrams().recv() {
-                            self.dgrams.arrived(now, &b);
+                            if self.streams.is_relay(end) {
+                                self.dgrams.relayed.push(b);
+                            } else {
+                                self.dgrams.arrived(now, &b);
+                            }
                         }
                     }
                     Event::ConnectionLost { reason } => {
@@ -436,6 +466,81 @@ impl QuicConn {
         }
     }
 
+    // ---- a relay end's side (a QUIC-terminating proxy's) ---------------
+
+    /// The streams relay end `end` may read now, in order.
+    pub fn relay_readable(&self, end: usize) -> &[usize] {
+        self.streams.readable(end)
+    }
+
+    /// Relay end `end` reads at most `max` bytes of stream `s` into `out`.
+    pub fn relay_read(
+        &mut self,
+        now: Time,
+        end: usize,
+        s: usize,
+        max: u64,
+        out: &mut Vec<bytes::Bytes>,
+    ) -> RelayRead {
+        let e = &mut self.ends[end];
+        let Some((_, c)) = e.conn.as_mut() else {
+            return RelayRead::default();
+        };
+        e.dirty = true;
+        match self.streams.relay_read(end, s, max, c, out) {
+            Ok(r) => r,
+            Err(w) => {
+                self.error.get_or_insert((now, end, w));
+                RelayRead::default()
+            }
+        }
+    }
+
+    /// Bytes relay end `end` received and has not read yet.
+    pub fn unread(&self, end: usize) -> u64 {
+        self.streams.unread(end)
+    }
+
+    /// The relay hands stream `s` a piece to send from its relay end
+    /// (written by [`QuicConn::relay_pump`]).
+    pub fn relay_send(&mut self, s: usize, piece: bytes::Bytes) {
+        self.streams.queue_piece(s, piece);
+    }
+
+    /// The relay read stream `s` to its end on the other connection:
+    /// finish it here once its pieces are written.
+    pub fn relay_finish(&mut self, s: usize) {
+        self.streams.close(s);
+    }
+
+    /// Write what the relay handed relay end `end`, as far as quinn takes it.
+    pub fn relay_pump(&mut self, now: Time, end: usize) {
+        self.after_app(now, end);
+    }
+
+    /// Relayed datagrams this connection dropped, too large for its path.
+    pub fn relay_dropped(&self) -> u64 {
+        self.dgrams.relay_dropped
+    }
+
+    /// Datagrams (RFC 9221) relay end `end` received, for the relay.
+    pub fn take_relayed_datagrams(&mut self, out: &mut Vec<bytes::Bytes>) {
+        out.append(&mut self.dgrams.relayed);
+    }
+
+    /// The relay sends datagram `b` from relay end 0 (waiting, in order,
+    /// until the connection is established).
+    pub fn relay_datagram(&mut self, now: Time, b: bytes::Bytes) {
+        self.dgrams.relay_wait.push_back(b);
+        let e = &mut self.ends[0];
+        if let (Some(_), Some((_, c))) = (e.connected_at, e.conn.as_mut()) {
+            e.dirty = true;
+            if let Err(w) = self.dgrams.flush(0, c) {
+                self.error.get_or_insert((now, 0, w));
+            }
+        }
+    }
+
     /// Probe datagrams: (sent, received, bytes received, mean and largest
     /// one-way delay in seconds).
     pub fn datagram_counts(&self) -> (u64, u64, u64, Option<f64>, Option<f64>) {
@@ -488,6 +593,12 @@ impl QuicConn {
 struct Dgrams {
     /// Waiting for the connection: (handed over at, bytes on the wire).
     wait: VecDeque<(Time, u32)>,
+    /// At a relay end: datagrams received, for the relay to send on.
+    relayed: Vec<bytes::Bytes>,
+    /// At a relay end: datagrams the relay sends, waiting for the connection.
+    relay_wait: VecDeque<bytes::Bytes>,
+    /// Relayed datagrams too large for this connection's path, dropped.
+    relay_dropped: u64,
     sent: u64,
     bytes_sent: u64,
     received: u64,
@@ -510,6 +621,17 @@ impl Dgrams {
             // Dropped by quinn when its send buffer is full (oldest first).
             c.datagrams()
                 .send(bytes::Bytes::from(b), true)
+                .map_err(|e| format!("end {end}: QUIC datagram: {e}"))?;
+        }
+        while let Some(b) = self.relay_wait.pop_front() {
+            // One this connection cannot carry (its path's datagram size
+            // still below the first's) is dropped, as a proxy drops it.
+            if b.len() > max {
+                self.relay_dropped += 1;
+                continue;
+            }
+            c.datagrams()
+                .send(b, true)
                 .map_err(|e| format!("end {end}: QUIC datagram: {e}"))?;
         }
         Ok(())

@@ -10,8 +10,10 @@
 //! `Instant`s), seeded randomness everywhere quinn and rustls draw some
 //! (`seeded.rs`, `tls.rs`), the datagrams' path (each one an IPv4/UDP
 //! packet carried whole through the world's links, `wire.rs`), the
-//! application's streams as QUIC streams (`streams.rs`), and probe-timeout
-//! counts read from quinn's trace (`pto.rs`).
+//! application's streams as QUIC streams (`streams.rs`; at a
+//! QUIC-terminating proxy, the relay's), and what quinn keeps private but
+//! traces: probe timeouts and the stream frames an end receives
+//! (`trace.rs`).
 //!
 //! - `config.rs`: [`QuicConfig`], quinn's knobs with quinn's defaults.
 //! - `conn.rs`: [`QuicConn`], a client and a server endpoint and their
@@ -19,15 +21,17 @@
 
 mod config;
 mod conn;
-mod pto;
+pub mod params;
 mod seeded;
 mod streams;
 mod tls;
+mod trace;
 mod wire;
 
 pub use config::{AckFrequency, QuicConfig, QuicController};
 pub use conn::{Datagram, QuicConn};
+pub use params::{QuicOptions, Transport};
 pub use seeded::UNIX_TIME_S;
-pub use streams::{Delivery, UNLIMITED};
+pub use streams::{Delivery, RelayRead, UNLIMITED};
 pub use tls::CERT;
 pub use wire::{HEADER, SERVER_PORT};

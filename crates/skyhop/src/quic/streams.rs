@@ -16,7 +16,18 @@
 //! was handed is written; a stream waits to be opened while its end has
 //! no connection yet (a server before the client's first packet) or the
 //! peer's stream limit is reached (quinn's default: 100 at a time).
+//!
+//! At a QUIC-terminating proxy a connection's end is a *relay end*
+//! ([`Streams::set_relay`]): the streams it receives are not read at once
+//! but by the relay, as far as it has room ([`Streams::relay_read`], the
+//! bytes themselves handed over without a copy), and the streams it sends
+//! carry the pieces the relay hands it ([`Streams::queue_piece`]) instead
+//! of the pattern. It also counts the bytes received and not read yet
+//! ([`Streams::unread`]), from the stream frames quinn reports
+//! (`trace.rs`).
 
+use super::trace::StreamFrame;
+use crate::tcp::rangeset::RangeSet;
 use bytes::Bytes;
 use quinn_proto::{Connection, Dir, ReadError, StreamId, WriteError};
 use std::collections::VecDeque;
@@ -63,6 +74,24 @@ struct AppStream {
     finished: bool,
     /// In its end's list of streams with something to write.
     busy: bool,
+    /// Sent by a relay end: the pieces the relay handed over, not yet
+    /// written (`queued` counts their bytes).
+    pieces: VecDeque<Bytes>,
+    /// Received by a relay end: bytes received at or beyond the read
+    /// point (`delivered`), any order.
+    received: Option<Box<RangeSet>>,
+    /// Received by a relay end: read to its end (FIN).
+    read_all: bool,
+    /// In its receiving relay end's list of streams to read.
+    readable: bool,
+}
+
+/// What a relay read from a stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RelayRead {
+    pub bytes: u64,
+    /// The stream's last byte was read (the sender finished it).
+    pub fin: bool,
 }
 
 /// The application's streams on one connection.
@@ -75,6 +104,12 @@ pub struct Streams {
     waiting: [VecDeque<usize>; 2],
     /// Streams with bytes to write or a finish to send, at each end.
     busy: [Vec<usize>; 2],
+    /// Relay ends (a proxy's) rather than the application's.
+    relay: [bool; 2],
+    /// At a relay end: streams that may have bytes to read, in order.
+    readable: [Vec<usize>; 2],
+    /// At a relay end: bytes received and not read yet, all streams.
+    unread: [u64; 2],
 }
 
 impl Streams {
@@ -89,6 +124,10 @@ impl Streams {
             finish: false,
             finished: false,
             busy: false,
+            pieces: VecDeque::new(),
+            received: None,
+            read_all: false,
+            readable: false,
         });
         self.waiting[sender].push_back(self.list.len() - 1);
         self.list.len() - 1
@@ -177,7 +216,22 @@ impl Streams {
     fn write(&mut self, s: usize, conn: &mut Connection) -> Result<(), String> {
         let st = &mut self.list[s];
         let Some(id) = st.id else { return Ok(()) };
-        while st.queued > 0 {
+        if !st.pieces.is_empty() {
+            match conn
+                .send_stream(id)
+                .write_chunks(st.pieces.make_contiguous())
+            {
+                // A piece written in part was advanced in place.
+                Ok(w) => {
+                    st.pieces.drain(..w.chunks);
+                    st.written += w.bytes as u64;
+                    st.queued -= w.bytes as u64;
+                }
+                Err(WriteError::Blocked) => {}
+                Err(e) => return Err(format!("stream {s}: {e}")),
+            }
+        }
+        while st.queued > 0 && st.pieces.is_empty() {
             let n = st.queued.min(PIECE as u64) as usize;
             let off = (st.written % PERIOD as u64) as usize;
             let mut chunk = [Bytes::from_static(&PATTERN[off..off + n])];
@@ -204,6 +258,137 @@ impl Streams {
         Ok(())
     }
 
+    // ---- relay ends (a QUIC-terminating proxy's) -------------------
+
+    /// End `end` is a relay end.
+    pub fn set_relay(&mut self, end: usize) {
+        self.relay[end] = true;
+    }
+
+    /// Whether end `end` is a relay end.
+    pub fn is_relay(&self, end: usize) -> bool {
+        self.relay[end]
+    }
+
+    /// Bytes relay end `end` received and has not read yet.
+    pub fn unread(&self, end: usize) -> u64 {
+        self.unread[end]
+    }
+
+    /// The application stream of QUIC stream index `index` sent by end `from`.
+    fn of_index(&self, from: usize, index: u64) -> Option<usize> {
+        match self.by_index[from].get(index as usize) {
+            Some(&s) if s != usize::MAX => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Relay end `end` processed these stream frames (the peer's streams).
+    pub fn note_frames(&mut self, end: usize, frames: &[StreamFrame]) {
+        for f in frames {
+            let Some(s) = self.of_index(1 - end, f.index) else {
+                continue;
+            };
+            let st = &mut self.list[s];
+            let (a, b) = (f.offset.max(st.delivered), f.offset + f.len);
+            if st.read_all || a >= b {
+                continue;
+            }
+            let set = st.received.get_or_insert_with(Default::default);
+            self.unread[end] += set.insert(a, b);
+        }
+    }
+
+    /// Stream `id` (sent by end `from`) may have bytes for relay end
+    /// `1 - from` to read.
+    fn mark_readable(&mut self, from: usize, id: StreamId) -> Result<(), String> {
+        let s = self
+            .of_index(from, id.index())
+            .ok_or_else(|| format!("data on QUIC stream {id}, which no application stream sent"))?;
+        let st = &mut self.list[s];
+        if !st.readable && !st.read_all {
+            st.readable = true;
+            self.readable[1 - from].push(s);
+        }
+        Ok(())
+    }
+
+    /// The streams relay end `end` may read now, in order.
+    pub fn readable(&self, end: usize) -> &[usize] {
+        &self.readable[end]
+    }
+
+    /// Relay end `end` reads at most `max` bytes of stream `s`, in order,
+    /// into `out` (the received bytes themselves). A stream with nothing
+    /// more to read now leaves the readable list until quinn reports more.
+    pub fn relay_read(
+        &mut self,
+        end: usize,
+        s: usize,
+        max: u64,
+        conn: &mut Connection,
+        out: &mut Vec<Bytes>,
+    ) -> Result<RelayRead, String> {
+        let st = &mut self.list[s];
+        let id = st.id.expect("a stream quinn reported has an ID");
+        let mut got = RelayRead::default();
+        let mut more = true;
+        let mut err = None;
+        if let Ok(mut chunks) = conn.recv_stream(id).read(true) {
+            while got.bytes < max {
+                match chunks.next((max - got.bytes).min(usize::MAX as u64) as usize) {
+                    Ok(Some(c)) => {
+                        got.bytes += c.bytes.len() as u64;
+                        out.push(c.bytes);
+                    }
+                    Ok(None) => {
+                        got.fin = true;
+                        more = false;
+                        break;
+                    }
+                    Err(ReadError::Blocked) => {
+                        more = false;
+                        break;
+                    }
+                    Err(e) => {
+                        err = Some(format!("stream {s}: {e}"));
+                        more = false;
+                        break;
+                    }
+                }
+            }
+            // The credit for what was read goes out with the next packet.
+            let _ = chunks.finalize();
+        } else {
+            more = false;
+        }
+        st.delivered += got.bytes;
+        st.read_all |= got.fin;
+        if let Some(set) = st.received.as_deref_mut() {
+            self.unread[end] -= set.remove_below(st.delivered);
+            if st.read_all {
+                self.unread[end] -= set.bytes();
+                st.received = None;
+            }
+        }
+        if !more {
+            st.readable = false;
+            self.readable[end].retain(|&x| x != s);
+        }
+        match err {
+            Some(e) => Err(e),
+            None => Ok(got),
+        }
+    }
+
+    /// The relay hands stream `s` (sent by a relay end) a piece to send.
+    pub fn queue_piece(&mut self, s: usize, piece: Bytes) {
+        let st = &mut self.list[s];
+        st.queued += piece.len() as u64;
+        st.pieces.push_back(piece);
+        self.mark_busy(s);
+    }
+
     /// Read what arrived in order on stream `id`, sent by end `from`;
     /// `out` gets what was delivered.
     pub fn read(
@@ -213,13 +398,13 @@ impl Streams {
         conn: &mut Connection,
         out: &mut Vec<Delivery>,
     ) -> Result<(), String> {
-        let s = match self.by_index[from].get(id.index() as usize) {
-            Some(&s) if s != usize::MAX => s,
-            _ => {
-                return Err(format!(
-                    "data on QUIC stream {id}, which no application stream sent"
-                ))
-            }
+        if self.relay[1 - from] {
+            return self.mark_readable(from, id);
+        }
+        let Some(s) = self.of_index(from, id.index()) else {
+            return Err(format!(
+                "data on QUIC stream {id}, which no application stream sent"
+            ));
         };
         let mut rs = conn.recv_stream(id);
         let mut chunks = match rs.read(true) {

@@ -137,6 +137,32 @@ pub struct FlowDesc {
     pub finite: bool,
     pub start_s: f64,
     pub legs: Vec<LegDesc>,
+    /// A QUIC flow's settings (absent for TCP): its legs are then the
+    /// stretches of its path, their TCP fields unused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quic: Option<QuicDesc>,
+}
+
+/// A QUIC flow as it runs (`flows.<id>.transport = "quic"`).
+#[derive(Clone, Debug, Serialize)]
+pub struct QuicDesc {
+    /// The stack: "quinn-proto 0.11.19".
+    pub stack: String,
+    pub controller: String,
+    pub stream_window_bytes: u64,
+    /// `None`: unlimited (quinn's default).
+    pub connection_window_bytes: Option<u64>,
+    pub send_window_bytes: u64,
+    pub initial_rtt_s: f64,
+    /// The largest UDP payload path MTU discovery probes (`None`: off, 1200 B).
+    pub max_udp_payload_bytes: Option<u16>,
+    pub idle_timeout_s: Option<f64>,
+    /// The end-to-end round trip (the legs' round trips added).
+    pub rtt_s: f64,
+    /// stream window / RTT: the goodput flow control allows one stream.
+    pub window_bound_bps: f64,
+    /// Split-TCP proxies on the path, which pass the flow's packets through.
+    pub passed_through: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -293,6 +319,7 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
             app: f.app.describe(),
             finite: f.app.finite(),
             start_s: f.start.as_secs_f64(),
+            quic: f.quic.as_ref().map(|q| quic_desc(plan, f, q)),
             legs,
         });
     }
@@ -489,4 +516,26 @@ fn node_name(plan: &Plan, n: u32) -> String {
         })
         .cloned()
         .unwrap_or_default()
+}
+
+fn quic_desc(plan: &Plan, f: &crate::scenario::PlanFlow, q: &crate::quic::QuicConfig) -> QuicDesc {
+    let rtt_s: f64 = f.legs.iter().map(|l| l.figures.rtt.as_secs_f64()).sum();
+    QuicDesc {
+        stack: "quinn-proto 0.11.19".into(),
+        controller: q.controller.name().into(),
+        stream_window_bytes: q.stream_receive_window,
+        connection_window_bytes: (q.receive_window < (1 << 62) - 1).then_some(q.receive_window),
+        send_window_bytes: q.send_window,
+        initial_rtt_s: q.initial_rtt.as_secs_f64(),
+        max_udp_payload_bytes: q.mtu_discovery_upper_bound,
+        idle_timeout_s: q.max_idle_timeout.map(|d| d.as_secs_f64()),
+        rtt_s,
+        window_bound_bps: q.stream_receive_window as f64 * 8.0 / rtt_s.max(1e-9),
+        passed_through: f
+            .proxies
+            .iter()
+            .filter(|p| p.quic.is_none())
+            .map(|p| plan.nodes[p.node as usize].clone())
+            .collect(),
+    }
 }

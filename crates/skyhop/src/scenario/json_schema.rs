@@ -35,6 +35,7 @@ pub fn json_schema_of<T: JsonSchema>() -> serde_json::Value {
 pub fn scenario_json_schema() -> serde_json::Value {
     let mut v = json_schema_of::<Scenario>();
     tcp_defaults(&mut v);
+    quic_defaults(&mut v);
     if let Some(o) = v.as_object_mut() {
         o.insert(
             "title".into(),
@@ -111,6 +112,32 @@ fn tcp_defaults(schema: &mut serde_json::Value) {
             .map(|(profile, v)| (profile.name().to_string(), v.clone().into()))
             .collect();
         p.insert("x-skyhop-defaults".into(), defaults.into());
+        if !doc.range.is_empty() {
+            p.insert("x-skyhop-range".into(), doc.range.into());
+        }
+    }
+}
+
+/// The QUIC parameters' defaults (quinn's) and ranges from the table of
+/// `quic/params.rs`: each key's description ends with "Default X.", and
+/// carries its range as `x-skyhop-range`.
+fn quic_defaults(schema: &mut serde_json::Value) {
+    let Some(props) = schema
+        .pointer_mut("/definitions/QuicOptions/properties")
+        .and_then(|p| p.as_object_mut())
+    else {
+        return;
+    };
+    for doc in crate::quic::params::quic_param_docs() {
+        let Some(p) = props.get_mut(doc.key).and_then(|p| p.as_object_mut()) else {
+            continue;
+        };
+        let sentence = format!("Default {}.", doc.default);
+        let described = match p.get("description").and_then(|d| d.as_str()) {
+            Some(d) => format!("{d} {sentence}"),
+            None => sentence,
+        };
+        p.insert("description".into(), described.into());
         if !doc.range.is_empty() {
             p.insert("x-skyhop-range".into(), doc.range.into());
         }
@@ -311,6 +338,22 @@ mod tests {
             .as_str()
             .unwrap()
             .ends_with("Default 1460 B."));
+    }
+
+    #[test]
+    fn quic_keys_carry_quinns_defaults_and_their_range() {
+        let s = scenario_json_schema();
+        let props = &s["definitions"]["QuicOptions"]["properties"];
+        let docs = crate::quic::params::quic_param_docs();
+        assert_eq!(docs.len(), props.as_object().unwrap().len());
+        for d in &docs {
+            let desc = props[d.key]["description"].as_str().unwrap();
+            assert!(desc.ends_with(&format!("Default {}.", d.default)), "{desc}");
+        }
+        assert_eq!(props["stream_window"]["x-skyhop-range"], "1 B … 1000 GB");
+        let flow = &s["definitions"]["FlowSection"]["properties"];
+        assert!(flow["transport"].to_string().contains("Transport"));
+        assert!(flow["quic"].to_string().contains("QuicOptions"));
     }
 
     #[test]

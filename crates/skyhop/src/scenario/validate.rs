@@ -131,6 +131,50 @@ impl V<'_> {
         }
     }
 
+    /// `[quic]` or a flow's `quic` table: every key in its range.
+    fn quic(&self, prefix: &str, o: &QuicOptions) -> Result<(), ScenarioError> {
+        o.check()
+            .map_err(|(key, m)| self.err(format!("{prefix}.{key}"), m))
+    }
+
+    /// A flow's keys agree with its transport: `quic` keys on a QUIC flow
+    /// only, TCP's (`tcp`, `legs`, `options`) on a TCP flow only.
+    fn transport(&self, name: &str, f: &FlowSection) -> Result<(), ScenarioError> {
+        let k = |x: &str| format!("flows.{name}.{x}");
+        if f.transport.is_tcp() {
+            if !f.quic.is_empty() {
+                return Err(self.err(
+                    k("quic"),
+                    "QUIC keys on a TCP flow: set transport = \"quic\" or remove them",
+                ));
+            }
+            return Ok(());
+        }
+        self.quic(&k("quic"), &f.quic)?;
+        let quic_flow = "on a QUIC flow (transport = \"quic\"), whose settings are its quic table";
+        if let Some(t) = f.tcp {
+            return Err(self.err(
+                k("tcp"),
+                format!(
+                    "\"{}\" is a TCP variant {quic_flow} (quic.controller)",
+                    t.name()
+                ),
+            ));
+        }
+        if let Some(l) = &f.legs {
+            return Err(self.err(k("legs"), format!("{} TCP legs {quic_flow}", l.len())));
+        }
+        if let Ok(serde_json::Value::Object(o)) = serde_json::to_value(&f.options) {
+            if let Some((key, value)) = o.iter().next() {
+                return Err(self.err(
+                    k(&format!("options.{key}")),
+                    format!("{value} is a TCP option {quic_flow}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn tcp(&self, prefix: &str, o: &TcpOptions) -> Result<(), ScenarioError> {
         self.tcp_ranges(prefix, o)?;
         if let Some(a) = &o.aero_allocation {
@@ -396,8 +440,9 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
         v.in_range(&k("min_elevation"), l.min_elevation, 0.0, 90.0)?;
     }
 
-    // ---- TCP ----
+    // ---- TCP, QUIC ----
     v.tcp("tcp", &scn.tcp)?;
+    v.quic("quic", &scn.quic)?;
     for (name, f) in &scn.flows {
         // The defaults of the flow's profile.
         let d = TcpConfig::table_defaults(f.options.profile_under(&scn.tcp));
@@ -463,6 +508,7 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
             }
         }
         v.flow(name, f)?;
+        v.transport(name, f)?;
     }
     Ok(())
 }

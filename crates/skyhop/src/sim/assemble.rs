@@ -41,10 +41,16 @@ impl World {
         }
         for (fi, f) in self.flows.into_iter().enumerate() {
             if f.quic.is_some() {
-                let (fr, warning) =
-                    super::quic::quic_flow_result(&f.name, &f, plan_nodes, stop, &mut res.quic);
+                let name = f.name.clone();
+                let out = super::quic_result::QuicOut {
+                    rows: &mut res.quic,
+                    proxies: &mut res.proxies,
+                    traces: &mut res.traces,
+                    warnings: &mut res.warnings,
+                };
+                let (fr, warning) = super::quic_result::quic_flow_result(f, plan_nodes, stop, out);
                 res.warnings.extend(warning);
-                res.flows.insert(f.name.clone(), fr);
+                res.flows.insert(name, fr);
                 continue;
             }
             if let Some(d) = &f.dgram {
@@ -142,12 +148,13 @@ impl World {
                     let p = &f.proxies[pk];
                     pk += 1;
                     let g = if rev { n + pos } else { pos };
-                    let area = p.occupancy_area(end);
+                    let area = p.occupancy.area(end);
                     let pr = ProxyResult {
                         flow: f.name.clone(),
                         node: plan_nodes[p.node as usize].clone(),
                         cache_bytes: p.cache_bytes,
-                        max_occupancy_bytes: p.max_occupancy,
+                        quic: false,
+                        max_occupancy_bytes: p.occupancy.max(),
                         mean_occupancy_bytes: 0.0,
                         window_updates: 0,
                         drops: 0,

@@ -14,6 +14,7 @@ use super::world::World;
 use crate::app::{App, AppIo, ByteLedger, StreamDir};
 use crate::channel::{Channel, ChannelCtx};
 use crate::engine::{EventQueue, Time};
+use crate::error::{ScenarioError, SimError};
 use crate::net::datagram::DatagramPath;
 use crate::net::mobile::MotionPlan;
 use crate::net::moving::Visibility;
@@ -112,26 +113,23 @@ impl World {
                 routes.push(f.legs[0].fwd.clone());
                 Box::new(DatagramPath::new((routes.len() - 1) as u32).traced(opts.trace))
             });
-            // A QUIC flow: one connection end to end, through any proxy.
-            let quic = f.quic.as_ref().map(|cfg| {
-                let (a, b) = (f.path[0], *f.path.last().unwrap());
-                let r = match mobile.as_deref_mut() {
-                    Some(m) => [m.route(a, b), m.route(b, a)],
-                    None => {
-                        routes.push(f.legs.iter().flat_map(|l| l.fwd.clone()).collect());
-                        routes.push(f.legs.iter().rev().flat_map(|l| l.rev.clone()).collect());
-                        [routes.len() as u32 - 2, routes.len() as u32 - 1]
+            // A QUIC flow: one connection end to end (split-TCP proxies
+            // pass it through), or one per stretch between QUIC-terminating
+            // proxies.
+            let quic = f.quic.as_ref().map(|_| {
+                let route = |first: usize, last: usize| {
+                    let (a, b) = (f.legs[first].path[0], *f.legs[last].path.last().unwrap());
+                    match mobile.as_deref_mut() {
+                        Some(m) => [m.route(a, b), m.route(b, a)],
+                        None => {
+                            let legs = &f.legs[first..=last];
+                            routes.push(legs.iter().flat_map(|l| l.fwd.clone()).collect());
+                            routes.push(legs.iter().rev().flat_map(|l| l.rev.clone()).collect());
+                            [routes.len() as u32 - 2, routes.len() as u32 - 1]
+                        }
                     }
                 };
-                Box::new(QuicRt::new(
-                    cfg,
-                    seed,
-                    &f.name,
-                    fi,
-                    [a, b],
-                    r,
-                    f.app.datagrams(),
-                ))
+                Box::new(QuicRt::build(f, fi, seed, route))
             });
             let tcp_legs = if dgram.is_some() || quic.is_some() {
                 &f.legs[..0]
@@ -174,12 +172,17 @@ impl World {
                 });
             }
             q.push(Time(f.start.0), Ev::Start(fi as u32));
+            // A QUIC flow's terminating proxies: occupancy traces, as a split proxy's.
+            let relays = quic.as_ref().map_or(0, |q| q.relays.len());
+            let proxy_traces = (0..if opts.trace { relays } else { 0 })
+                .map(|_| ValueTrace::default())
+                .collect();
             flows.push(FlowRt {
                 name: f.name.clone(),
                 start: Time(f.start.0),
                 app: App::build(&f.app, seed, &f.name),
                 app_timer: TimerSlot::default(),
-                proxy_traces: Vec::new(),
+                proxy_traces,
                 proxies: Vec::new(),
                 streams: Vec::new(),
                 stream_dirs: Vec::new(),
@@ -235,6 +238,25 @@ impl World {
             names: Box::new(RunNames::of(plan, seed)),
         };
         w.start_media();
+        // The ack-after-forward rule holds a split-TCP proxy's ACKs back;
+        // a QUIC stack acknowledges packets, not stream bytes, at once.
+        let bad = plan.flows.iter().find_map(|f| {
+            let p = f
+                .proxies
+                .iter()
+                .find(|p| p.quic.is_some() && p.ack_after_forward)?;
+            Some(format!(
+                "nodes.{}.proxy.ack_after_forward",
+                plan.nodes[p.node as usize]
+            ))
+        });
+        if let Some(key) = bad {
+            w.error = Some(SimError::Scenario(ScenarioError::new(
+                "<plan>",
+                key,
+                "a QUIC-terminating proxy cannot hold its acknowledgements back",
+            )));
+        }
         // Stream 0 of the applications that start with one (a file transfer,
         // a bulk source): its connections exist from the start.
         for (fi, f) in plan.flows.iter().enumerate() {

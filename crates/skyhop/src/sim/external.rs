@@ -10,7 +10,7 @@
 //! and may send it on). A packet with no route is counted and dropped.
 //!
 //! The same table holds the datagrams of the world's QUIC flows, whole
-//! IPv4/UDP packets too (`quic.rs`): marked with the flow end they are for,
+//! IPv4/UDP packets too (`quic.rs`): marked with the connection end they are for,
 //! they are handed to it on arrival and are not counted here.
 
 use crate::channel::PacketKind;
@@ -71,8 +71,8 @@ pub(super) struct Record {
     /// The node its route ends at.
     pub(super) exit: u32,
     pub(super) injected_at: Time,
-    /// A QUIC datagram: the timer slot of the flow end it is for (2 ×
-    /// flow + end), instead of leaving the world.
+    /// A QUIC datagram: the timer slot of the connection end it is for
+    /// (flow << 8 | leg << 1 | end, `quic.rs`), instead of leaving the world.
     pub(super) quic: Option<u32>,
 }
 
@@ -140,7 +140,7 @@ impl External {
     }
 
     /// Packet `id`, if it is a QUIC datagram that reached its end: the
-    /// flow end it is for and its bytes.
+    /// connection end it is for and its bytes.
     #[inline]
     pub fn take_quic(&mut self, id: u32) -> Option<(u32, Vec<u8>)> {
         let r = self.slab[id as usize].as_ref()?;

@@ -11,6 +11,9 @@
 //! - `relay.rs`: split proxies between their two legs.
 //! - `media.rs`: shared media (a beam): their members' packets and wake-ups,
 //!   and the call into a link layer with its I/O record.
+//! - `quic.rs`: QUIC flows (a `quic::QuicConn` per connection);
+//!   `quic_relay.rs` the QUIC-terminating proxies' relays between two
+//!   connections; `quic_result.rs` a QUIC flow's results.
 //! - `external.rs`: packets from and to outside the simulated network (the
 //!   world's side of them is in `world.rs`, with the driver interface).
 //! - `mobile.rs`, `network.rs`: moving worlds: forwarding by destination,
@@ -32,6 +35,8 @@ mod mobile;
 mod network;
 mod options;
 mod quic;
+mod quic_relay;
+mod quic_result;
 mod relay;
 mod state;
 mod world;

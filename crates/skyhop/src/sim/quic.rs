@@ -1,86 +1,165 @@
 //! QUIC flows in the world: a flow whose plan says QUIC has one
-//! [`QuicConn`] instead of TCP legs. Its datagrams are whole IPv4/UDP
-//! packets kept in the world's table of packets with bytes (`external.rs`,
-//! marked with the flow end they are for), one packet record each, their
-//! simulated size their length, along the flow's whole path (split proxies
-//! on it do not split a QUIC flow: its packets pass through). Each end's
-//! connection has one timer (a lazy timer slot, as applications have).
-//! The application's streams are the connection's streams
-//! (`quic::QuicConn`'s adapter): the world hands it the application's
-//! sends and closes, and hands the application what arrives.
+//! [`QuicConn`] instead of TCP legs — or, with QUIC-terminating proxies on
+//! its path, one per stretch between them, joined by the proxies' relays
+//! (`quic_relay.rs`). Its datagrams are whole IPv4/UDP packets kept in the
+//! world's table of packets with bytes (`external.rs`, marked with the
+//! connection end they are for), one packet record each, their simulated
+//! size their length, along the connection's whole stretch of the path
+//! (split-TCP proxies on it do not split a QUIC flow: its packets pass
+//! through). Each connection end has one timer (a lazy timer slot, as
+//! applications have). The application's streams are the connections'
+//! streams (`quic::QuicConn`'s adapter): the world hands the first
+//! connection (or the last, for streams the flow's `to` sends) the
+//! application's sends and closes, and hands the application what
+//! arrives at the far ends.
 
 use super::external::{ExternalPacket, Record};
-use super::state::{Ev, QuicRt, TimerSlot};
+use super::state::{Ev, QuicLeg, QuicRt, TimerSlot};
 use super::world::World;
 use crate::app::{AppIo, StreamDir};
 use crate::engine::Time;
 use crate::net::{Packet, Payload};
+use crate::pep::QuicRelay;
 use crate::quic::{Datagram, QuicConfig, QuicConn};
-use crate::result::QuicResult;
+use crate::scenario::PlanFlow;
 use std::net::Ipv4Addr;
 
+/// Legs a QUIC flow may have (a timer slot holds the leg in 7 bits).
+const MAX_LEGS: usize = 128;
+
+/// The timer slot (and packet mark) of end `end` of leg `leg` of flow `f`.
+#[inline]
+pub(super) fn slot_of(f: usize, leg: usize, end: usize) -> u32 {
+    ((f << 8) | (leg << 1) | end) as u32
+}
+
+/// Flow, leg and end of a timer slot.
+#[inline]
+fn unslot(slot: u32) -> (usize, usize, usize) {
+    let s = slot as usize;
+    (s >> 8, (s >> 1) & 0x7f, s & 1)
+}
+
 impl QuicRt {
-    pub fn new(
-        cfg: &QuicConfig,
+    /// The connections of QUIC flow `f` (index `fi`): one per stretch of
+    /// its path between QUIC-terminating proxies, each with the routes
+    /// `route(a, b)` gives for its ends and the settings of the flow (the
+    /// first) or of the proxy that opens it; a proxy's two ends run with
+    /// its relay's windows.
+    pub fn build(
+        f: &PlanFlow,
+        fi: usize,
         seed: u64,
-        name: &str,
-        f: usize,
-        nodes: [u32; 2],
-        routes: [u32; 2],
-        probe: bool,
+        mut route: impl FnMut(usize, usize) -> [u32; 2],
     ) -> QuicRt {
-        // The client is the end that sends first, either; its port is
-        // numbered by flow, the server's is 443.
+        let cfg0 = f.quic.as_ref().expect("a QUIC flow");
+        // Stretches: plan legs [first, last] joined at pass-through proxies.
+        let mut stretches: Vec<(usize, usize, &QuicConfig)> = vec![(0, 0, cfg0)];
+        for (i, p) in f.proxies.iter().enumerate() {
+            match &p.quic {
+                Some(cfg) => stretches.push((i + 1, i + 1, cfg)),
+                None => stretches.last_mut().unwrap().1 = i + 1,
+            }
+        }
+        assert!(stretches.len() <= MAX_LEGS, "at most {MAX_LEGS} QUIC legs");
         let ip = |n: u32| Ipv4Addr::from(crate::net::addr::node_ip(n));
-        let port = 50_000 + (f % 10_000) as u16;
+        // The client's port is numbered by flow, the server's is 443.
+        let port = 50_000 + (fi % 10_000) as u16;
+        let mut legs: Vec<QuicLeg> = stretches
+            .iter()
+            .enumerate()
+            .map(|(k, &(first, last, cfg))| {
+                let nodes = [f.legs[first].path[0], *f.legs[last].path.last().unwrap()];
+                // The first connection's seeds are the flow's own.
+                let name = match k {
+                    0 => f.name.clone(),
+                    k => format!("{}#{k}", f.name),
+                };
+                QuicLeg {
+                    conn: QuicConn::new(cfg, seed, &name, nodes.map(ip), port),
+                    controller: cfg.controller.name(),
+                    nodes,
+                    routes: route(first, last),
+                    timers: [TimerSlot::default(); 2],
+                }
+            })
+            .collect();
+        let terminating = f.proxies.iter().filter(|p| p.quic.is_some());
+        let relays = terminating
+            .enumerate()
+            .map(|(j, p)| {
+                let relay = || QuicRelay::new(p.node, p.policy, p.cache_bytes, p.send_buffer);
+                let mut pair = [relay(), relay()];
+                for r in &mut pair {
+                    r.occupancy.set_start(Time(f.start.0));
+                }
+                // The proxy's two ends: its windows on each connection's settings.
+                let w = pair[0].windows;
+                for (k, end) in [(j, 1), (j + 1, 0)] {
+                    let mut c = stretches[k].2.clone();
+                    c.stream_receive_window = w.receive;
+                    c.receive_window = w.receive;
+                    c.send_window = w.send;
+                    legs[k].conn.set_relay_end(end, &c);
+                }
+                pair
+            })
+            .collect();
         QuicRt {
-            conn: QuicConn::new(cfg, seed, name, [ip(nodes[0]), ip(nodes[1])], port),
-            controller: cfg.controller.name(),
-            probe,
-            nodes,
-            routes,
-            timers: [TimerSlot::default(); 2],
+            legs,
+            relays,
+            probe: f.app.datagrams(),
             failed_at: None,
             settling: false,
             datagrams: Vec::new(),
             deliveries: Vec::new(),
+            pieces: Vec::new(),
         }
     }
 }
 
 impl World {
-    /// A new application stream of QUIC flow `f` in direction `dir`.
+    /// A new application stream of QUIC flow `f` in direction `dir` (on
+    /// every connection of the flow, sent by its end on the sender's side).
     pub(super) fn quic_stream(&mut self, f: usize, dir: StreamDir) -> usize {
         let fl = &mut self.flows[f];
         let q = fl.quic.as_deref_mut().expect("a QUIC flow");
-        let s = q.conn.add_stream(match dir {
+        let sender = match dir {
             StreamDir::Forward => 0,
             StreamDir::Reverse => 1,
-        });
-        debug_assert_eq!(s, fl.streams.len());
+        };
+        let s = fl.streams.len();
+        for leg in &mut q.legs {
+            let k = leg.conn.add_stream(sender);
+            debug_assert_eq!(k, s);
+        }
         fl.streams.push(Vec::new());
         fl.stream_dirs.push(dir);
         s
     }
 
     /// The application's sends and closes on QUIC flow `f` (its opens are
-    /// done): handed to the connection, then settled.
+    /// done): handed to the connection at the sending end, then settled.
     pub(super) fn quic_app_io(&mut self, now: Time, f: usize, io: &mut AppIo) {
         let q = self.flows[f].quic.as_deref_mut().expect("a QUIC flow");
+        let last = q.legs.len() - 1;
+        let leg_of = |c: &QuicConn, s: usize| if c.streams().sender(s) == 0 { 0 } else { last };
         for &(s, bytes) in &io.sends {
-            if s >= q.conn.streams().len() {
+            if s >= q.legs[0].conn.streams().len() {
                 io.error
                     .get_or_insert(format!("data for stream {s}, which was never opened"));
                 continue;
             }
-            q.conn.send(now, s, bytes);
+            let k = leg_of(&q.legs[0].conn, s);
+            q.legs[k].conn.send(now, s, bytes);
         }
         io.sends.clear();
         for &s in &io.closes {
-            q.conn.close(now, s);
+            let k = leg_of(&q.legs[0].conn, s);
+            q.legs[k].conn.close(now, s);
         }
         for &(_, wire) in &io.datagrams {
-            q.conn.send_datagram(now, wire);
+            q.legs[0].conn.send_datagram(now, wire);
         }
         io.datagrams.clear();
         if !q.settling {
@@ -88,30 +167,32 @@ impl World {
         }
     }
 
-    /// A QUIC datagram (record `id` of the table of packets with bytes)
-    /// reached the end of its route.
+    /// A QUIC datagram (its bytes `data`) reached the end of its route:
+    /// the connection end of timer slot `slot`.
     pub(super) fn quic_arrive(&mut self, now: Time, slot: u32, data: Vec<u8>) {
-        let (f, end) = (slot as usize / 2, slot as usize % 2);
+        let (f, leg, end) = unslot(slot);
         let q = self.flows[f].quic.as_deref_mut().expect("a QUIC flow");
-        q.conn.on_datagram(now, end, data);
+        q.legs[leg].conn.on_datagram(now, end, data);
         self.quic_settle(now, f);
     }
 
-    /// Timer `slot` (2 × flow + end) of a QUIC connection fired.
+    /// Timer `slot` of a QUIC connection end fired.
     pub(super) fn quic_timer(&mut self, now: Time, slot: u32, gen: u32) {
-        let (f, end) = (slot as usize / 2, slot as usize % 2);
+        let (f, leg, end) = unslot(slot);
         let q = self.flows[f].quic.as_deref_mut().expect("a QUIC flow");
-        if q.timers[end].gen != gen {
+        let l = &mut q.legs[leg];
+        if l.timers[end].gen != gen {
             return;
         }
-        q.timers[end].at = Time::MAX;
-        q.conn.on_timeout(now, end);
+        l.timers[end].at = Time::MAX;
+        l.conn.on_timeout(now, end);
         self.quic_settle(now, f);
     }
 
-    /// After any input to flow `f`'s connection: hand the application what
-    /// arrived (its sends join in), put every datagram due on the wire,
-    /// note an error that closed the connection, re-arm both timers.
+    /// After any input to flow `f`'s connections: hand the application
+    /// what arrived (its sends join in), let the proxies open their
+    /// connections onward and relay, put every datagram due on the wire,
+    /// note an error that closed a connection, re-arm the timers.
     fn quic_settle(&mut self, now: Time, f: usize) {
         let mut deliveries = {
             let q = self.flows[f].quic.as_deref_mut().unwrap();
@@ -119,12 +200,10 @@ impl World {
             std::mem::take(&mut q.deliveries)
         };
         loop {
-            self.flows[f]
-                .quic
-                .as_deref_mut()
-                .unwrap()
-                .conn
-                .take_deliveries(&mut deliveries);
+            let q = self.flows[f].quic.as_deref_mut().unwrap();
+            for leg in &mut q.legs {
+                leg.conn.take_deliveries(&mut deliveries);
+            }
             if deliveries.is_empty() {
                 break;
             }
@@ -140,37 +219,50 @@ impl World {
         let q = self.flows[f].quic.as_deref_mut().unwrap();
         q.settling = false;
         q.deliveries = deliveries;
+        if !q.relays.is_empty() {
+            connect_onward(now, q);
+            for p in 0..q.relays.len() {
+                for dir in 0..2 {
+                    self.quic_relay(now, f, p, dir);
+                }
+            }
+        }
+        let q = self.flows[f].quic.as_deref_mut().unwrap();
         let mut out = std::mem::take(&mut q.datagrams);
-        q.conn.drain(now, 0, &mut out);
-        q.conn.drain(now, 1, &mut out);
-        for d in out.drain(..) {
-            self.quic_transmit(now, f, d);
+        for k in 0..q.legs.len() {
+            let q = self.flows[f].quic.as_deref_mut().unwrap();
+            q.legs[k].conn.drain(now, 0, &mut out);
+            q.legs[k].conn.drain(now, 1, &mut out);
+            for d in out.drain(..) {
+                self.quic_transmit(now, f, k, d);
+            }
         }
         let q = self.flows[f].quic.as_deref_mut().unwrap();
         q.datagrams = out;
-        if q.failed_at.is_none() && q.conn.error().is_some() {
+        if q.failed_at.is_none() && q.legs.iter().any(|l| l.conn.error().is_some()) {
             q.failed_at = Some(now);
-            let fl = &mut self.flows[f];
-            if fl.done_at.is_none() {
+            if self.flows[f].done_at.is_none() {
                 // The flow's outcome is the error: nothing more to wait for.
                 self.apps_pending -= 1;
             }
         }
         let q = self.flows[f].quic.as_deref_mut().unwrap();
-        for end in 0..2 {
-            if let Some(gen) = q.timers[end].arm(q.conn.poll_at(end)) {
-                let at = q.timers[end].at.max(now);
-                let slot = (2 * f + end) as u32;
-                self.q.push(at, Ev::QuicTimer { slot, gen });
+        for (k, leg) in q.legs.iter_mut().enumerate() {
+            for end in 0..2 {
+                if let Some(gen) = leg.timers[end].arm(leg.conn.poll_at(end)) {
+                    let at = leg.timers[end].at.max(now);
+                    let slot = slot_of(f, k, end);
+                    self.q.push(at, Ev::QuicTimer { slot, gen });
+                }
             }
         }
     }
 
-    /// Put datagram `d` of flow `f` on its route.
-    fn quic_transmit(&mut self, now: Time, f: usize, d: Datagram) {
-        let q = self.flows[f].quic.as_deref().unwrap();
-        let (from, to) = (q.nodes[d.from], q.nodes[1 - d.from]);
-        let route = q.routes[d.from];
+    /// Put datagram `d` of leg `leg` of flow `f` on its route.
+    fn quic_transmit(&mut self, now: Time, f: usize, leg: usize, d: Datagram) {
+        let l = &self.flows[f].quic.as_deref().unwrap().legs[leg];
+        let (from, to) = (l.nodes[d.from], l.nodes[1 - d.from]);
+        let route = l.routes[d.from];
         let size = d.bytes.len() as u32;
         let id = self.ext.store(Record {
             packet: ExternalPacket {
@@ -182,7 +274,7 @@ impl World {
             from,
             exit: to,
             injected_at: now,
-            quic: Some((2 * f + 1 - d.from) as u32),
+            quic: Some(slot_of(f, leg, 1 - d.from)),
         });
         let slot = self.packets.alloc(Packet {
             size_bytes: size,
@@ -205,93 +297,23 @@ impl World {
     }
 }
 
-/// The flow result of a QUIC flow (legs: none; its connection's table
-/// rows in `rows`), and the warning of an error that closed it.
-pub(super) fn quic_flow_result(
-    name: &str,
-    f: &super::state::FlowRt,
-    plan_nodes: &[String],
-    stop: Time,
-    rows: &mut Vec<QuicResult>,
-) -> (crate::result::FlowResult, Option<String>) {
-    let q = f.quic.as_deref().expect("a QUIC flow");
-    let c = &q.conn;
-    let end = f.done_at.or(q.failed_at).unwrap_or(stop);
-    let active = end.since(f.start).as_secs_f64();
-    let mut fr = crate::result::FlowResult {
-        completion_time_s: f.done_at.map(|t| t.since(f.start).as_secs_f64()),
-        active_time_s: active,
-        ..Default::default()
-    };
-    for s in 0..c.streams().len() {
-        if c.streams().sender(s) == 0 {
-            fr.bytes_delivered += c.streams().delivered(s);
+/// A terminating proxy opens its connection onward (as the client) once
+/// the connection from the flow's client side reached it: the connections
+/// open in turn along the path, as split-TCP legs' handshakes do.
+fn connect_onward(now: Time, q: &mut QuicRt) {
+    let n = q.legs.len();
+    for j in 0..n - 1 {
+        let (a, b) = q.legs.split_at_mut(j + 1);
+        let (near, far) = (&mut a[j].conn, &mut b[0].conn);
+        if near.client() == Some(0) && near.has_conn(1) && far.client().is_none() {
+            far.connect(now, 0);
         }
     }
-    let handshake = |e: usize| {
-        c.connected_at(e)
-            .zip(c.opened_at())
-            .map(|(t, o)| t.since(o).as_secs_f64())
-    };
-    for e in 0..2 {
-        let Some(st) = c.stats(e) else { continue };
-        if e == 0 {
-            fr.bytes_sent = st.udp_tx.bytes;
+    for j in (0..n - 1).rev() {
+        let (a, b) = q.legs.split_at_mut(j + 1);
+        let (far, near) = (&mut a[j].conn, &mut b[0].conn);
+        if near.client() == Some(1) && near.has_conn(0) && far.client().is_none() {
+            far.connect(now, 1);
         }
-        fr.retransmissions += st.path.lost_packets;
-        fr.timeouts += c.ptos(e);
-        fr.fast_recoveries += st.path.congestion_events;
-        let role = if c.client() == Some(e) {
-            "client"
-        } else {
-            "server"
-        };
-        rows.push(QuicResult {
-            flow: name.to_string(),
-            end: role.to_string(),
-            node: plan_nodes[q.nodes[e] as usize].clone(),
-            controller: q.controller.to_string(),
-            handshake_s: handshake(e),
-            rtt_s: st.path.rtt.as_secs_f64(),
-            min_rtt_s: st.path.min_rtt.as_secs_f64(),
-            cwnd_bytes: st.path.cwnd,
-            congestion_events: st.path.congestion_events,
-            lost_packets: st.path.lost_packets,
-            lost_bytes: st.path.lost_bytes,
-            packets_sent: st.path.sent_packets,
-            datagrams_sent: st.udp_tx.datagrams,
-            datagrams_received: st.udp_rx.datagrams,
-            bytes_sent: st.udp_tx.bytes,
-            bytes_received: st.udp_rx.bytes,
-            ptos: c.ptos(e),
-            mtu: st.path.current_mtu as u64,
-            stream_frames_sent: st.frame_tx.stream,
-            ack_frames_sent: st.frame_tx.acks,
-        });
     }
-    fr.handshake_s = c.client().and_then(handshake);
-    if q.probe {
-        // A probe over QUIC: its datagrams as a probe's (sent: handed to
-        // the connection; lost ones are not told from those in flight).
-        let (sent, received, bytes, mean, max) = c.datagram_counts();
-        fr.packets_sent = Some(sent);
-        fr.packets_received = Some(received);
-        fr.bytes_delivered = bytes;
-        fr.delay_mean_s = mean;
-        fr.delay_max_s = max;
-    }
-    if active > 0.0 {
-        fr.goodput_bps = fr.bytes_delivered as f64 * 8.0 / active;
-        fr.throughput_bps = fr.bytes_sent as f64 * 8.0 / active;
-    }
-    fr.app = f.app.report(end);
-    let warning = c.error().map(|(t, e, words)| {
-        let node = &plan_nodes[q.nodes[*e] as usize];
-        fr.connection_error = Some(words.clone());
-        format!(
-            "flow {name}: quinn closed the QUIC connection at {node} at t = {} s: {words}",
-            t.as_secs_f64()
-        )
-    });
-    (fr, warning)
 }

@@ -8,7 +8,7 @@ use crate::engine::Time;
 use crate::net::datagram::DatagramPath;
 use crate::net::{AnyLinkLayer, AnyMedium, MediumIo, MemberBuild, MemberLink};
 use crate::observe::{SenderTrace, ValueTrace};
-use crate::pep::ProxyRt;
+use crate::pep::{ProxyRt, QuicRelay};
 use crate::quic::{Datagram, Delivery, QuicConn};
 use crate::scenario::Plan;
 use crate::scenario::{PlanProxy, SenderFactory};
@@ -35,7 +35,8 @@ pub(super) enum Ev {
     Start(u32),
     /// A moving world recomputes its routes.
     Reroute,
-    /// A QUIC connection's timer: `slot` is 2 × flow + end (`quic.rs`).
+    /// A QUIC connection's timer: `slot` is flow << 8 | leg << 1 | end
+    /// (`quic.rs`).
     QuicTimer {
         slot: u32,
         gen: u32,
@@ -136,24 +137,35 @@ pub(super) struct FlowRt {
     pub opens_own: bool,
 }
 
-/// A QUIC flow's connection and its place in the world.
+/// A QUIC flow: its connections (one, or one per leg between
+/// QUIC-terminating proxies) and their place in the world.
 pub(super) struct QuicRt {
-    pub conn: QuicConn,
-    pub controller: &'static str,
+    pub legs: Vec<QuicLeg>,
+    /// Each terminating proxy's relay (between legs `p` and `p + 1`):
+    /// forward (towards the flow's `to`) and reverse.
+    pub relays: Vec<[QuicRelay; 2]>,
     /// The application sends datagrams (a probe), not streams.
     pub probe: bool,
-    /// Nodes of the ends (end 0 the flow's `from`, end 1 its `to`).
-    pub nodes: [u32; 2],
-    /// Routes from each end to the other.
-    pub routes: [u32; 2],
-    pub timers: [TimerSlot; 2],
-    /// When quinn closed the connection with an error.
+    /// When quinn closed a connection with an error.
     pub failed_at: Option<Time>,
     /// The application is being handed deliveries (its sends wait for
     /// the settling in progress).
     pub settling: bool,
     pub datagrams: Vec<Datagram>,
     pub deliveries: Vec<Delivery>,
+    /// Pieces a relay moves (scratch).
+    pub pieces: Vec<bytes::Bytes>,
+}
+
+/// One QUIC connection of a flow, between two nodes of its path.
+pub(super) struct QuicLeg {
+    pub conn: QuicConn,
+    pub controller: &'static str,
+    /// Nodes of the ends (end 0 towards the flow's `from`, end 1 its `to`).
+    pub nodes: [u32; 2],
+    /// Routes from each end to the other.
+    pub routes: [u32; 2],
+    pub timers: [TimerSlot; 2],
 }
 
 /// The legs and proxies every stream of a flow is built from.

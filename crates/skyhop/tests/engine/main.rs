@@ -28,6 +28,8 @@ mod moving;
 mod multi_flow;
 mod observe;
 mod quic;
+mod quic_mathis;
+mod quic_proxy;
 mod rate_units;
 mod seams;
 mod split_proxy;

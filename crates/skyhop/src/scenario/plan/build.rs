@@ -113,6 +113,8 @@ impl Plan {
         plan.warnings.extend(more);
         let more = warnings::profiles(&plan);
         plan.warnings.extend(more);
+        let more = warnings::quic_windows(&plan);
+        plan.warnings.extend(more);
         Ok(plan)
     }
 }

@@ -132,7 +132,7 @@ fn flow(
         path,
         legs,
         proxies,
-        quic: None,
+        quic: (!f.transport.is_tcp()).then(|| crate::quic::params::resolve(&cx.scn.quic, &f.quic)),
     })
 }
 

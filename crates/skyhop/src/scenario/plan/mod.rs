@@ -73,6 +73,11 @@ pub struct PlanProxy {
     /// `buffers` policy: send buffer of the outgoing leg.
     pub send_buffer: u64,
     pub ack_after_forward: bool,
+    /// A QUIC flow's connection ends here and a new one, with these
+    /// settings, runs onward: a QUIC-terminating proxy relaying the
+    /// streams under the same policy and cache (`pep::QuicRelay`).
+    /// `None`: a split-TCP proxy, which a QUIC flow's packets pass through.
+    pub quic: Option<crate::quic::QuicConfig>,
 }
 
 pub struct PlanFlow {

@@ -37,6 +37,7 @@ pub(super) fn resolve(
                 cache_bytes: recv.max(mss),
                 send_buffer: send.max(mss),
                 ack_after_forward,
+                quic: None,
             });
         }
         (ProxySizing::Unset, None) => (
@@ -88,6 +89,7 @@ pub(super) fn resolve(
         cache_bytes,
         send_buffer,
         ack_after_forward,
+        quic: None,
     })
 }
 

@@ -8,7 +8,7 @@
 //! of an error inside an application's table). Serialisation and the JSON
 //! Schema are derived: the application tables appear as keys of the flow.
 
-use super::{TcpOptions, VariantName};
+use super::{QuicOptions, TcpOptions, Transport, VariantName};
 use crate::app::{AppName, AppTables};
 use crate::units::{Duration, Size};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
@@ -26,6 +26,13 @@ pub struct FlowSection {
     /// Node list from `from` to `to`; default: the shortest path (fewest hops).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<String>>,
+    /// "tcp" (default) or "quic": a QUIC flow runs quinn end to end (its
+    /// `quic` table; split proxies on its path pass it through).
+    #[serde(default, skip_serializing_if = "Transport::is_tcp")]
+    pub transport: Transport,
+    /// QUIC parameter overrides for this flow (`transport = "quic"` only).
+    #[serde(default, skip_serializing_if = "QuicOptions::is_empty")]
+    pub quic: QuicOptions,
     /// TCP variant of every leg. Default: the profile's (CUBIC under
     /// "linux", NewReno under "studies"); a variant named here always runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,6 +118,8 @@ enum Key {
     From,
     To,
     Path,
+    Transport,
+    Quic,
     Tcp,
     Size,
     Start,
@@ -126,6 +135,8 @@ const KEYS: &[(&str, Key)] = &[
     ("from", Key::From),
     ("to", Key::To),
     ("path", Key::Path),
+    ("transport", Key::Transport),
+    ("quic", Key::Quic),
     ("tcp", Key::Tcp),
     ("size", Key::Size),
     ("start", Key::Start),
@@ -197,6 +208,8 @@ impl<'de> Deserialize<'de> for FlowSection {
                     from: String::new(),
                     to: String::new(),
                     path: None,
+                    transport: Transport::Tcp,
+                    quic: QuicOptions::default(),
                     tcp: None,
                     size: None,
                     start: Duration::default(),
@@ -211,6 +224,8 @@ impl<'de> Deserialize<'de> for FlowSection {
                         Key::From => from = Some(map.next_value()?),
                         Key::To => to = Some(map.next_value()?),
                         Key::Path => f.path = Some(map.next_value()?),
+                        Key::Transport => f.transport = map.next_value()?,
+                        Key::Quic => f.quic = map.next_value()?,
                         Key::Tcp => f.tcp = Some(map.next_value()?),
                         Key::Size => f.size = Some(map.next_value()?),
                         Key::Start => f.start = map.next_value()?,

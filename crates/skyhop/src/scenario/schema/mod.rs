@@ -13,6 +13,7 @@ mod flow;
 mod motion;
 mod tcp;
 
+pub use crate::quic::params::{QuicControllerName, QuicOptions, Transport};
 pub use access::*;
 pub use flow::{FlowSection, FlowSize};
 pub use motion::*;
@@ -33,6 +34,10 @@ pub struct Scenario {
     /// TCP defaults for every flow (each flow may override in `options`).
     #[serde(default)]
     pub tcp: TcpOptions,
+    /// QUIC defaults for every flow with `transport = "quic"` (each flow
+    /// may override in its `quic` table).
+    #[serde(default, skip_serializing_if = "QuicOptions::is_empty")]
+    pub quic: QuicOptions,
     /// The nodes, by name.
     pub nodes: BTreeMap<String, NodeSection>,
     /// The links, by id (may be empty when a constellation joins the nodes).
