@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod channel;
+pub mod csum;
 pub mod engine;
 pub mod error;
 pub mod export;

@@ -25,6 +25,7 @@
 //! the command line). Data segments carry the ACK flag with the receiver's
 //! ISN + 1 and a window of 65535. Checksums: IPv4 correct, TCP zero.
 
+use crate::csum::checksum;
 use crate::engine::time::Time;
 use crate::net::addr::node_ip;
 use crate::net::Payload;
@@ -109,22 +110,6 @@ fn dir_file_name(link: &str, ld: u32, suffix: &str) -> String {
 const TCP_FIN_SYN: u8 = 0x02;
 const TCP_ACK: u8 = 0x10;
 const TCP_PSH: u8 = 0x08;
-
-fn checksum(bytes: &[u8]) -> u16 {
-    let mut sum: u32 = 0;
-    for ch in bytes.chunks(2) {
-        let w = if ch.len() == 2 {
-            u16::from_be_bytes([ch[0], ch[1]])
-        } else {
-            u16::from_be_bytes([ch[0], 0])
-        };
-        sum += w as u32;
-    }
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
 
 /// The IPv4 + UDP headers of a probe datagram (number `seq` of flow
 /// `flow`, from node `src` to node `dst`), and its original (wire) length.

@@ -12,8 +12,8 @@
 //! group, one with CWR starts a new one; at most 64 kB. The simulated
 //! network never sees the merged packet: it carried the segments.
 
-use super::csum;
 use super::gso::{VnetHdr, F_NEEDS_CSUM, GSO_ECN, GSO_TCPV4};
+use crate::csum;
 
 /// At most this many segments in one super-packet.
 pub const MAX_SEGMENTS: usize = 64;

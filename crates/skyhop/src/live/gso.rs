@@ -10,7 +10,7 @@
 //! up from the super-packet's, the sequence number advances by the MSS,
 //! FIN and PSH stay on the last segment only, CWR on the first only.
 
-use super::csum;
+use crate::csum;
 
 /// The header's size (no `num_buffers` field).
 pub const VNET_HDR_LEN: usize = 10;

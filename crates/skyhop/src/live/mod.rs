@@ -19,7 +19,6 @@
 //! the namespaces.
 
 mod commands;
-mod csum;
 mod driver;
 mod gro;
 mod gso;

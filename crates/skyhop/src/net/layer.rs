@@ -111,6 +111,13 @@ pub struct LinkStats {
 }
 
 impl LinkStats {
+    /// Add `queued` packets held over `[since, now]` to the occupancy
+    /// integral (a queue whose length last changed at `since`).
+    #[inline]
+    pub fn hold(&mut self, queued: usize, since: Time, now: Time) {
+        self.occupancy_ns += queued as u128 * now.since(since).0 as u128;
+    }
+
     /// Time-weighted mean queue occupancy (packets, the one in service
     /// included) over `[0, elapsed_ns]`.
     pub fn mean_queue(&self, elapsed_ns: u64) -> f64 {

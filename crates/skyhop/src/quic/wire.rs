@@ -2,6 +2,7 @@
 //! a host would send it, so that the world carries the whole packet and a
 //! pcap file holds what tshark reads as QUIC.
 
+use crate::csum::checksum;
 use std::net::{IpAddr, SocketAddr};
 
 /// IPv4 (20 B) and UDP (8 B) headers.
@@ -9,23 +10,6 @@ pub const HEADER: usize = 28;
 
 /// The UDP port of every QUIC server (HTTP/3's, where tshark looks for QUIC).
 pub const SERVER_PORT: u16 = 443;
-
-/// The internet checksum (RFC 1071) of `bytes`.
-fn checksum(bytes: &[u8]) -> u16 {
-    let mut sum: u32 = 0;
-    for ch in bytes.chunks(2) {
-        let w = if ch.len() == 2 {
-            u16::from_be_bytes([ch[0], ch[1]])
-        } else {
-            u16::from_be_bytes([ch[0], 0])
-        };
-        sum += w as u32;
-    }
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
 
 fn v4(a: SocketAddr) -> [u8; 4] {
     match a.ip() {

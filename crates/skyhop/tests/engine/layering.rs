@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 /// Top-level modules by rank: a module may use only strictly lower ranks.
 const RANKS: &[(&str, u32)] = &[
     ("engine", 0),
+    ("csum", 0),
     ("error", 0),
     ("files", 0),
     ("suggest", 0),

@@ -82,7 +82,7 @@ struct Term {
 
 impl Term {
     fn occupancy_changes(&mut self, now: Time) {
-        self.stats.occupancy_ns += self.queue.len() as u128 * now.since(self.since).0 as u128;
+        self.stats.hold(self.queue.len(), self.since, now);
         self.since = now;
     }
 }
@@ -313,7 +313,7 @@ impl Carrier {
         let t = &self.terms[m];
         let mut s = t.stats.clone();
         if stop > t.since {
-            s.occupancy_ns += t.queue.len() as u128 * stop.since(t.since).0 as u128;
+            s.hold(t.queue.len(), t.since, stop);
         }
         s
     }

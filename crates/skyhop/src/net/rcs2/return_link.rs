@@ -269,7 +269,7 @@ impl ReturnLink {
             io.lose(m as u32, x.dir, pkt.slot, LossReason::Queue);
             return;
         }
-        x.stats.occupancy_ns += x.queue.len() as u128 * now.since(x.since).0 as u128;
+        x.stats.hold(x.queue.len(), x.since, now);
         x.since = now;
         x.stats.packets += 1;
         x.stats.bytes += pkt.bytes as u64;
@@ -360,7 +360,7 @@ impl ReturnLink {
                 return;
             }
             x.slots.pop_front();
-            x.stats.occupancy_ns += x.queue.len() as u128 * now.since(x.since).0 as u128;
+            x.stats.hold(x.queue.len(), x.since, now);
             x.since = now;
             while let Some(q) = x.queue.front_mut() {
                 let (bytes, carried, complete) = rle.place(q.pkt.bytes, q.sent, room);
@@ -507,7 +507,7 @@ impl ReturnLink {
         let x = &self.terms[m];
         let mut s = x.stats.clone();
         if stop > x.since {
-            s.occupancy_ns += x.queue.len() as u128 * stop.since(x.since).0 as u128;
+            s.hold(x.queue.len(), x.since, stop);
         }
         s
     }
