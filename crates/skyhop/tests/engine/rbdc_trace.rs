@@ -56,8 +56,11 @@ scheduler_latency = "50 ms"
 "#;
 
 fn run(extra: &str) -> RunResult {
-    let text = format!("{SCN}{extra}\n");
-    let scn = load_str(&text, "rbdc.toml", &[]).expect("scenario loads");
+    run_text(&format!("{SCN}{extra}\n"))
+}
+
+fn run_text(text: &str) -> RunResult {
+    let scn = load_str(text, "rbdc.toml", &[]).expect("scenario loads");
     let plan = Plan::build(&scn, "rbdc.toml").expect("plan builds");
     let opts = RunOptions {
         packet_log: Some(PacketLogOptions::default()),
@@ -211,4 +214,31 @@ fn under_rbdc_an_idle_terminals_first_flight_waits_one_request_grant_loop() {
         .collect();
     assert_eq!(retx.len(), 1, "{retx:?}");
     assert!(close(retx[0].0, 2.012) && retx[0].1 == 9 * 1448, "{retx:?}");
+}
+
+#[test]
+fn each_link_direction_reports_its_own_rate() {
+    // The member link's return direction carries at the return link's
+    // rate (10 timeslots of 188 bytes per 50 ms: 300.8 kbit/s), its forward
+    // direction (no forward part in this beam) at its own 2 Mbit/s; a plain
+    // link with `reverse.rate` reports each direction's rate.
+    let text = format!(
+        "{}rbdc_max = \"300.8 kbps\"\n",
+        SCN.replace(
+            "delay = \"5 ms\"\n",
+            "delay = \"5 ms\"\nreverse.rate = \"50 Mbps\"\n"
+        )
+    );
+    let r = run_text(&text);
+    let rate = |link: &str, dir: &str| {
+        r.links
+            .iter()
+            .find(|l| l.link == link && l.dir == dir)
+            .unwrap()
+            .rate_bps
+    };
+    assert_eq!(rate("core", "forward"), 100_000_000);
+    assert_eq!(rate("core", "reverse"), 50_000_000);
+    assert_eq!(rate("l1", "forward"), 2_000_000);
+    assert_eq!(rate("l1", "reverse"), 300_800);
 }
