@@ -75,6 +75,8 @@ def test_a_run_carries_one_epoch_event_per_boundary_and_the_plot_marks_them(trac
         (['access.preset="fast"'], "access.preset"),
         (["access.isl_hops=-1"], "access.isl_hops"),
         (["access.feeder.shift=2"], "access.feeder.shift"),
+        (['routing.update="100 ms"'], "routing.update"),
+        (['routing.policy="shortest-delay"'], "routing.policy"),
     ],
 )
 def test_bad_access_input_is_one_line_naming_the_key(cli, sets, key):

@@ -277,9 +277,28 @@ pub(super) fn expand(
         );
         Ok(())
     };
-    // Routing: Starlink's epochs unless the scenario says otherwise.
+    // Routing: the scheduler's epochs. The paths it installs at each
+    // boundary are held for the epoch, so routes recomputed on another
+    // schedule would change nothing on them, or move their change off the
+    // boundary: an interval policy and its update interval are refused.
     let mut r = scn.routing.clone().unwrap_or_default();
-    r.policy.get_or_insert(RoutingPolicyName::Epochs);
+    if let Some(u) = r.update {
+        return Err(err(
+            file,
+            "routing.update",
+            format!(
+                "\"{u}\" has no effect with access = \"starlink\": the scheduler recomputes the routes at its epochs (routing.epoch, routing.epoch_offset); remove it"
+            ),
+        ));
+    }
+    if r.policy == Some(RoutingPolicyName::ShortestDelay) {
+        return Err(err(
+            file,
+            "routing.policy",
+            "\"shortest-delay\" cannot be used with access = \"starlink\": the scheduler holds each terminal's path for its epoch (routing.epoch, routing.epoch_offset); leave routing.policy out or set \"epochs\"",
+        ));
+    }
+    r.policy = Some(RoutingPolicyName::Epochs);
     let clock = EpochClock {
         period: r.epoch.map_or(EpochClock::STARLINK.period, |d| d.0),
         offset: r.epoch_offset.map_or(EpochClock::STARLINK.offset, |d| d.0),
