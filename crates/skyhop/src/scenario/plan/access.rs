@@ -530,6 +530,7 @@ pub(super) fn attach(plan: &mut Plan, x: &Expansion) {
         },
     ));
     m.access = Some(net.clone());
+    refigure_legs(plan);
     for (k, (h, _, _)) in x.terminals.iter().enumerate() {
         let name = format!("access-{h}");
         let li = plan
@@ -544,6 +545,37 @@ pub(super) fn attach(plan: &mut Plan, x: &Expansion) {
             });
             let idle = access_idle_delay(s);
             add_to_legs(plan, li as u32, idle);
+        }
+    }
+}
+
+/// The figures of every leg across the moving network again, now that
+/// the access network is attached: their route at the start is the
+/// scheduler's first epoch (dish, serving satellite, gateway, PoP), the
+/// path the run's packets take, not the geometric shortest path.
+fn refigure_legs(plan: &mut Plan) {
+    let fresh: Vec<Vec<Option<super::LegFigures>>> = {
+        let f = super::figures::Figures::new(&plan.links, plan.motion.as_ref());
+        plan.flows
+            .iter()
+            .map(|fl| {
+                fl.legs
+                    .iter()
+                    .map(|l| {
+                        l.figures
+                            .route_at_start
+                            .is_some()
+                            .then(|| f.leg(&l.path, &l.fwd, &l.rev, l.cfg.mss, l.cfg.header_bytes))
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    for (fl, new) in plan.flows.iter_mut().zip(fresh) {
+        for (l, n) in fl.legs.iter_mut().zip(new) {
+            if let Some(n) = n {
+                l.figures = n;
+            }
         }
     }
 }
