@@ -161,6 +161,12 @@ pub struct ConstellationSection {
     /// latest TLE epoch, or 2000-01-01T00:00:00Z for a shell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
+    /// A random start per run: each run's orbits begin an offset later,
+    /// drawn from the run's seed, uniform in [0, start_spread] (at most
+    /// 43200 min: 30 days), so that seeds sample different geometries.
+    /// Default 0 s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_spread: Option<Duration>,
     /// Minimum elevation of ground links, degrees. Default: the preset's
     /// (25° Starlink, 30° Kuiper, 10° Telesat), else 25°.
     #[serde(default, skip_serializing_if = "Option::is_none")]
