@@ -35,6 +35,7 @@ def test_describe_shows_the_path_to_the_pop_and_its_parts(cli):
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "starlink access: terminal Rome, PoP pop-FRA, epochs of 15 s from 12 s" in out
+    assert "routes: the access scheduler's paths for its terminals, shortest delay" in out
     line = next(ln for ln in out.splitlines() if "path at the start:" in ln)
     assert line.strip().startswith("path at the start: Rome-dish - starlink-550-"), line
     assert " - pop-FRA (0 ISL hops)" in line and "idle RTT to the PoP about" in line
