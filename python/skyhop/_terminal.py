@@ -542,7 +542,7 @@ def print_description(file: str, d: dict[str, Any]) -> None:
     out.append("flows:")
     for f in d["flows"]:
         size = f.get("app") or ("bulk" if f["size_bytes"] is None else _bytes(f["size_bytes"]))
-        if f.get("app", "").startswith("file"):
+        if f.get("app", "").startswith("file") and "on the wire" not in f["app"]:
             size = _bytes(f["size_bytes"])
         out.append(
             f"  {f['flow']}: {' - '.join(f['path'])}, {size}, start {f['start_s']:g} s, "

@@ -10,9 +10,9 @@ packets).
 Under the ``ns2`` profile (the study's ns-2.1b8a, docs/ns2.md) the study's
 0.1 % error "between T and G" is the satellite path's as a whole (each GEO
 link 1 − √0.999), the file is cut into whole 1500-byte packets with no
-header (ns-2's FTP: 3 334 packets, 40.0 Mb on the wire; skyhop carries each
-as 1460 bytes of payload and a 40-byte header, the same 1500 bytes on the
-wire), NewReno is ns-2's Slow-but-Steady without partial window deflation;
+header (ns-2's FTP: 3 334 packets, 40.0 Mb on the wire; ``flows.ftp.headers =
+false``, each 1460 bytes of the stream under a 40-byte header, the same
+1500 bytes on the wire), NewReno is ns-2's Slow-but-Steady without partial window deflation;
 the per-link reading (0.1 % on each GEO link) runs beside it for Fig. 9.
 Under ``studies`` the runs are those of earlier releases (0.1 % on each GEO
 link, 5 MB in 1460-byte segments, 3 425 packets of 1500 bytes).
@@ -81,12 +81,14 @@ def profile_keys(profile: str) -> dict[str, Any]:
     return keys
 
 
-def file_size(profile: str) -> str:
-    """The 5 MB file: under ns2 the study's 3 334 packets of 1500 bytes
-    (ns-2's sendmsg rounds up), each 1460 bytes of payload here."""
+def file_keys(profile: str) -> dict[str, Any]:
+    """The 5 MB file: under ns2 counted on the wire with no header added
+    (``headers = false``, ns-2.1b8a's FTP: the study's 3 334 packets of
+    1500 bytes, ns-2's sendmsg rounding up), each 1460 bytes of the stream
+    here; under studies 5 MB of payload."""
     if profile == "ns2":
-        return f"{FILE_PACKETS['ns2'] * MSS} B"
-    return "5 MB"
+        return {"flows.ftp.size": "5 MB", "flows.ftp.headers": False}
+    return {"flows.ftp.size": "5 MB"}
 
 
 def wire_bits(profile: str) -> int:
@@ -104,7 +106,7 @@ class E1:
     def grid(self, ctx: Context) -> list[Job]:
         scn = scenario_path(SCENARIO)
         keys = profile_keys(ctx.profile)
-        size = file_size(ctx.profile)
+        file = file_keys(ctx.profile)
         jobs: list[Job] = []
         for d, (src, dst, placements) in DIRECTIONS.items():
             tag = d.replace("->", "")
@@ -115,7 +117,7 @@ class E1:
                 "flows.ftp.proxies": [placements[p] for p in ("none", "T", "TS")],
             }
             # 5 MB transfer time; 230 s bulk throughput.
-            jobs.append(SubSweep(f"time_{tag}", scn, grid, {**base, "flows.ftp.size": size}))
+            jobs.append(SubSweep(f"time_{tag}", scn, grid, {**base, **file}))
             jobs.append(
                 SubSweep(
                     f"throughput_{tag}",
@@ -178,7 +180,7 @@ class E1:
                         "links.ts.per": PER_SATELLITE,
                         "links.sg.per": PER_SATELLITE,
                         "links.wu.per": 0.01,
-                        "flows.ftp.size": size,
+                        **file,
                     },
                 )
             )

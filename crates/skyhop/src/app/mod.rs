@@ -28,7 +28,7 @@ mod web;
 
 pub use bulk::{Bulk, BulkSpec};
 pub use cbr::{Cbr, CbrSection, CbrSpec};
-pub use file::{FileSpec, FileTransfer};
+pub use file::{FileSpec, FileTransfer, WireCut};
 pub use ledger::ByteLedger;
 pub use registry::{App, AppName, AppSpec, AppTables};
 pub use report::{AppReport, Cell, Table};

@@ -250,7 +250,7 @@ impl AppSpec {
     /// `size` bytes, or a bulk source when the size is absent or unlimited.
     pub fn without_app(size: Option<u64>) -> AppSpec {
         match size {
-            Some(size) => AppSpec::File(FileSpec { size }),
+            Some(size) => AppSpec::File(FileSpec::payload(size)),
             None => AppSpec::Bulk(BulkSpec),
         }
     }

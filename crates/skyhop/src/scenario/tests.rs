@@ -814,3 +814,24 @@ fn a_legs_figures_are_worked_once_from_its_links() {
     assert_eq!(f.route_at_start, None);
     assert_eq!(bytes_in(1_000_000, Dur::from_micros(64_832)), 8104);
 }
+
+#[test]
+fn headers_false_belongs_to_a_tcp_file_transfer() {
+    assert!(load(&["flows.ftp.headers=false"]).is_ok());
+    for (sets, what) in [
+        (&["flows.ftp.size=\"unlimited\""][..], "bulk"),
+        (&["flows.ftp.app=\"web\""][..], "web"),
+        (&["flows.ftp.transport=\"quic\""][..], "quic"),
+    ] {
+        let all: Vec<&str> = sets
+            .iter()
+            .copied()
+            .chain(["flows.ftp.headers=false"])
+            .collect();
+        let e = err_of(&all);
+        assert_eq!(e.key, "flows.ftp.headers", "{what}: {e}");
+        assert!(e.message.contains("TCP file transfer only"), "{what}: {e}");
+    }
+    let e = err_of(&["flows.ftp.headers=\"no\""]);
+    assert_eq!(e.key, "flows.ftp.headers", "{e}");
+}

@@ -260,6 +260,15 @@ impl V<'_> {
         if f.size == Some(FlowSize::Bytes(0)) {
             return Err(self.err(k("size"), "must be positive (or \"unlimited\")"));
         }
+        if f.headers.is_some() {
+            let file = f.app.is_none() && matches!(f.size, Some(FlowSize::Bytes(_)));
+            if !file || !f.transport.is_tcp() {
+                return Err(self.err(
+                    k("headers"),
+                    "applies to a TCP file transfer only (a flow with a size in bytes and no app)",
+                ));
+            }
+        }
         // The application's table: its own checks (app/).
         f.tables
             .validate(f.app)

@@ -103,6 +103,9 @@ pub struct TcpConfig {
     /// ns-2's NewReno deflates the window on a partial ACK
     /// (`partial_window_deflation_`).
     pub partial_window_deflation: bool,
+    /// ns-2's NewReno inflates the window only in a fast recovery
+    /// (`exitFastRetrans_`).
+    pub exit_fast_retrans: bool,
     /// At most this many segments per transmission opportunity outside a
     /// recovery (ns-2's `maxburst_`; 0: no limit).
     pub maxburst: u32,

@@ -255,6 +255,12 @@ macro_rules! tcp_params {
                 Ns2 => false,
                 _ => true,
             } Range::ANY;
+            /// ns-2's NewReno: `exitFastRetrans_` (ns-2's default from
+            /// 2003-07-28). Off, as ns-2 before: duplicate ACKs inflate the
+            /// window (3 segments at the third, one at each after) even when
+            /// the fast retransmit is refused, within the window of a timeout
+            /// or an earlier recovery, until the next new ACK.
+            exit_fast_retrans: bool => exit_fast_retrans: bool { _ => true } Range::ANY;
             /// At most this many segments per transmission opportunity
             /// outside a recovery (ns-2's maxburst_); 0: no limit.
             maxburst: u32 => maxburst: u32 { _ => 0 } Range::count(0, MAX_INITIAL_WINDOW, " segments");

@@ -73,9 +73,11 @@ macro_rules! recoveries {
             // `tcp.partial_window_deflation` says (ns-2's default from
             // 2003-05-05).
             Ns2NewReno(Ns2NewRenoRecovery) = "ns2-newreno" =>
-                |cfg| Ns2NewRenoRecovery::new(true, cfg.partial_window_deflation),
+                |cfg| Ns2NewRenoRecovery::new(true, cfg.partial_window_deflation)
+                    .exit_fast_retrans(cfg.exit_fast_retrans),
             Ns2NewRenoSbs(Ns2NewRenoRecovery) = "ns2-newreno-sbs" =>
-                |cfg| Ns2NewRenoRecovery::new(false, cfg.partial_window_deflation),
+                |cfg| Ns2NewRenoRecovery::new(false, cfg.partial_window_deflation)
+                    .exit_fast_retrans(cfg.exit_fast_retrans),
             // ns-2's Agent/TCP/Sack1 (Fall and Floyd's pipe counting; needs SACK).
             Ns2Sack1(Ns2Sack1Recovery) = "ns2-sack1" => |_| Ns2Sack1Recovery::default(),
         }

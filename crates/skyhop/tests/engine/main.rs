@@ -12,6 +12,7 @@ mod common;
 mod determinism;
 mod drivers;
 mod dvbs;
+mod file_wire;
 mod geo_bulk;
 mod golden;
 mod handshake;

@@ -7,7 +7,7 @@ use super::figures::Figures;
 use super::links::Links;
 use super::tcp::{aero_allocation, aero_section, tcp_config};
 use super::{proxies, PlanFlow, PlanLeg};
-use crate::app::{AppSpec, FlowShape};
+use crate::app::{AppSpec, FileSpec, FlowShape};
 use crate::error::ScenarioError;
 use crate::scenario::schema::{FlowSection, FlowSize, Scenario, VariantName};
 use std::collections::BTreeMap;
@@ -108,6 +108,16 @@ fn flow(
         FlowSize::Unlimited => None,
     };
     let app = match f.app {
+        // ns-2's accounting (validate.rs: a file transfer's key): the size
+        // counts packets of the first leg's full segment on the wire.
+        None if f.headers == Some(false) => match bytes {
+            Some(b) => AppSpec::File(FileSpec::on_wire(
+                b,
+                legs[0].cfg.mss,
+                legs[0].cfg.header_bytes,
+            )),
+            None => AppSpec::without_app(bytes),
+        },
         None => AppSpec::without_app(bytes),
         Some(app) => {
             let shape = FlowShape {

@@ -40,6 +40,14 @@ pub struct FlowSection {
     /// Bytes to transfer, or "unlimited" / absent for a bulk flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<FlowSize>,
+    /// A file transfer's accounting. true (default): `size` is payload and
+    /// each packet adds a header. false: `size` counts the packets on the
+    /// wire, as ns-2's FTP did before `useHeaders_` (2001-11-28): cut into
+    /// whole packets of the first leg's full segment (mss + header, 1500 B
+    /// by default), the last rounded up, nothing added (5 MB: 3 334
+    /// packets of 1500 B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<bool>,
     /// When the flow starts. Default 0 s.
     #[serde(default)]
     pub start: Duration,
@@ -122,6 +130,7 @@ enum Key {
     Quic,
     Tcp,
     Size,
+    Headers,
     Start,
     Proxies,
     Legs,
@@ -139,6 +148,7 @@ const KEYS: &[(&str, Key)] = &[
     ("quic", Key::Quic),
     ("tcp", Key::Tcp),
     ("size", Key::Size),
+    ("headers", Key::Headers),
     ("start", Key::Start),
     ("proxies", Key::Proxies),
     ("legs", Key::Legs),
@@ -212,6 +222,7 @@ impl<'de> Deserialize<'de> for FlowSection {
                     quic: QuicOptions::default(),
                     tcp: None,
                     size: None,
+                    headers: None,
                     start: Duration::default(),
                     proxies: Vec::new(),
                     legs: None,
@@ -228,6 +239,7 @@ impl<'de> Deserialize<'de> for FlowSection {
                         Key::Quic => f.quic = map.next_value()?,
                         Key::Tcp => f.tcp = Some(map.next_value()?),
                         Key::Size => f.size = Some(map.next_value()?),
+                        Key::Headers => f.headers = Some(map.next_value()?),
                         Key::Start => f.start = map.next_value()?,
                         Key::Proxies => f.proxies = map.next_value()?,
                         Key::Legs => f.legs = Some(map.next_value()?),

@@ -27,6 +27,14 @@
 //! - The full ACK leaves `cwnd_` as it is (what the controller set at entry,
 //!   less any deflation; not ssthresh) and grows it as any new ACK does
 //!   (`recv_newack_helper` calls `opencwnd`).
+//! - Without `exitFastRetrans_` (ns-2 before 2003-07-28) the third
+//!   duplicate ACK sets `dupwnd_` = 3 and each further one adds one even
+//!   when `dupack_action` refuses the fast retransmit (`bug_fix_`: the ACK
+//!   is within the window of a timeout or an earlier recovery): the
+//!   window is inflated, nothing is resent and ssthresh is kept, until the
+//!   next new ACK clears `dupwnd_` (the last window action was not a fast
+//!   retransmit). Here that is a stale inflation the recovery holds
+//!   (`in_recovery()` true, so a timeout halves `cwnd_` without it).
 
 use super::RecoveryOps;
 use crate::engine::time::Time;
@@ -44,7 +52,11 @@ pub struct Ns2NewRenoRecovery {
     impatient: bool,
     /// `partial_window_deflation_`.
     deflate: bool,
+    /// `exitFastRetrans_`.
+    exit_fast_retrans: bool,
     in_recovery: bool,
+    /// A refused fast retransmit's inflation (without `exitFastRetrans_`).
+    stale: bool,
     partial_seen: bool,
     /// ns-2's `cwnd_` during recovery, bytes.
     base: u64,
@@ -58,11 +70,19 @@ impl Ns2NewRenoRecovery {
         Ns2NewRenoRecovery {
             impatient,
             deflate,
+            exit_fast_retrans: true,
             in_recovery: false,
+            stale: false,
             partial_seen: false,
             base: 0,
             dupwnd: 0,
         }
+    }
+
+    /// `exitFastRetrans_` (true unless set: ns-2's default from 2003-07-28).
+    pub fn exit_fast_retrans(mut self, on: bool) -> Self {
+        self.exit_fast_retrans = on;
+        self
     }
 
     fn set_window(&self, s: &mut SendCore) {
@@ -82,19 +102,30 @@ pub fn ns2_halving_basis(s: &SendCore, cwnd: u64) -> u64 {
 
 impl RecoveryOps for Ns2NewRenoRecovery {
     fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.in_recovery || self.stale
     }
 
     fn on_dupack(&mut self, s: &mut SendCore, now: Time, a: &AckSample, out: &mut Vec<DataSeg>) {
-        if self.in_recovery {
-            // ++dupwnd_: fast recovery's inflation.
+        if self.in_recovery || self.stale {
+            // ++dupwnd_: fast recovery's inflation (or, without
+            // exitFastRetrans_, a refused one's).
             self.dupwnd += 1;
             self.set_window(s);
             return;
         }
-        if s.dupacks() != s.config().dupthresh || !s.may_enter_recovery() {
-            // Before the third, or (bug_fix_) within the window of an earlier
-            // recovery or timeout: no fast retransmit.
+        if s.dupacks() != s.config().dupthresh {
+            return;
+        }
+        if !s.may_enter_recovery() {
+            // bug_fix_: within the window of an earlier recovery or timeout,
+            // no fast retransmit; without exitFastRetrans_ dupwnd_ = 3 all
+            // the same.
+            if !self.exit_fast_retrans {
+                self.base = s.cwnd();
+                self.dupwnd = s.config().dupthresh as u64;
+                self.stale = true;
+                self.set_window(s);
+            }
             return;
         }
         // dupack_action: recover_ = maxseq_, the controller's reduction of
@@ -119,6 +150,15 @@ impl RecoveryOps for Ns2NewRenoRecovery {
         a: &AckSample,
         out: &mut Vec<DataSeg>,
     ) -> bool {
+        if self.stale {
+            // The next new ACK clears a refused fast retransmit's dupwnd_
+            // (the last window action was not one), then opencwnd.
+            self.stale = false;
+            self.dupwnd = 0;
+            self.set_window(s);
+            s.grow_window(a);
+            return true;
+        }
         if s.snd_una() >= s.recover().unwrap_or(0) {
             // Full ACK: dupwnd_ = 0, cwnd_ as it is, then opencwnd.
             self.dupwnd = 0;
@@ -182,6 +222,7 @@ impl RecoveryOps for Ns2NewRenoRecovery {
 
     fn on_rto(&mut self, _snd_una: u64) {
         self.in_recovery = false;
+        self.stale = false;
         self.partial_seen = false;
         self.dupwnd = 0;
     }

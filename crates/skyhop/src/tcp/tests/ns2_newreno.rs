@@ -180,3 +180,69 @@ fn in_recovery_at_most_two_segments_go_out_per_ack() {
     assert_eq!(h.at(1860).ack_wnd(20 * MSS, w), "22 23 24 25 26 27 28 29");
     assert_eq!(h.cwnd(), 10_100);
 }
+
+/// `exitFastRetrans_` (`tcp.exit_fast_retrans`): the duplicate ACKs that a
+/// timeout's go-back-N causes. IW 10, ssthresh 10 segments, 0..9 sent at
+/// t = 0; 0, 1, 2, 3 and 7 are lost and the ACKs of the others too, so the
+/// timer fires at 1000 (RTO 1 s). ns-2 halves ⌊min(cwnd_, wnd_)⌋ = 10:
+/// ssthresh 5 segments, cwnd 1, recover = 10, go back N. Slow start
+/// resends 0..6; the receiver already holds 4, 5, 6, so R3 brings ACK 7
+/// and R4, R5, R6 three duplicate ACKs of 7, below recover: no fast
+/// retransmit (bug_fix_).
+fn go_back_n_with_three_duplicate_acks(exit_fast_retrans: bool) -> H {
+    let mut c = cfg("newreno");
+    c.initial_window = 10;
+    c.initial_ssthresh = 10 * MSS;
+    c.exit_fast_retrans = exit_fast_retrans;
+    let cc = Cc::build(c.variant.cc, &c);
+    let rec = Rec::Ns2NewRenoSbs(
+        Ns2NewRenoRecovery::new(false, false).exit_fast_retrans(exit_fast_retrans),
+    );
+    let mut h = H {
+        s: TcpSender::new(c, cc, rec),
+        now: Time::ZERO,
+    };
+    h.prime_rtt(610, 40);
+    assert_eq!(h.at(0).app(UNLIMITED), "0 1 2 3 4 5 6 7 8 9");
+    assert_eq!(h.at(1000).timer(), "R0");
+    assert_eq!((h.ssthresh(), h.cwnd()), (5 * MSS, MSS));
+    // Slow start: cwnd 2, 3, 4, each ACK sending up to una + cwnd.
+    assert_eq!(h.at(1610).ack(1), "R1 R2");
+    assert_eq!(h.at(2220).ack(2), "R3 R4");
+    assert_eq!(h.at(2230).ack(3), "R5 R6");
+    // R3: ACK 7, cwnd 5 (= ssthresh); una 7 + 5: R7, R8, R9 and 10, 11.
+    assert_eq!(h.at(2830).ack(7), "R7 R8 R9 10 11");
+    assert_eq!(h.cwnd(), 5 * MSS);
+    assert_eq!(h.at(2840).ack(7), "");
+    assert_eq!(h.at(2850).ack(7), "");
+    h
+}
+
+#[test]
+fn without_exit_fast_retrans_a_refused_fast_retransmit_still_inflates_the_window() {
+    let mut h = go_back_n_with_three_duplicate_acks(false);
+    // The third duplicate ACK: dupack_action refuses (7 < recover 10), but
+    // dupwnd_ = 3 all the same: window cwnd_ 5 + 3 = 8 from una 7, up to
+    // 15; at most two per ACK while duplicates are counted: 12, 13. Nothing
+    // resent, ssthresh kept.
+    assert_eq!(h.at(2860).ack(7), "12 13");
+    assert_eq!((h.cwnd(), h.ssthresh()), (8 * MSS, 5 * MSS));
+    assert_eq!(h.s.stats.fast_recoveries, 0);
+    // R7 brings ACK 10 (8 and 9 held): a new ACK after a timeout clears
+    // dupwnd_, cwnd_ 5 opens by 1000²/5000: 5200; una 10 + 5.2 lets 14 out.
+    assert_eq!(h.at(3440).ack(10), "14");
+    assert_eq!((h.cwnd(), h.ssthresh()), (5200, 5 * MSS));
+    assert!(!h.s.in_recovery());
+}
+
+#[test]
+fn with_exit_fast_retrans_the_duplicates_of_a_go_back_n_change_nothing() {
+    let mut h = go_back_n_with_three_duplicate_acks(true);
+    assert_eq!(h.at(2860).ack(7), "");
+    assert_eq!((h.cwnd(), h.ssthresh()), (5 * MSS, 5 * MSS));
+    assert!(!h.s.in_recovery());
+    // ACK 10: cwnd 5200, una 10 + 5.2: 12, 13, 14.
+    assert_eq!(h.at(3440).ack(10), "12 13 14");
+    assert_eq!(h.cwnd(), 5200);
+    assert_eq!(h.s.stats.fast_recoveries, 0);
+}
