@@ -7,6 +7,8 @@
 //! - packets that can exist at once: each leg's largest window (bounded by
 //!   what its path can hold), every link direction's queue, a constant-rate
 //!   probe's datagrams in flight along its path;
+//! - a QUIC flow's connections, datagrams with their bytes, reassembly
+//!   and QUIC-terminating proxies' caches (`memory_quic.rs`);
 //! - what applications keep: a web session's objects and pages, and under
 //!   HTTP/1.0 a connection per object (none is closed);
 //! - synthesised streets of `lms-urban` channels;
@@ -113,7 +115,7 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    fn add(&mut self, recorded: bool, key: String, bytes: u64, what: &str) {
+    pub(super) fn add(&mut self, recorded: bool, key: String, bytes: u64, what: &str) {
         if recorded {
             self.recorded = self.recorded.saturating_add(bytes);
         } else {
@@ -229,7 +231,9 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 .cfg
                 .rcv_buffer
                 .min(path_bytes.max((leg.cfg.initial_window as u64).saturating_mul(mss)));
-            packets = packets.saturating_add(window / mss + 1);
+            if f.quic.is_none() {
+                packets = packets.saturating_add(window / mss + 1);
+            }
             let segs = segments(plan, fi, li, duration_s).saturating_add(b.small_packets);
             // A leg across a moving network also crosses the plan's links
             // of its route there (a gateway's fiber), both ways.
@@ -251,6 +255,8 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 smallest[d] = smallest[d].min(leg.cfg.header_bytes as u64);
             }
         }
+        // A QUIC flow's datagrams carry their bytes (memory_quic.rs).
+        super::memory_quic::charge(plan, fi, &mut e);
         // A probe's datagrams in flight: what each link of its path holds.
         if let Some((rate, size)) = b.datagrams {
             let size = (size as u64).max(1);

@@ -7,6 +7,7 @@ pub mod describe_access;
 pub mod json_schema;
 mod load_error;
 mod memory;
+mod memory_quic;
 mod plan;
 pub mod proxy_sizing;
 pub mod sample;
@@ -19,7 +20,8 @@ pub use memory::{
     limit_from, memory_limit, Estimate, Recording, BYTES_PER_PACKET,
 };
 pub use plan::{
-    bytes_in, plan_builds, LegFigures, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory,
+    bytes_in, plan_builds, quic_stretches, LegFigures, Plan, PlanFlow, PlanLayer, PlanLeg,
+    PlanProxy, QuicStretch, SenderFactory,
 };
 pub use schema::*;
 pub use validate::MAX_RUNS;

@@ -43,9 +43,15 @@ pub struct FlowSection {
     /// When the flow starts. Default 0 s.
     #[serde(default)]
     pub start: Duration,
-    /// Split proxies, node names in path order.
+    /// Split proxies, node names in path order (a QUIC flow's packets pass
+    /// through them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub proxies: Vec<String>,
+    /// QUIC-terminating proxies, node names in path order (`transport =
+    /// "quic"` only): each ends the flow's QUIC connection and opens the
+    /// next, relaying the streams, sized by its node's `proxy` table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quic_proxies: Vec<String>,
     /// Per-leg TCP variants (one more than proxies); default: `tcp` on every leg.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legs: Option<Vec<VariantName>>,
@@ -124,6 +130,7 @@ enum Key {
     Size,
     Start,
     Proxies,
+    QuicProxies,
     Legs,
     Options,
     App,
@@ -141,6 +148,7 @@ const KEYS: &[(&str, Key)] = &[
     ("size", Key::Size),
     ("start", Key::Start),
     ("proxies", Key::Proxies),
+    ("quic_proxies", Key::QuicProxies),
     ("legs", Key::Legs),
     ("options", Key::Options),
     ("app", Key::App),
@@ -214,6 +222,7 @@ impl<'de> Deserialize<'de> for FlowSection {
                     size: None,
                     start: Duration::default(),
                     proxies: Vec::new(),
+                    quic_proxies: Vec::new(),
                     legs: None,
                     options: TcpOptions::default(),
                     app: None,
@@ -230,6 +239,7 @@ impl<'de> Deserialize<'de> for FlowSection {
                         Key::Size => f.size = Some(map.next_value()?),
                         Key::Start => f.start = map.next_value()?,
                         Key::Proxies => f.proxies = map.next_value()?,
+                        Key::QuicProxies => f.quic_proxies = map.next_value()?,
                         Key::Legs => f.legs = Some(map.next_value()?),
                         Key::Options => f.options = map.next_value()?,
                         Key::App => f.app = Some(map.next_value()?),
