@@ -18,9 +18,12 @@ use std::collections::HashMap;
 /// The UDP port of a QUIC flow's server end.
 const QUIC_SERVER_PORT: u16 = 443;
 
-/// Every QUIC connection of the plan by (client port, the two ends'
-/// addresses in order): its flow and its place along the flow's path.
-fn quic_connections(plan: &Plan) -> HashMap<(u16, [u8; 4], [u8; 4]), (usize, u32)> {
+/// QUIC connections by (client port, the two ends' addresses in order):
+/// each one's flow and its place along the flow's path.
+type QuicConns = HashMap<(u16, [u8; 4], [u8; 4]), (usize, u32)>;
+
+/// Every QUIC connection of the plan.
+fn quic_connections(plan: &Plan) -> QuicConns {
     let mut out = HashMap::new();
     for (fi, f) in plan.flows.iter().enumerate() {
         let Some(stretches) = crate::scenario::quic_stretches(f) else {
@@ -39,10 +42,7 @@ fn quic_connections(plan: &Plan) -> HashMap<(u16, [u8; 4], [u8; 4]), (usize, u32
 /// A QUIC datagram's flow, connection and number (its IPv4
 /// identification: its number among the datagrams its end sent), from
 /// its headers; `None` for any other packet with bytes.
-fn quic_label(
-    conns: &HashMap<(u16, [u8; 4], [u8; 4]), (usize, u32)>,
-    data: &[u8],
-) -> Option<(usize, u32, u64)> {
+fn quic_label(conns: &QuicConns, data: &[u8]) -> Option<(usize, u32, u64)> {
     if data.len() < 28 || data[0] != 0x45 || data[9] != 17 {
         return None;
     }
