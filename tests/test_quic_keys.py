@@ -101,6 +101,8 @@ def test_describe_and_the_table_line_show_quinns_settings_and_the_window_warning
         ('quic.send_window="2 TB"', "quic.send_window", "2 TB"),
         ('flows.f.quic.controller="vegas"', "flows.f.quic.controller", "vegas"),
         ('flows.f.quic.max_udp_payload="1000 B"', "flows.f.quic.max_udp_payload", "1000 B"),
+        ('flows.f.quic.ack_max_delay="20000 ms"', "flows.f.quic.ack_max_delay", "20000 ms"),
+        ("quic.ack_eliciting_threshold=100001", "quic.ack_eliciting_threshold", "100001"),
         ('flows.f.transport="udp"', "flows.f.transport", "udp"),
         ('flows.f.tcp="bbr"', "flows.f.tcp", "bbr"),
         ('flows.f.options.mss="1000 B"', "flows.f.options.mss", "1000 B"),
