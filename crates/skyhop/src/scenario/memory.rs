@@ -115,7 +115,7 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    pub(super) fn add(&mut self, recorded: bool, key: String, bytes: u64, what: &str) {
+    fn add(&mut self, recorded: bool, key: String, bytes: u64, what: &str) {
         if recorded {
             self.recorded = self.recorded.saturating_add(bytes);
         } else {
@@ -256,7 +256,9 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
             }
         }
         // A QUIC flow's datagrams carry their bytes (memory_quic.rs).
-        super::memory_quic::charge(plan, fi, &mut e);
+        for (key, bytes, what) in super::memory_quic::charge(plan, fi, BYTES_PER_PACKET) {
+            e.add(false, key, bytes, what);
+        }
         // A probe's datagrams in flight: what each link of its path holds.
         if let Some((rate, size)) = b.datagrams {
             let size = (size as u64).max(1);

@@ -8,6 +8,7 @@ pub mod json_schema;
 mod load_error;
 mod memory;
 mod memory_quic;
+pub use memory_quic::BYTES_PER_QUIC_CONNECTION;
 mod plan;
 pub mod proxy_sizing;
 pub mod sample;
