@@ -138,3 +138,23 @@ def test_bench_rounds_on_the_command_line(cli):
     proc = cli("bench", TINY, "--rounds", "2")
     assert proc.returncode == 0, proc.stderr
     assert "fastest of 2 rounds" in proc.stdout
+
+
+def test_a_quic_case_reports_datagrams_per_processor_second(cli, tmp_path):
+    # A short QUIC transfer (the bench cases' shape, 2 s): every connection
+    # end's datagrams over the processor time of the runs.
+    from skyhop.bench import QUIC_BENCHES
+
+    assert QUIC_BENCHES == ("benches/quic_geo_100.toml", "benches/quic_lan_1g.toml")
+    scn = tmp_path / "q.toml"
+    text = (REPO / "benches" / "quic_lan_1g.toml").read_text().replace('"5 s"', '"0.2 s"')
+    scn.write_text(text)
+    proc = cli("bench", scn, "--json")
+    assert proc.returncode == 0, proc.stderr
+    (r,) = json.loads(proc.stdout)["results"]
+    assert r["quic_datagrams"] > 1000
+    assert r["quic_datagrams_per_cpu_s"] == r["quic_datagrams"] / r["cpu_s"]
+    assert r["cpu_us_per_quic_datagram"] == r["cpu_s"] / r["quic_datagrams"] * 1e6
+    proc = cli("bench", scn)
+    assert proc.returncode == 0, proc.stderr
+    assert "QUIC datagrams / CPU s" in proc.stdout

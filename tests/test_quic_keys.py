@@ -7,6 +7,7 @@ the table line, warnings, bad input, sweeps over the transport."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -100,6 +101,8 @@ def test_describe_and_the_table_line_show_quinns_settings_and_the_window_warning
         ('quic.send_window="2 TB"', "quic.send_window", "2 TB"),
         ('flows.f.quic.controller="vegas"', "flows.f.quic.controller", "vegas"),
         ('flows.f.quic.max_udp_payload="1000 B"', "flows.f.quic.max_udp_payload", "1000 B"),
+        ('flows.f.quic.ack_max_delay="20000 ms"', "flows.f.quic.ack_max_delay", "20000 ms"),
+        ("quic.ack_eliciting_threshold=100001", "quic.ack_eliciting_threshold", "100001"),
         ('flows.f.transport="udp"', "flows.f.transport", "udp"),
         ('flows.f.tcp="bbr"', "flows.f.tcp", "bbr"),
         ('flows.f.options.mss="1000 B"', "flows.f.options.mss", "1000 B"),
@@ -131,9 +134,83 @@ def test_a_sweep_over_the_transport_runs_tcp_and_quic(tmp_path):
     assert set(q["flows.f.transport"]) == {"quic"}
 
 
+# A - G - B: a 5 ms ground hop to the gateway G, then GEO; a QUIC flow
+# terminated at G by a half-free 600 kB proxy.
+GATEWAY = """
+[run]
+duration = "30 s"
+[nodes.A]
+[nodes.G]
+[nodes.G.proxy]
+policy = "half-free"
+cache = "600 kB"
+[nodes.B]
+[links.ground]
+between = ["A", "G"]
+rate = "100 Mbps"
+delay = "5 ms"
+queue = 500
+[links.sat]
+between = ["G", "B"]
+rate = "10 Mbps"
+delay = "250 ms"
+queue = 500
+[flows.f]
+from = "A"
+to = "B"
+size = "1 MB"
+transport = "quic"
+quic_proxies = ["G"]
+"""
+
+
+def test_a_quic_terminating_proxy_is_described_run_and_counted_in_the_memory_estimate(tmp_path):
+    scn = tmp_path / "gw.toml"
+    scn.write_text(GATEWAY)
+    proc = skyhop_cli("describe", scn, "--json")
+    assert proc.returncode == 0, proc.stderr
+    q = json.loads(proc.stdout)["flows"][0]["quic"]
+    # half-free C = 600 kB: receive C/2, hold and send C - C/2.
+    assert q["terminated_at"] == [
+        {
+            "node": "G",
+            "policy": "half-free",
+            "cache_bytes": 600_000,
+            "receive_window_bytes": 300_000,
+            "hold_bytes": 300_000,
+            "send_window_bytes": 300_000,
+        }
+    ]
+    assert q["passed_through"] == []
+    # The cap is the tightest connection's: the flow's 1.25 MB window over
+    # the GEO stretch (above 18 Mb/s), not the proxy's 300 kB over 10 ms.
+    geo = q["window_bound_bps"]
+    assert 1_250_000 * 8 / 0.52 < geo < 1_250_000 * 8 / 0.5
+    proc = skyhop_cli("run", scn)
+    assert proc.returncode == 0, proc.stderr
+    assert "terminated at G (half-free, 0.6 MB)" in proc.stdout
+    r = _run_json(scn)["runs"][0]
+    assert r["flows"]["f"]["bytes_delivered"] == 1_000_000
+    (row,) = r["proxies"]
+    assert (row["node"], row["quic"], row["cache_bytes"]) == ("G", True, 600_000)
+    assert 0 < row["max_occupancy_bytes"] <= 600_000
+    # The estimate charges the proxy's whole cache: with a 2 GB one it is
+    # the largest part, named in the refusal.
+    env = {**os.environ, "SKYHOP_MEMORY_LIMIT": "1 GB"}
+    proc = skyhop_cli("run", scn, "--set", 'nodes.G.proxy.cache="2 GB"', env=env)
+    assert_one_line_error(proc, "nodes.G.proxy", "the largest part, nodes.G.proxy, about 2")
+
+
 def test_the_shipped_quic_scenarios_run():
     # Endres et al.'s sat path: quinn moves the 10 MiB file intact.
-    for name in ("quic_sat", "quic_sat_loss"):
+    # The paths of quic.md's comparison of QUIC and TCP, too.
+    for name in (
+        "quic_sat",
+        "quic_sat_loss",
+        "quic_geo_gateway",
+        "quic_haps_geo",
+        "quic_starlink_rome",
+    ):
         proc = skyhop_cli("describe", REPO / "scenarios" / f"{name}.toml", "--json")
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)["flows"][0]["quic"]["controller"] == "cubic", name

@@ -157,10 +157,18 @@ def flow_quic(q: dict[str, Any]) -> str:
     """What a QUIC flow of ``describe``'s document runs, e.g. ``QUIC
     (quinn-proto 0.11.19) cubic, stream window 1.25 MB (caps 20.0 Mb/s)``."""
     window = q["stream_window_bytes"] / 1e6
+    # With terminating proxies the cap is the tightest connection's.
+    over = "its tightest connection" if q.get("terminated_at") else f"{q['rtt_s']:.3f} s"
     text = (
         f"QUIC ({q['stack']}) {q['controller']}, stream window {window:g} MB "
-        f"(caps {q['window_bound_bps'] / 1e6:.1f} Mb/s over {q['rtt_s']:.3f} s)"
+        f"(caps {q['window_bound_bps'] / 1e6:.1f} Mb/s over {over})"
     )
+    if q.get("terminated_at"):
+        proxies = [
+            f"{p['node']} ({p['policy']}, {p['cache_bytes'] / 1e6:g} MB)"
+            for p in q["terminated_at"]
+        ]
+        text += "; terminated at " + ", ".join(proxies)
     if q.get("passed_through"):
         text += f"; split proxies at {', '.join(q['passed_through'])} pass it through"
     return text
@@ -393,7 +401,6 @@ def print_bench_table(report: dict[str, Any]) -> None:
     """Print the human-readable report of ``skyhop bench``."""
     from pathlib import Path
 
-    from rich.console import Console
     from rich.table import Table
 
     rounds = report.get("rounds", 1)
@@ -403,6 +410,9 @@ def print_bench_table(report: dict[str, Any]) -> None:
     table = Table(title=title)
     cols = ["scenario", "runs", "wall (s)", "events/s", "packet-hops/s", "sim s / wall s"]
     compared = [r for r in report["results"] if "baseline" in r]
+    quic = any("quic_datagrams" in r for r in report["results"])
+    if quic:
+        cols += ["QUIC datagrams / CPU s", "CPU µs / datagram"]
     if compared:
         cols.append("vs baseline" + (" (median)" if rounds > 1 else ""))
         names = ", ".join(sorted({Path(r["baseline"]).stem for r in compared}))
@@ -418,11 +428,15 @@ def print_bench_table(report: dict[str, Any]) -> None:
             _si(r["packet_hops_per_s"]),
             f"{r['sim_s_per_wall_s']:.1f}" if r["sim_s_per_wall_s"] else "—",
         ]
+        if quic:
+            per = r.get("quic_datagrams_per_cpu_s")
+            us = r.get("cpu_us_per_quic_datagram")
+            row += [_si(per) if per else "—", f"{us:.2f}" if us else "—"]
         if compared:
             m = r.get("vs_baseline_median")
             row.append(f"{m:.2f}" if m is not None else "—")
         table.add_row(*row)
-    Console().print(table)
+    _console().print(table)
 
 
 def _rate(bps: float) -> str:

@@ -3,8 +3,10 @@
 Runs each benchmark scenario for a number of seeds, one after the other on
 one thread, and reports wall time, events per second, packet-hops per second
 (one packet crossing one link direction) and simulated seconds per wall
-second, from the engine counters of each RunResult. Wall time is measured
-here and only reported, never asserted.
+second, from the engine counters of each RunResult; for a scenario with QUIC
+flows also the QUIC datagrams (both ends of every connection) per second of
+the process's processor time. Wall and processor time are measured here and
+only reported, never asserted.
 
 With several rounds the whole list runs again in each, so that every case
 is timed beside the others under the same load: a case reports its fastest
@@ -27,7 +29,14 @@ from . import _core
 from .api import check_int, load_scenario
 from .errors import ScenarioError
 
-__all__ = ["DEFAULT_BENCHES", "LEO_BENCHES", "VARIANT_BASELINES", "VARIANT_BENCHES", "bench"]
+__all__ = [
+    "DEFAULT_BENCHES",
+    "LEO_BENCHES",
+    "QUIC_BENCHES",
+    "VARIANT_BASELINES",
+    "VARIANT_BENCHES",
+    "bench",
+]
 
 #: Benchmark scenarios, relative to the repository root: the E1 chain, the
 #: 1 Gb/s dumbbell, and B2 of docs/leo.md (Kuiper-630, 100 flows between
@@ -45,6 +54,13 @@ LEO_BENCHES = (
     "benches/leo_b1_rio_stpetersburg.toml",
     "benches/leo_b1_manila_dalian.toml",
     "benches/leo_b2_kuiper_1g.toml",
+)
+
+#: QUIC flows (``skyhop bench --quic``): quinn-proto over a 100 Mb/s GEO
+#: hop (60 s of bulk) and at 1 Gb/s on a 2 ms round trip (5 s).
+QUIC_BENCHES = (
+    "benches/quic_geo_100.toml",
+    "benches/quic_lan_1g.toml",
 )
 
 #: The variants users pick, each after the NewReno case it compares with
@@ -75,16 +91,27 @@ def bench_one(path: str, repeat: int | None = None) -> dict[str, Any]:
     scn = load_scenario(path)
     n = repeat or scn.default_runs
     seeds = range(scn.default_seed, scn.default_seed + n)
-    wall = events = hops = 0.0
+    wall = events = hops = cpu = 0.0
     sim = 0.0
+    datagrams = 0
     for seed in seeds:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         text = _core.run(scn.loaded, seed, False)
         wall += time.perf_counter() - t0
-        engine = json.loads(text)["engine"]
+        cpu += time.process_time() - c0
+        result = json.loads(text)
+        engine = result["engine"]
         events += engine["events"]
         hops += engine["packet_hops"]
         sim += engine["sim_time_s"]
+        datagrams += sum(q["datagrams_sent"] for q in result.get("quic", []))
+    quic = {}
+    if datagrams:
+        quic = {
+            "quic_datagrams": datagrams,
+            "quic_datagrams_per_cpu_s": datagrams / cpu if cpu > 0 else None,
+            "cpu_us_per_quic_datagram": cpu / datagrams * 1e6,
+        }
     return {
         "scenario": path,
         "runs": n,
@@ -95,6 +122,8 @@ def bench_one(path: str, repeat: int | None = None) -> dict[str, Any]:
         "events_per_s": events / wall if wall > 0 else None,
         "packet_hops_per_s": hops / wall if wall > 0 else None,
         "sim_s_per_wall_s": sim / wall if wall > 0 else None,
+        "cpu_s": cpu,
+        **quic,
     }
 
 
@@ -125,8 +154,11 @@ def bench(
     dict
         ``{"machine": {...}, "rounds": n, "results": [{"scenario", "runs",
         "wall_s", "events", "packet_hops", "sim_time_s", "events_per_s",
-        "packet_hops_per_s", "sim_s_per_wall_s", "rounds_events_per_s"},
-        ...]}``; the figures are the fastest round's, ``rounds_events_per_s``
+        "packet_hops_per_s", "sim_s_per_wall_s", "cpu_s", "rounds_events_per_s"},
+        ...]}`` (with QUIC flows also "quic_datagrams",
+        "quic_datagrams_per_cpu_s", "cpu_us_per_quic_datagram": every
+        connection end's datagrams over the process's processor time); the
+        figures are the fastest round's, ``rounds_events_per_s``
         every round's; a compared scenario adds ``baseline``, ``vs_baseline``
         and ``vs_baseline_median``.
     """
@@ -143,11 +175,8 @@ def bench(
             )
     for p in paths:
         if not Path(p).is_file():
-            hint = (
-                " (run from the repository root)"
-                if p in DEFAULT_BENCHES or p in VARIANT_BENCHES or p in LEO_BENCHES
-                else ""
-            )
+            shipped = (*DEFAULT_BENCHES, *VARIANT_BENCHES, *LEO_BENCHES, *QUIC_BENCHES)
+            hint = " (run from the repository root)" if p in shipped else ""
             raise ScenarioError(p, "", f"no such benchmark scenario{hint}")
     timed = [[bench_one(p, repeat) for p in paths] for _ in range(rounds)]
     results = []

@@ -502,10 +502,12 @@ def cmd_channel_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ..bench import DEFAULT_BENCHES, VARIANT_BASELINES, VARIANT_BENCHES, bench
+    from ..bench import DEFAULT_BENCHES, QUIC_BENCHES, VARIANT_BASELINES, VARIANT_BENCHES, bench
 
     if args.variants and args.scenarios:
         raise UsageError("--variants takes no scenario files")
+    if args.quic and (args.scenarios or args.variants):
+        raise UsageError("--quic takes no scenario files and not --variants")
     from pathlib import Path
 
     from ..errors import ScenarioError
@@ -515,7 +517,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise ScenarioError(p, "", "is a folder: name the scenario files to time (*.toml)")
         if Path(p).exists() and not Path(p).is_file():
             raise ScenarioError(p, "", "not a regular file: name the scenario files to time")
-    default = VARIANT_BENCHES if args.variants else DEFAULT_BENCHES
+    default = VARIANT_BENCHES if args.variants else QUIC_BENCHES if args.quic else DEFAULT_BENCHES
     baselines = VARIANT_BASELINES if args.variants else None
     report = bench(args.scenarios or default, args.repeat, args.rounds, baselines)
     if args.json:

@@ -538,6 +538,12 @@ def build_parser() -> argparse.ArgumentParser:
         "RACK on the 1 Gb/s dumbbell, and holes with SACK, each after its NewReno case",
     )
     p_bench.add_argument(
+        "--quic",
+        action="store_true",
+        help="time the QUIC cases instead (quinn-proto over 100 Mb/s GEO and at 1 Gb/s): "
+        "also QUIC datagrams per processor second",
+    )
+    p_bench.add_argument(
         "--repeat",
         type=_run_count,
         metavar="N",

@@ -95,6 +95,10 @@ pub struct QuicConfig {
     /// The controller's initial window, bytes (`None`: quinn's, which is
     /// min(10 × MTU, max(2 × MTU, 14 720 B)), RFC 9002 §7.2).
     pub initial_window: Option<u64>,
+    /// Send a PING after this long without sending (quinn: off). A
+    /// QUIC-terminating proxy's ends use half the idle timeout, so a
+    /// connection whose bytes wait at the proxy is not closed idle.
+    pub keep_alive: Option<Dur>,
 }
 
 /// quinn's stream receive window: 12.5 MB/s × 100 ms.
@@ -114,6 +118,7 @@ impl Default for QuicConfig {
             ack_frequency: None,
             max_idle_timeout: Some(Dur::from_secs(30)),
             initial_window: None,
+            keep_alive: None,
         }
     }
 }
@@ -146,6 +151,7 @@ impl QuicConfig {
                 m.upper_bound(b);
                 m
             }))
+            .keep_alive_interval(self.keep_alive.map(std_dur))
             .ack_frequency_config(self.ack_frequency.map(|a| {
                 let mut c = AckFrequencyConfig::default();
                 c.ack_eliciting_threshold(varint(a.ack_eliciting_threshold))
@@ -242,6 +248,7 @@ mod tests {
             }),
             max_idle_timeout: None,
             initial_window: Some(30_000),
+            keep_alive: Some(Dur::from_secs(5)),
         };
         let s = format!("{:?}", c.transport());
         for want in [
@@ -256,6 +263,7 @@ mod tests {
             "max_ack_delay: Some(40ms)",
             "reordering_threshold: 3",
             "max_idle_timeout: None",
+            "keep_alive_interval: Some(5s)",
         ] {
             assert!(s.contains(want), "{want} not in {s}");
         }

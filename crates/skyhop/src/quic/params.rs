@@ -16,7 +16,7 @@
 //! are quinn's own ([`QuicConfig::default`]), so the table shows them from
 //! there rather than restating them.
 
-use super::config::{QuicConfig, QuicController};
+use super::config::{AckFrequency, QuicConfig, QuicController};
 use crate::engine::time::Dur;
 use crate::tcp::params::{show_dur, show_size, InRange, Range};
 use crate::units::{Duration, Size, MAX_BUFFER, MAX_DURATION};
@@ -156,6 +156,35 @@ quic_params! {
     initial_window: Size => |c, v| c.initial_window = Some(v.0),
         |d| d.initial_window.map_or("quinn's: min(10 × MTU, max(2 × MTU, 14 720 B))".into(), show_size),
         Range::size(MIN_UDP_PAYLOAD, MAX_BUFFER);
+    /// ACK frequency extension (draft-ietf-quic-ack-frequency, which quinn
+    /// implements; any of the three `ack_` keys turns it on): the
+    /// ack-eliciting packets the peer may receive before it must send an
+    /// ACK. Without the extension a receiver acknowledges every second
+    /// one (RFC 9000 §13.2.2), as with 1 here.
+    ack_eliciting_threshold: u32 => |c, v| c.ack_frequency = Some(AckFrequency {
+            ack_eliciting_threshold: v as u64,
+            ..c.ack_frequency.unwrap_or_default()
+        }),
+        |d| d.ack_frequency.map_or("off".into(), |a| a.ack_eliciting_threshold.to_string()),
+        Range::count(0, 100_000, " packets");
+    /// ACK frequency extension: the longest the peer may delay an ACK.
+    /// Default (with the extension on): the sender's own max_ack_delay
+    /// transport parameter, 25 ms. At most 16 383 ms (RFC 9000 §18.2).
+    ack_max_delay: Duration => |c, v| c.ack_frequency = Some(AckFrequency {
+            max_ack_delay: Some(v.0),
+            ..c.ack_frequency.unwrap_or_default()
+        }),
+        |d| d.ack_frequency.and_then(|a| a.max_ack_delay).map_or("off".into(), show_dur),
+        Range::dur(Dur::from_millis(1), Dur::from_millis(16_383));
+    /// ACK frequency extension: out-of-order packets that make the peer
+    /// acknowledge at once (0: never for reordering). Default (with the
+    /// extension on): 2, quinn's.
+    ack_reordering_threshold: u32 => |c, v| c.ack_frequency = Some(AckFrequency {
+            reordering_threshold: v as u64,
+            ..c.ack_frequency.unwrap_or_default()
+        }),
+        |d| d.ack_frequency.map_or("off".into(), |a| a.reordering_threshold.to_string()),
+        Range::count(0, 100_000, " packets");
     /// Close the connection after this long without a packet from the peer
     /// (RFC 9308 §3.2).
     idle_timeout: Duration => |c, v| c.max_idle_timeout = Some(v.0),

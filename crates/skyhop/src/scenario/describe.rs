@@ -159,10 +159,27 @@ pub struct QuicDesc {
     pub idle_timeout_s: Option<f64>,
     /// The end-to-end round trip (the legs' round trips added).
     pub rtt_s: f64,
-    /// stream window / RTT: the goodput flow control allows one stream.
+    /// The goodput flow control allows one stream: the smallest over the
+    /// flow's connections of its receiver's stream window / its round trip.
     pub window_bound_bps: f64,
     /// Split-TCP proxies on the path, which pass the flow's packets through.
     pub passed_through: Vec<String>,
+    /// QUIC-terminating proxies (`quic_proxies`), in path order.
+    pub terminated_at: Vec<QuicProxyDesc>,
+}
+
+/// A QUIC-terminating proxy: its policy as the relay's three windows.
+#[derive(Clone, Debug, Serialize)]
+pub struct QuicProxyDesc {
+    pub node: String,
+    pub policy: String,
+    pub cache_bytes: u64,
+    /// The incoming connection's stream and connection windows at the proxy.
+    pub receive_window_bytes: u64,
+    /// What the relay holds read and not yet released onward, at most.
+    pub hold_bytes: u64,
+    /// The outgoing connection's send window at the proxy.
+    pub send_window_bytes: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -524,7 +541,19 @@ fn node_name(plan: &Plan, n: u32) -> String {
 }
 
 fn quic_desc(plan: &Plan, f: &crate::scenario::PlanFlow, q: &crate::quic::QuicConfig) -> QuicDesc {
-    let rtt_s: f64 = f.legs.iter().map(|l| l.figures.rtt.as_secs_f64()).sum();
+    let rtt = |a: usize, b: usize| -> f64 {
+        f.legs[a..=b]
+            .iter()
+            .map(|l| l.figures.rtt.as_secs_f64())
+            .sum()
+    };
+    let rtt_s = rtt(0, f.legs.len() - 1);
+    let stretches = crate::scenario::plan::quic_stretches(f).unwrap_or_default();
+    let window_bound_bps = stretches
+        .iter()
+        .map(|s| s.receive_window as f64 * 8.0 / rtt(s.legs.0, s.legs.1).max(1e-9))
+        .fold(f64::INFINITY, f64::min);
+    let name = |p: &crate::scenario::PlanProxy| plan.nodes[p.node as usize].clone();
     QuicDesc {
         stack: "quinn-proto 0.11.19".into(),
         controller: q.controller.name().into(),
@@ -535,12 +564,28 @@ fn quic_desc(plan: &Plan, f: &crate::scenario::PlanFlow, q: &crate::quic::QuicCo
         max_udp_payload_bytes: q.mtu_discovery_upper_bound,
         idle_timeout_s: q.max_idle_timeout.map(|d| d.as_secs_f64()),
         rtt_s,
-        window_bound_bps: q.stream_receive_window as f64 * 8.0 / rtt_s.max(1e-9),
+        window_bound_bps,
         passed_through: f
             .proxies
             .iter()
             .filter(|p| p.quic.is_none())
-            .map(|p| plan.nodes[p.node as usize].clone())
+            .map(name)
+            .collect(),
+        terminated_at: f
+            .proxies
+            .iter()
+            .filter(|p| p.quic.is_some())
+            .map(|p| {
+                let w = crate::pep::RelayWindows::of(p.policy, p.cache_bytes, p.send_buffer);
+                QuicProxyDesc {
+                    node: name(p),
+                    policy: crate::scenario::plan::policy_word(p.policy).into(),
+                    cache_bytes: p.cache_bytes,
+                    receive_window_bytes: w.receive,
+                    hold_bytes: w.hold,
+                    send_window_bytes: w.send,
+                }
+            })
             .collect(),
     }
 }

@@ -7,6 +7,8 @@
 //! - packets that can exist at once: each leg's largest window (bounded by
 //!   what its path can hold), every link direction's queue, a constant-rate
 //!   probe's datagrams in flight along its path;
+//! - a QUIC flow's connections, datagrams with their bytes, reassembly
+//!   and QUIC-terminating proxies' caches (`memory_quic.rs`);
 //! - what applications keep: a web session's objects and pages, and under
 //!   HTTP/1.0 a connection per object (none is closed);
 //! - synthesised streets of `lms-urban` channels;
@@ -229,7 +231,9 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 .cfg
                 .rcv_buffer
                 .min(path_bytes.max((leg.cfg.initial_window as u64).saturating_mul(mss)));
-            packets = packets.saturating_add(window / mss + 1);
+            if f.quic.is_none() {
+                packets = packets.saturating_add(window / mss + 1);
+            }
             let segs = segments(plan, fi, li, duration_s).saturating_add(b.small_packets);
             // A leg across a moving network also crosses the plan's links
             // of its route there (a gateway's fiber), both ways.
@@ -250,6 +254,10 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 demand[d] = demand[d].saturating_add(segs.saturating_mul(2));
                 smallest[d] = smallest[d].min(leg.cfg.header_bytes as u64);
             }
+        }
+        // A QUIC flow's datagrams carry their bytes (memory_quic.rs).
+        for (key, bytes, what) in super::memory_quic::charge(plan, fi, BYTES_PER_PACKET) {
+            e.add(false, key, bytes, what);
         }
         // A probe's datagrams in flight: what each link of its path holds.
         if let Some((rate, size)) = b.datagrams {

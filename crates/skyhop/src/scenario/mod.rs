@@ -7,6 +7,8 @@ pub mod describe_access;
 pub mod json_schema;
 mod load_error;
 mod memory;
+mod memory_quic;
+pub use memory_quic::BYTES_PER_QUIC_CONNECTION;
 mod plan;
 pub mod proxy_sizing;
 pub mod sample;
@@ -19,7 +21,8 @@ pub use memory::{
     limit_from, memory_limit, Estimate, Recording, BYTES_PER_PACKET,
 };
 pub use plan::{
-    bytes_in, plan_builds, LegFigures, Plan, PlanFlow, PlanLayer, PlanLeg, PlanProxy, SenderFactory,
+    bytes_in, plan_builds, quic_stretches, LegFigures, Plan, PlanFlow, PlanLayer, PlanLeg,
+    PlanProxy, QuicStretch, SenderFactory,
 };
 pub use schema::*;
 pub use validate::MAX_RUNS;

@@ -148,6 +148,14 @@ impl V<'_> {
                     "QUIC keys on a TCP flow: set transport = \"quic\" or remove them",
                 ));
             }
+            if !f.quic_proxies.is_empty() {
+                return Err(self.err(
+                    k("quic_proxies"),
+                    format!(
+                        "QUIC-terminating proxies on a TCP flow: list split-TCP proxies in flows.{name}.proxies, or set transport = \"quic\""
+                    ),
+                ));
+            }
             return Ok(());
         }
         self.quic(&k("quic"), &f.quic)?;

@@ -100,6 +100,12 @@ impl QuicRt {
                     c.stream_receive_window = w.receive;
                     c.receive_window = w.receive;
                     c.send_window = w.send;
+                    // A PING before the peer would close it idle: the
+                    // bytes the proxy holds may take longer than the
+                    // idle timeout to go onward.
+                    c.keep_alive = c
+                        .max_idle_timeout
+                        .map(|t| crate::engine::time::Dur(t.0 / 2));
                     legs[k].conn.set_relay_end(end, &c);
                 }
                 pair

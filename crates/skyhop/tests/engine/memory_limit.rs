@@ -275,3 +275,76 @@ fn thinned_traces_are_estimated_as_thinned() {
     };
     assert!(estimate(&p, &queue).recorded < e_full);
 }
+
+/// A QUIC flow's datagrams carry their bytes and a terminating proxy holds
+/// real stream data (`scenario/memory_quic.rs`).
+mod quic {
+    use skyhop::scenario::{
+        estimate, load_str_plan, Estimate, Plan, BYTES_PER_PACKET, BYTES_PER_QUIC_CONNECTION,
+    };
+
+    fn plan_str(text: &str) -> Plan {
+        load_str_plan(text, "t.toml", &[], std::path::Path::new("."))
+            .unwrap()
+            .plan
+    }
+
+    const GEO: &str = r#"
+[nodes.S]
+[nodes.G]
+[nodes.C]
+[links.ground]
+between = ["S", "G"]
+rate = "100 Mbps"
+delay = "5 ms"
+queue = 100
+[links.sat]
+between = ["G", "C"]
+rate = "10 Mbps"
+delay = "270 ms"
+queue = 100
+[flows.f]
+from = "S"
+to = "C"
+size = "1 MB"
+transport = "quic"
+[run]
+duration = "10 s"
+"#;
+
+    fn part(e: &Estimate, key: &str) -> Option<u64> {
+        e.parts.iter().find(|p| p.key == key).map(|p| p.bytes)
+    }
+
+    #[test]
+    fn a_quic_flow_is_charged_its_datagrams_bytes_and_a_terminating_proxy_its_cache() {
+        let plan = plan_str(GEO);
+        let e = estimate(&plan, &Default::default());
+        // One connection: 1.25 MB stream window, below what the path holds
+        // (10 Mb/s x 0.55 s + 100 Mb/s x 0.01 s + 400 datagrams of 1480 B).
+        let d = 1452 + 28;
+        let w = 1_250_000u64;
+        assert!(2 * 62_500 + 2 * 337_500 + 400 * d > w);
+        let one = BYTES_PER_QUIC_CONNECTION + (w / d + 1) * (BYTES_PER_PACKET + d) + w;
+        assert_eq!(part(&e, "flows.f"), Some(one));
+        assert_eq!(part(&e, "nodes.G.proxy"), None);
+        // Terminating at G with a half-free 600 kB cache: the first
+        // connection's receiver offers 300 kB, the whole cache is charged.
+        let text = GEO.replace(
+            "[run]",
+            "quic_proxies = [\"G\"]\n[nodes.G.proxy]\npolicy = \"half-free\"\ncache = \"600 kB\"\n[run]",
+        );
+        let plan = plan_str(&text);
+        let e = estimate(&plan, &Default::default());
+        let r = 300_000u64;
+        // The first stretch holds 100 Mb/s x 5 ms each way and 200
+        // datagrams, more than the proxy's 300 kB; the second 10 Mb/s x
+        // 270 ms each way and 200 datagrams, less than 1.25 MB.
+        let held =
+            |path: u64| BYTES_PER_QUIC_CONNECTION + (path / d + 1) * (BYTES_PER_PACKET + d) + path;
+        let (first, second) = (2 * 62_500 + 200 * d, 2 * 337_500 + 200 * d);
+        assert!(first > r && second < w);
+        assert_eq!(part(&e, "flows.f"), Some(held(r) + held(second)));
+        assert_eq!(part(&e, "nodes.G.proxy"), Some(600_000));
+    }
+}

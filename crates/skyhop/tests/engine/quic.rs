@@ -547,3 +547,67 @@ fn a_quic_flow_crosses_a_moving_leo_network_deterministically() {
         a.quic
     );
 }
+
+#[test]
+fn the_ack_frequency_keys_change_how_often_the_receiver_acknowledges() {
+    // 2 MB over 10 Mb/s GEO: some 1 400 data datagrams from A. Without
+    // the extension B acknowledges every second ack-eliciting packet
+    // (RFC 9000 §13.2.2); asked for a threshold of 9 (the scenario key,
+    // sent to B in an ACK_FREQUENCY frame), every tenth: a datagram
+    // takes 1.2 ms at 10 Mb/s, so ten arrive well within the 25 ms
+    // delay and the threshold, not the timer, sends the ACK.
+    let toml = |quic: &str| {
+        let text = geo("10 Mbps", Some("2 MB"), "queue = 500")
+            .replace("[flows.f]\n", "[flows.f]\ntransport = \"quic\"\n")
+            + quic;
+        let scn = load_str(&text, "ack.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+        let plan = Plan::build(&scn, "ack.toml").unwrap_or_else(|e| panic!("{e}"));
+        run_plan(&plan, 1, &RunOptions::default()).unwrap()
+    };
+    let ratio = |r: &RunResult| {
+        assert_eq!(r.flows["f"].bytes_delivered, 2_000_000);
+        let end = |e: &str| r.quic.iter().find(|q| q.end == e).unwrap();
+        let (a, b) = (end("client"), end("server"));
+        println!(
+            "A sent {} datagrams, B {} ACK frames",
+            a.datagrams_sent, b.ack_frames_sent
+        );
+        b.ack_frames_sent as f64 / a.datagrams_sent as f64
+    };
+    let plain = ratio(&toml(""));
+    let sparse = ratio(&toml("[flows.f.quic]\nack_eliciting_threshold = 9\n"));
+    assert!((0.45..=0.55).contains(&plain), "{plain}");
+    assert!((0.09..=0.12).contains(&sparse), "{sparse}");
+}
+
+#[test]
+fn the_plan_warns_where_quinn_may_meet_too_many_gaps() {
+    // 1 Gb/s, 2 ms each way, a 2000-packet queue: 500 kB in flight over
+    // the 4 ms round trip and 2000 queued make 2344 datagrams of 1452 B,
+    // more than quinn's 1024 runs; an 8 MB stream window spans
+    // 5509 datagrams, more than 2 x 1025. Either below its bound: no
+    // warning.
+    let warned = |window: &str, queue: u32| {
+        let text = format!(
+            "[run]\nduration = \"5 s\"\n[nodes.A]\n[nodes.B]\n[links.l]\nbetween = [\"A\", \"B\"]\nrate = \"1 Gbps\"\ndelay = \"2 ms\"\nqueue = {queue}\n[flows.f]\nfrom = \"A\"\nto = \"B\"\ntransport = \"quic\"\n[flows.f.quic]\nstream_window = \"{window}\"\n"
+        );
+        let scn = load_str(&text, "gaps.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+        let plan = Plan::build(&scn, "gaps.toml").unwrap_or_else(|e| panic!("{e}"));
+        plan.warnings
+            .iter()
+            .find(|w| w.contains("too many gaps"))
+            .cloned()
+    };
+    let w = warned("8 MB", 2000).expect("a warning");
+    assert!(
+        w.starts_with("flows.f: quinn may close the connection"),
+        "{w}"
+    );
+    assert!(w.contains("the path holds 2344"), "{w}");
+    assert!(w.contains("below 2976600 B"), "{w}");
+    // 2 x 1025 x 1452 B = 2 976 600 B: a window just below it spans too
+    // few datagrams; a queue of 680 leaves the path 344 + 680 = 1024.
+    assert!(warned("2976599 B", 2000).is_none());
+    assert!(warned("8 MB", 681).is_some());
+    assert!(warned("8 MB", 680).is_none());
+}

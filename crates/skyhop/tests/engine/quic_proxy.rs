@@ -5,8 +5,8 @@
 //! connection's rate is bounded by the proxy's receive window over that
 //! connection's round trip.
 //!
-//! A proxy terminates QUIC on the resolved plan (`PlanProxy::quic`); the
-//! scenario keys come later.
+//! Most tests set the proxy on the resolved plan (`PlanProxy::quic`); the
+//! last ones go through the scenario key, `flows.<id>.quic_proxies`.
 
 use super::quic::plan_quic;
 use skyhop::observe::PacketLogOptions;
@@ -386,4 +386,230 @@ fn a_terminating_proxy_cannot_hold_its_acknowledgements_back() {
             .contains("nodes.S.proxy.ack_after_forward: a QUIC-terminating proxy"),
         "{e}"
     );
+}
+
+/// A GEO gateway: server S, 100 Mb/s and 5 ms to the gateway G, 10 Mb/s
+/// and 270 ms over the satellite to the client C, 1000-packet queues; a
+/// bulk QUIC flow from S to C terminated at G by the scenario key.
+const GATEWAY: &str = r#"
+[run]
+duration = "20 s"
+[nodes.S]
+[nodes.G]
+[nodes.G.proxy]
+policy = "buffers"
+recv_buffer = "1 MB"
+send_buffer = "4 MB"
+[nodes.C]
+[links.ground]
+between = ["S", "G"]
+rate = "100 Mbps"
+delay = "5 ms"
+queue = 1000
+[links.sat]
+between = ["G", "C"]
+rate = "10 Mbps"
+delay = "270 ms"
+queue = 1000
+[flows.f]
+from = "S"
+to = "C"
+transport = "quic"
+quic_proxies = ["G"]
+"#;
+
+fn gateway(sets: &[&str]) -> Plan {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let scn =
+        skyhop::scenario::load_str(GATEWAY, "gw.toml", &sets).unwrap_or_else(|e| panic!("{e}"));
+    Plan::build(&scn, "gw.toml").unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn the_quic_proxies_key_terminates_the_flow_at_a_geo_gateway_within_the_satellite_bound() {
+    let plan = gateway(&[]);
+    let p = &plan.flows[0].proxies[0];
+    assert_eq!(plan.nodes[p.node as usize], "G");
+    assert_eq!(p.quic.as_ref(), plan.flows[0].quic.as_ref());
+    assert_eq!((p.cache_bytes, p.send_buffer), (1_000_000, 4_000_000));
+    let opts = RunOptions {
+        trace: true,
+        ..Default::default()
+    };
+    let a = run_plan(
+        &gateway(&["run.duration=\"10 s\""]),
+        1,
+        &RunOptions::default(),
+    )
+    .unwrap();
+    let b = run_plan(&plan, 1, &opts).unwrap();
+    let fb = &b.flows["f"];
+    assert!(fb.connection_error.is_none(), "{:?}", fb.connection_error);
+    // The satellite stretch's connection runs with the flow's 1.25 MB
+    // stream window at C, above its 675 kB bandwidth-delay product, and the
+    // proxy may keep 4 MB unacknowledged onward; the 1000-packet queue
+    // holds the rest without a loss: from 10 s on the satellite link is
+    // busy, with full datagrams as C's credit comes in steps of an eighth
+    // of its window. A full datagram is 1480 B on the wire (1452 B of UDP
+    // payload after MTU discovery, 28 B of headers) and carries at most
+    // 1420 stream bytes: 1452 less a 1-byte short header, C's 8-byte
+    // connection ID, a packet number of at least 1 byte, the STREAM
+    // frame's type and stream ID (1 byte each) and offset (4 bytes from
+    // 16 kB to 1 GB; its length is left out in a packet's last frame),
+    // and the 16-byte AEAD tag. So goodput is at most 10 Mb/s x 1420/1480
+    // = 9.595 Mb/s, and within 1 % of it.
+    let bound = 10e6 * 1420.0 / 1480.0;
+    let rate = (fb.bytes_delivered - a.flows["f"].bytes_delivered) as f64 * 8.0 / 10.0;
+    println!(
+        "rate {rate:.0} b/s, bound {bound:.0} b/s, ratio {:.4}",
+        rate / bound
+    );
+    assert!(rate <= bound, "{rate} above {bound}");
+    assert!(rate >= 0.99 * bound, "{rate} below 0.99 x {bound}");
+    // The proxy reports as a split-TCP proxy: a row with its cache (the
+    // receive buffer), the occupancy's maximum and time-weighted mean, its
+    // incoming window updates, and an occupancy trace. The first stretch
+    // (10 ms round trip) outruns the satellite: the proxy fills to within
+    // a credit step (an eighth of its 1 MB receive window) of what it may
+    // hold, the receive plus the send buffer.
+    assert_eq!(b.proxies.len(), 1);
+    let row = &b.proxies[0];
+    assert!(row.quic);
+    assert_eq!((row.flow.as_str(), row.node.as_str()), ("f", "G"));
+    assert_eq!(row.cache_bytes, 1_000_000);
+    assert!(row.max_occupancy_bytes <= 5_000_000);
+    assert!(
+        row.max_occupancy_bytes >= 5_000_000 - 1_000_000 / 8,
+        "{}",
+        row.max_occupancy_bytes
+    );
+    assert!(row.window_updates > 0);
+    let tr = &b.traces["f.proxy.G.occupancy"];
+    let max = tr.value.iter().cloned().fold(0.0, f64::max);
+    assert_eq!(max as u64, row.max_occupancy_bytes);
+    // A TCP flow through the same node as a split proxy reports the same
+    // row, without the QUIC mark.
+    let tcp = gateway(&[
+        "flows.f.transport=\"tcp\"",
+        "flows.f.quic_proxies=[]",
+        "flows.f.proxies=[\"G\"]",
+        "run.duration=\"5 s\"",
+    ]);
+    let r = run_plan(&tcp, 1, &RunOptions::default()).unwrap();
+    let t = serde_json::to_value(&r.proxies[0]).unwrap();
+    let q = serde_json::to_value(row).unwrap();
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        v.as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| *k != "quic")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(keys(&t), keys(&q));
+    assert_eq!(t["cache_bytes"], 1_000_000);
+}
+
+#[test]
+fn the_quic_proxies_key_refuses_what_it_cannot_mean() {
+    let err = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        match skyhop::scenario::load_str(GATEWAY, "gw.toml", &sets) {
+            Ok(_) => panic!("{sets:?} loaded"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = err(&["flows.f.transport=\"tcp\""]);
+    assert!(
+        e.contains("flows.f.quic_proxies: QUIC-terminating proxies on a TCP flow"),
+        "{e}"
+    );
+    let e = err(&["flows.f.proxies=[\"G\"]"]);
+    assert!(
+        e.contains("flows.f.quic_proxies[0]: node \"G\" is also in flows.f.proxies"),
+        "{e}"
+    );
+    let e = err(&["nodes.G.proxy.ack_after_forward=true"]);
+    assert!(
+        e.contains("nodes.G.proxy.ack_after_forward: a QUIC-terminating proxy cannot hold"),
+        "{e}"
+    );
+    let e = err(&["flows.f.quic_proxies=[\"C\"]"]);
+    assert!(
+        e.contains("flows.f.quic_proxies[0]: node \"C\" is an end of the flow"),
+        "{e}"
+    );
+    let e = err(&["nodes.G.proxy={ policy = \"half-free\", cache = \"2 kB\" }"]);
+    assert!(e.contains("nodes.G.proxy.cache: 2000 B is too small: the half-free policy needs at least 2 datagrams (2904 B)"), "{e}");
+    // Without a size: a relay running quinn with the flow's windows.
+    let plan = gateway(&["nodes.G.proxy={}"]);
+    let p = &plan.flows[0].proxies[0];
+    assert_eq!((p.cache_bytes, p.send_buffer), (1_250_000, 10_000_000));
+    assert_eq!(p.policy, skyhop::pep::ProxyPolicy::Buffers);
+}
+
+#[test]
+fn the_packet_table_labels_quic_datagrams_with_their_flow_and_connection() {
+    let plan = gateway(&["run.duration=\"5 s\"", "flows.f.size=\"200 kB\""]);
+    let opts = RunOptions {
+        packet_log: Some(PacketLogOptions::default()),
+        ..Default::default()
+    };
+    let r = run_plan(&plan, 1, &opts).unwrap();
+    let log = r.packet_log.as_ref().unwrap();
+    let t = skyhop::export::packet_table(log, &plan);
+    // Every packet is a QUIC datagram of flow f: on the ground link of
+    // connection 0 (S to G), on the satellite link of connection 1.
+    assert!(t.kind.iter().all(|k| *k == "quic"));
+    assert!(t.flow.iter().all(|f| f == "f"));
+    for i in 0..t.kind.len() {
+        let want = if t.link[i] == "ground" { 0 } else { 1 };
+        assert_eq!(t.leg[i], want, "row {i}");
+    }
+    // An end's datagrams are numbered from 0 as it sends them: the
+    // enqueues on its first link, in order (no datagram is lost here).
+    let numbers = |link: &str, dir: &str| -> Vec<u64> {
+        (0..t.kind.len())
+            .filter(|&i| t.link[i] == link && t.dir[i] == dir && t.event[i] == "enqueue")
+            .map(|i| t.seq[i].unwrap())
+            .collect()
+    };
+    for (link, dir) in [
+        ("ground", "forward"),
+        ("ground", "reverse"),
+        ("sat", "forward"),
+        ("sat", "reverse"),
+    ] {
+        let n = numbers(link, dir);
+        assert!(n.len() > 10, "{link} {dir}");
+        assert_eq!(n, (0..n.len() as u64).collect::<Vec<_>>(), "{link} {dir}");
+    }
+    // An arrival (which keeps no bytes) carries its enqueue's number.
+    let arrivals: Vec<usize> = (0..t.kind.len())
+        .filter(|&i| t.event[i] == "arrive")
+        .collect();
+    assert!(arrivals.len() > 40);
+    assert!(arrivals.iter().all(|&i| t.seq[i].is_some()));
+}
+
+#[test]
+fn a_proxy_keeps_its_idle_first_connection_open_while_it_relays() {
+    // 3 MB reach G within a second over the 100 Mb/s ground link and take
+    // some 50 s onward at 500 kb/s: the first connection then carries
+    // nothing for far longer than quinn's 30 s idle timeout. The proxy's
+    // keep-alive (a PING after 15 s without sending) keeps it open, and
+    // every byte arrives.
+    let plan = gateway(&[
+        "run.duration=\"120 s\"",
+        "flows.f.size=\"3 MB\"",
+        "links.sat.rate=\"500 kbps\"",
+        "nodes.G.proxy.recv_buffer=\"4 MB\"",
+    ]);
+    let r = run_plan(&plan, 1, &RunOptions::default()).unwrap();
+    let f = &r.flows["f"];
+    assert!(f.connection_error.is_none(), "{:?}", f.connection_error);
+    assert!(r.warnings.iter().all(|w| !w.contains("timed out")));
+    assert_eq!(f.bytes_delivered, 3_000_000);
+    // 3 MB at 500 kb/s: at least 48 s.
+    assert!(f.completion_time_s.unwrap() > 48.0);
 }

@@ -81,10 +81,21 @@ fn flow(
     let key = |k: &str| format!("flows.{name}.{k}");
     let path = path(cx, name, f)?;
     let cut = cuts(cx, name, f, &path)?;
-    let legs = legs(cx, name, f, &path, &cut)?;
+    let legs = legs(cx, name, f, &path, &cut.at)?;
+    let quic = (!f.transport.is_tcp()).then(|| crate::quic::params::resolve(&cx.scn.quic, &f.quic));
     let mut proxies = Vec::new();
-    for (i, p) in f.proxies.iter().enumerate() {
+    for (i, &(_, p, terminates)) in cut.stops.iter().enumerate() {
         let sec = cx.scn.nodes[p].proxy.clone().unwrap_or_default();
+        let id = cx.index[p];
+        if terminates {
+            // A QUIC-terminating proxy opens the next connection with the
+            // flow's own settings.
+            let q = quic
+                .as_ref()
+                .expect("checked: quic_proxies on a QUIC flow only");
+            proxies.push(proxies::resolve_quic(cx.file, p, id, &sec, q)?);
+            continue;
+        }
         let mss = legs[i].cfg.mss as u64;
         // Under the linux profile a proxy given no policy or size is a relay
         // process on a Linux host: the incoming leg's receive buffer and the
@@ -93,14 +104,7 @@ fn flow(
             .profile
             .relay_proxies()
             .then(|| (legs[i].cfg.rcv_buffer, legs[i + 1].cfg.send_buffer));
-        proxies.push(proxies::resolve(
-            cx.file,
-            p,
-            cx.index[p.as_str()],
-            &sec,
-            mss,
-            relay,
-        )?);
+        proxies.push(proxies::resolve(cx.file, p, id, &sec, mss, relay)?);
     }
     let size = f.size.unwrap_or(FlowSize::Unlimited);
     let bytes = match size {
@@ -142,7 +146,7 @@ fn flow(
         path,
         legs,
         proxies,
-        quic: (!f.transport.is_tcp()).then(|| crate::quic::params::resolve(&cx.scn.quic, &f.quic)),
+        quic,
     })
 }
 
@@ -198,61 +202,98 @@ fn path(cx: &Ctx, name: &str, f: &FlowSection) -> Result<Vec<u32>, ScenarioError
     Ok(ids)
 }
 
-/// Where the proxies cut the path into legs: positions along it, from the
-/// source (0) to the destination (last).
-fn cuts(cx: &Ctx, name: &str, f: &FlowSection, path: &[u32]) -> Result<Vec<usize>, ScenarioError> {
-    let mut cut = vec![0usize];
-    for (i, p) in f.proxies.iter().enumerate() {
-        let pk = format!("flows.{name}.proxies[{i}]");
-        let id = *cx.index.get(p.as_str()).ok_or_else(|| {
-            cx.err(
-                pk.clone(),
-                format!(
-                    "node {p:?} does not exist (nodes: {}){}",
-                    cx.nodes.join(", "),
-                    crate::suggest::hint(p, cx.nodes.iter().map(String::as_str))
-                ),
-            )
-        })?;
-        let routed = path.len() == 2 && cx.net.topology.path(path[0], path[1]).is_none();
-        if routed && !path.contains(&id) {
-            // The path crosses a moving network: routed during the run.
-            return Err(cx.err(
-                pk,
-                format!(
-                    "the flow crosses the moving network from {:?} to {:?}, routed hop by hop during the run; a proxy on that route (at {p:?}) is not modelled: proxies sit on static links (give the flow a path of static links through {p:?}, or no proxy)",
-                    cx.nodes[path[0] as usize], cx.nodes[path[1] as usize]
-                ),
-            ));
+/// Where the proxies cut the path into legs.
+struct Cuts<'a> {
+    /// Positions along the path, from the source (0) to the destination (last).
+    at: Vec<usize>,
+    /// The proxies in path order: position, node, and whether it terminates
+    /// the flow's QUIC (`quic_proxies`) or is a split-TCP proxy (`proxies`).
+    stops: Vec<(usize, &'a str, bool)>,
+}
+
+/// The cuts of both proxy lists: each in path order, no node in both.
+fn cuts<'a>(
+    cx: &Ctx,
+    name: &str,
+    f: &'a FlowSection,
+    path: &[u32],
+) -> Result<Cuts<'a>, ScenarioError> {
+    let mut stops = Vec::new();
+    for (list, terminates) in [("proxies", false), ("quic_proxies", true)] {
+        let names = if terminates {
+            &f.quic_proxies
+        } else {
+            &f.proxies
+        };
+        let mut last = 0;
+        for (i, p) in names.iter().enumerate() {
+            let pk = format!("flows.{name}.{list}[{i}]");
+            let pos = stop(cx, &pk, p, path)?;
+            if pos <= last {
+                return Err(cx.err(
+                    pk,
+                    "proxies must be distinct and listed in path order".into(),
+                ));
+            }
+            if terminates && f.proxies.contains(p) {
+                return Err(cx.err(
+                    pk,
+                    format!("node {p:?} is also in flows.{name}.proxies: a proxy either terminates the flow's QUIC (quic_proxies) or passes it through (proxies), not both"),
+                ));
+            }
+            last = pos;
+            stops.push((pos, p.as_str(), terminates));
         }
-        let pos = path.iter().position(|&n| n == id).ok_or_else(|| {
-            cx.err(
-                pk.clone(),
-                format!(
-                    "node {p:?} is not on the flow's path ({})",
-                    path.iter()
-                        .map(|&n| cx.nodes[n as usize].as_str())
-                        .collect::<Vec<_>>()
-                        .join("-")
-                ),
-            )
-        })?;
-        if pos == 0 || pos == path.len() - 1 {
-            return Err(cx.err(
-                pk,
-                format!("node {p:?} is an end of the flow; a proxy sits between them"),
-            ));
-        }
-        if pos <= *cut.last().unwrap() {
-            return Err(cx.err(
-                pk,
-                "proxies must be distinct and listed in path order".into(),
-            ));
-        }
-        cut.push(pos);
     }
-    cut.push(path.len() - 1);
-    Ok(cut)
+    stops.sort_by_key(|s| s.0);
+    let mut at = vec![0usize];
+    at.extend(stops.iter().map(|s| s.0));
+    at.push(path.len() - 1);
+    Ok(Cuts { at, stops })
+}
+
+/// The position along the path of proxy `p`, named at `pk`.
+fn stop(cx: &Ctx, pk: &str, p: &str, path: &[u32]) -> Result<usize, ScenarioError> {
+    let id = *cx.index.get(p).ok_or_else(|| {
+        cx.err(
+            pk.into(),
+            format!(
+                "node {p:?} does not exist (nodes: {}){}",
+                cx.nodes.join(", "),
+                crate::suggest::hint(p, cx.nodes.iter().map(String::as_str))
+            ),
+        )
+    })?;
+    let routed = path.len() == 2 && cx.net.topology.path(path[0], path[1]).is_none();
+    if routed && !path.contains(&id) {
+        // The path crosses a moving network: routed during the run.
+        return Err(cx.err(
+            pk.into(),
+            format!(
+                "the flow crosses the moving network from {:?} to {:?}, routed hop by hop during the run; a proxy on that route (at {p:?}) is not modelled: proxies sit on static links (give the flow a path of static links through {p:?}, or no proxy)",
+                cx.nodes[path[0] as usize], cx.nodes[path[1] as usize]
+            ),
+        ));
+    }
+    let pos = path.iter().position(|&n| n == id).ok_or_else(|| {
+        cx.err(
+            pk.into(),
+            format!(
+                "node {p:?} is not on the flow's path ({})",
+                path.iter()
+                    .map(|&n| cx.nodes[n as usize].as_str())
+                    .collect::<Vec<_>>()
+                    .join("-")
+            ),
+        )
+    })?;
+    if pos == 0 || pos == path.len() - 1 {
+        return Err(cx.err(
+            pk.into(),
+            format!("node {p:?} is an end of the flow; a proxy sits between them"),
+        ));
+    }
+    Ok(pos)
 }
 
 /// The legs between the cuts: each with its variant, link directions and

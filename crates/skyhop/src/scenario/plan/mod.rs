@@ -25,6 +25,7 @@ mod warnings;
 
 pub use build::plan_builds;
 pub use figures::{bytes_in, LegFigures};
+pub use proxies::{policy_word, quic_stretches, QuicStretch};
 
 use super::schema::{FlowSize, Profile};
 use crate::app::AppSpec;

@@ -92,41 +92,116 @@ pub(super) fn receive_windows(plan: &Plan) -> Vec<String> {
         .collect()
 }
 
-/// A QUIC flow whose stream window is below its path's bandwidth-delay
-/// product (end to end: split proxies pass it through): one stream's
+/// A QUIC connection whose receiver's stream window is below its stretch
+/// of the path's bandwidth-delay product (end to end but for
+/// QUIC-terminating proxies: split proxies pass it through): one stream's
 /// goodput is capped near window / RTT (quinn's default 1.25 MB gives
 /// 13.6 Mb/s on a 100 Mb/s GEO path).
 pub(super) fn quic_windows(plan: &Plan) -> Vec<String> {
     let mut out = Vec::new();
     for f in &plan.flows {
-        let Some(q) = &f.quic else { continue };
+        let Some(stretches) = super::quic_stretches(f) else {
+            continue;
+        };
         if f.app.datagrams() || f.legs.is_empty() {
             continue;
         }
-        let bottleneck = f
-            .legs
-            .iter()
-            .map(|l| l.figures.bottleneck)
-            .min()
-            .unwrap_or(0);
-        let prop: f64 = f
-            .legs
-            .iter()
-            .map(|l| l.figures.propagation.as_secs_f64())
-            .sum();
-        let bdp = (bottleneck as f64 * prop / 8.0) as u64;
-        let w = q.stream_receive_window;
-        if w < bdp {
-            out.push(format!(
-                "flows.{}: QUIC stream window {w} B is below the path's bandwidth-delay product {bdp} B ({} x {prop:.3} s); one stream's goodput is capped near {:.0} bit/s (raise flows.{}.quic.stream_window or quic.stream_window)",
-                f.name,
-                rate(bottleneck),
-                w as f64 * 8.0 / prop.max(1e-9),
-                f.name
-            ));
+        for (k, s) in stretches.iter().enumerate() {
+            let legs = &f.legs[s.legs.0..=s.legs.1];
+            let bottleneck = legs.iter().map(|l| l.figures.bottleneck).min().unwrap_or(0);
+            let prop: f64 = legs
+                .iter()
+                .map(|l| l.figures.propagation.as_secs_f64())
+                .sum();
+            let bdp = (bottleneck as f64 * prop / 8.0) as u64;
+            let w = s.receive_window;
+            if let Some(m) = quic_gaps(plan, f, legs, w, q_payload(f), bdp) {
+                out.push(m);
+            }
+            if w >= bdp {
+                continue;
+            }
+            let cap = format!("{:.0} bit/s", w as f64 * 8.0 / prop.max(1e-9));
+            let bps = rate(bottleneck);
+            if k + 1 == stretches.len() {
+                let stretch = match k {
+                    0 => "the path's".to_string(),
+                    _ => format!(
+                        "the stretch from {}'s",
+                        node_of(plan, f.legs[s.legs.0].path[0])
+                    ),
+                };
+                out.push(format!(
+                    "flows.{}: QUIC stream window {w} B is below {stretch} bandwidth-delay product {bdp} B ({bps} x {prop:.3} s); one stream's goodput is capped near {cap} (raise flows.{}.quic.stream_window or quic.stream_window)",
+                    f.name, f.name
+                ));
+            } else {
+                let node = node_of(plan, f.proxies[s.legs.1].node);
+                out.push(format!(
+                    "flows.{}: the QUIC-terminating proxy at {node} offers a {w} B stream window, below its incoming connection's bandwidth-delay product {bdp} B ({bps} x {prop:.3} s); one stream's goodput is capped near {cap} (enlarge nodes.{node}.proxy)",
+                    f.name
+                ));
+            }
         }
     }
     out
+}
+
+/// quinn's bound on a stream's separate runs of received bytes (its
+/// assembler's `MAX_CHUNKS`, quinn-proto 0.11.19).
+const QUINN_MAX_CHUNKS: u64 = 1024;
+
+/// The largest UDP payload of a QUIC flow's datagrams.
+fn q_payload(f: &super::PlanFlow) -> u64 {
+    let q = f.quic.as_ref().expect("a QUIC flow");
+    q.mtu_discovery_upper_bound.unwrap_or(q.initial_mtu) as u64
+}
+
+/// The risk of quinn's "too many gaps in stream buffer" on a QUIC
+/// connection over `legs` whose receiver offers stream window `w`.
+///
+/// quinn keeps a stream's out-of-order data as separate runs and closes
+/// the connection with INTERNAL_ERROR once more than 1024 remain after
+/// merging contiguous ones (`connection/assembler.rs`, `MAX_CHUNKS`).
+/// Runs are separated by holes, so that takes more than 1024 holes within
+/// the window: a window of at least 2 × 1025 full datagrams, and a burst
+/// of more than 1024 lost datagrams interleaved with delivered ones — what
+/// a drop-tail queue overflowing in a paced slow start does when the path
+/// holds more than 1024 datagrams (its bandwidth-delay product and its
+/// bottleneck queue): the round after the overflow sends up to twice that
+/// and loses up to half of it. Both together: the run may abort.
+fn quic_gaps(
+    plan: &Plan,
+    f: &super::PlanFlow,
+    legs: &[super::PlanLeg],
+    w: u64,
+    payload: u64,
+    bdp: u64,
+) -> Option<String> {
+    let limit = QUINN_MAX_CHUNKS + 1;
+    if w < 2 * limit * payload {
+        return None;
+    }
+    // The bottleneck direction's queue (the slowest forward direction).
+    let (_, queue) = legs
+        .iter()
+        .flat_map(|l| l.fwd.iter())
+        .map(|&d| &plan.links[d as usize])
+        .map(|l| (l.rate_bps, l.queue as u64))
+        .min_by_key(|x| x.0)?;
+    let held = bdp / payload + queue;
+    if held < limit {
+        return None;
+    }
+    Some(format!(
+        "flows.{}: quinn may close the connection (\"too many gaps in stream buffer\"): its {w} B stream window spans more than 2 x 1024 datagrams of {payload} B and the path holds {held} ({bdp} B in flight and a {queue}-packet bottleneck queue), so a slow start overflowing the queue can leave more than 1024 holes, quinn's limit; a stream window below {} B cannot (docs/quic.md)",
+        f.name,
+        2 * limit * payload
+    ))
+}
+
+fn node_of(plan: &Plan, n: u32) -> &str {
+    &plan.nodes[n as usize]
 }
 
 fn kb(bytes: f64) -> String {
@@ -163,7 +238,9 @@ fn rate(bps: u64) -> String {
 ///   after a window halving (the rule of thumb for one Reno flow).
 pub(super) fn capacity(plan: &Plan) -> Vec<String> {
     let mut out = Vec::new();
-    for f in &plan.flows {
+    // A QUIC flow's proxies: passed through, or terminating it with
+    // windows of their own (`quic_windows`).
+    for f in plan.flows.iter().filter(|f| f.quic.is_none()) {
         for (pi, p) in f.proxies.iter().enumerate() {
             let node = &plan.nodes[p.node as usize];
             let inc = &f.legs[pi].figures;

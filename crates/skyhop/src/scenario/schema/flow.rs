@@ -51,9 +51,15 @@ pub struct FlowSection {
     /// When the flow starts. Default 0 s.
     #[serde(default)]
     pub start: Duration,
-    /// Split proxies, node names in path order.
+    /// Split proxies, node names in path order (a QUIC flow's packets pass
+    /// through them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub proxies: Vec<String>,
+    /// QUIC-terminating proxies, node names in path order (`transport =
+    /// "quic"` only): each ends the flow's QUIC connection and opens the
+    /// next, relaying the streams, sized by its node's `proxy` table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quic_proxies: Vec<String>,
     /// Per-leg TCP variants (one more than proxies); default: `tcp` on every leg.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legs: Option<Vec<VariantName>>,
@@ -133,6 +139,7 @@ enum Key {
     Headers,
     Start,
     Proxies,
+    QuicProxies,
     Legs,
     Options,
     App,
@@ -151,6 +158,7 @@ const KEYS: &[(&str, Key)] = &[
     ("headers", Key::Headers),
     ("start", Key::Start),
     ("proxies", Key::Proxies),
+    ("quic_proxies", Key::QuicProxies),
     ("legs", Key::Legs),
     ("options", Key::Options),
     ("app", Key::App),
@@ -225,6 +233,7 @@ impl<'de> Deserialize<'de> for FlowSection {
                     headers: None,
                     start: Duration::default(),
                     proxies: Vec::new(),
+                    quic_proxies: Vec::new(),
                     legs: None,
                     options: TcpOptions::default(),
                     app: None,
@@ -242,6 +251,7 @@ impl<'de> Deserialize<'de> for FlowSection {
                         Key::Headers => f.headers = Some(map.next_value()?),
                         Key::Start => f.start = map.next_value()?,
                         Key::Proxies => f.proxies = map.next_value()?,
+                        Key::QuicProxies => f.quic_proxies = map.next_value()?,
                         Key::Legs => f.legs = Some(map.next_value()?),
                         Key::Options => f.options = map.next_value()?,
                         Key::App => f.app = Some(map.next_value()?),
