@@ -5,6 +5,7 @@
 pub mod describe;
 pub mod describe_access;
 pub mod json_schema;
+pub mod link_loss;
 mod load_error;
 mod memory;
 mod plan;
