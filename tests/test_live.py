@@ -237,6 +237,98 @@ def test_a_replayed_record_gives_the_live_run_again(tmp_path):
     assert replayed["flows"]["probe"] == doc["runs"][0]["flows"]["probe"]
 
 
+# A GEO broadband beam (issue 40): terminal A's link and T2's share one
+# DVB-S2 forward carrier and one DVB-RCS2 return link (2 carriers of 1 Mbaud,
+# waveform 14: 188 bytes per timeslot, 16 timeslots per 26.5 ms frame), where
+# a terminal sends only in the timeslots it was granted after asking (RBDC);
+# a simulated upload from T2 shares the return link with A's real one.
+BEAM = """
+[run]
+duration = "120 s"
+[nodes.B]
+[nodes.GW]
+[nodes.A]
+[nodes.T2]
+[links.core]
+between = ["GW", "B"]
+rate = "100 Mbps"
+delay = "10 ms"
+queue = 1000
+[links.a]
+between = ["GW", "A"]
+rate = "2 Mbps"
+delay = "250 ms"
+queue = 100
+[links.t2]
+between = ["GW", "T2"]
+rate = "2 Mbps"
+delay = "250 ms"
+queue = 100
+[beams.beam]
+gateway = "GW"
+links = ["a", "t2"]
+[beams.beam.forward]
+symbol_rate_mbaud = 30.0
+esn0_db = 10.0
+[beams.beam.return]
+symbol_rate_mbaud = 1.0
+carriers = 2
+waveform = 14
+slots_per_frame = 16
+frame = "26.5 ms"
+scheduler_latency = "10 ms"
+rbdc_max = "1.816 Mbps"
+[flows.cross]
+from = "T2"
+to = "B"
+size = "100 kB"
+"""
+
+
+def test_linux_tcp_uploads_through_a_dama_beam_intact_and_the_beam_agrees(tmp_path):
+    n = 150_000
+    scn = _scenario(tmp_path, BEAM)
+    doc, srv, cli, pcap, _ = _transfer(tmp_path, scn, n, "--record", str(tmp_path / "rec"))
+    assert srv["received"] == n and srv["intact"]
+    run = doc["runs"][0]
+    # Lower bound: the handshake's round trip (2 x 260 ms), the payload at
+    # one return carrier's 16 x 188 bytes per 26.5 ms (a terminal sends on
+    # one carrier at a time), each 1448-byte segment taking 1523 burst
+    # bytes (RLE), then the last segment's trip up and the server's close
+    # back down (2 x 260 ms).
+    one_carrier = 16 * 188 * 8 / 0.0265
+    assert cli["seconds"] >= 0.52 + n * 1523 / 1448 * 8 / one_carrier + 0.52
+    assert run["flows"]["cross"]["completion_time_s"] is not None
+    links = {(lk["link"], lk["dir"]): lk for lk in run["links"]}
+    up = links[("a", "reverse")]
+    assert up["bytes"] >= n and up["queue_drops"] == 0 and up["channel_drops"] == 0
+    # The beam's own report agrees with its member links' counters: per
+    # terminal the timeslots granted and used, the packets that crossed
+    # the return link (each has its access delay) and the forward frames;
+    # the beam never granted more timeslots than it had, nor did a
+    # terminal use more than it was granted, and the bursts carried at
+    # least the IP bytes.
+    beam = run["media"]["beam"]
+    per = {t["member"]: t for t in beam["terminals"]}
+    for m in ("a", "t2"):
+        rtn, fwd = links[(m, "reverse")], links[(m, "forward")]
+        assert per[m]["return_slots_granted"] == rtn["slots_granted"], m
+        assert per[m]["return_slots_used"] == rtn["slots_used"] <= rtn["slots_granted"], m
+        assert per[m]["access_delays"] == rtn["delivered"], m
+        assert per[m]["forward_frames"] == fwd["frames"], m
+        assert rtn["slots_used"] * 188 >= rtn["bytes"], m
+    assert beam["return_slots_used"] == sum(per[m]["return_slots_used"] for m in per)
+    assert beam["return_slots_granted"] == sum(per[m]["return_slots_granted"] for m in per)
+    assert beam["return_slots_granted"] <= beam["return_slots_offered"]
+    _check_links_against_pcap(doc, pcap)
+    # The record replays as the same run, beam report included.
+    proc = skyhop_cli("replay", tmp_path / "rec", "--json")
+    assert proc.returncode == 0, proc.stderr
+    replayed = json.loads(proc.stdout)["runs"][0]
+    assert replayed["links"] == run["links"]
+    assert replayed["media"] == run["media"]
+
+
 def _leftovers(marker: str) -> list[str]:
     ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
     return [line for line in ps.splitlines() if marker in line and "ps -eo" not in line]

@@ -59,6 +59,7 @@ def run_document(
             "links",
             "network_events",
             "network",
+            "media",
             "engine",
             "warnings",
             "jain_fairness",

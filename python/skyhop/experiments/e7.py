@@ -31,12 +31,16 @@ seed gives the same run and one run per point is the default): (i)
 none, at the terminals, at the gateway, at both, under RBDC; (iv)
 ``short``: a 100 kB upload from an idle terminal while three others are
 busy, per mode: its completion time against the CRA one and the
-request/grant loop; and the beam's own report (timeslots offered, granted,
-used; access delays) per mode.
+request/grant loop; the beam's own report (timeslots offered, granted,
+used; access delays) per mode; and (v) ``rain``: one terminal's 200 s
+download through a DVB-S2 forward carrier whose ACM follows a recorded
+20 dB rain fade (``e7_rain_fade.csv``) against clear sky: goodput against
+the data-field rate of the MODCODs chosen. Figures: ``e7_figures.py``.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import tomllib
 from pathlib import Path
@@ -192,6 +196,143 @@ def scenario_text(
     return "\n".join(out) + "\n"
 
 
+#: Rain on a terminal (sub-sweep ``rain``): a download from the server to
+#: host 1 through the forward carrier, which adapts its MODCOD to the
+#: terminal's Es/N0 (a clear-sky Ka-band budget, minus a recorded rain
+#: fade). The carrier (DVB-S2, normal frames without pilots, so a MODCOD's
+#: data-field rate is its EN 302 307-1 Table 13 efficiency x the symbol
+#: rate) is the bottleneck; the terminal's ACKs have a CRA of their own on
+#: the return link, so DAMA does not pace them.
+RAIN_SYMBOL_RATE_MBAUD = 2.0
+RAIN_DURATION_S = 200
+#: the fade: (t s, dB) corners, linear between, 1 s steps: a deep fade
+#: (20 dB at 19.7 GHz) rising and falling at 1/3 dB/s, which takes the
+#: terminal from 32APSK 5/6 down to 8PSK 3/5 and back
+RAIN_FADE = [(0.0, 0.0), (40.0, 0.0), (100.0, 20.0), (120.0, 20.0), (180.0, 0.0)]
+#: the gateway's queue for the terminal, packets (about the BDP at the
+#: clear-sky MODCOD: 7.4 Mbit/s x 0.52 s = 480 kB)
+RAIN_QUEUE = 320
+#: the terminal's CRA for its ACKs: an ACK (52 bytes, 56 in RLE, three to a
+#: timeslot) per segment (quick ACKs) at 8.2 Mbit/s is 680 ACKs/s, 230
+#: timeslots/s; 600 kbit/s is 400 timeslots/s
+RAIN_CRA = "600 kbps"
+#: TCP payload per byte of the data field: a 1500-byte packet in a GSE PDU
+#: of 10 header bytes (2 fixed, 2 protocol type, a 6-byte label) carries
+#: 1448 bytes; fragments across frames cost more, so this is a ceiling
+GSE_CEILING = 1448 / 1510
+
+
+#: the recorded attenuation traces (CSV ``t_s,attenuation_db``), shipped
+#: beside this module: :func:`fade_rows` written out (a test keeps them equal)
+RAIN_TRACES = {
+    "clear": Path(__file__).with_name("e7_clear_sky.csv"),
+    "fade": Path(__file__).with_name("e7_rain_fade.csv"),
+}
+
+
+def fade_csv(rain: bool) -> str:
+    """The text of a trace file of :func:`fade_rows`."""
+    return "t_s,attenuation_db\n" + "".join(f"{t:g},{a:g}\n" for t, a in fade_rows(rain))
+
+
+def fade_rows(rain: bool) -> list[tuple[float, float]]:
+    """The attenuation trace (t s, dB) at 1 s steps: :data:`RAIN_FADE`, or
+    zero throughout (the clear sky through the same budget)."""
+    out = []
+    for t in range(RAIN_DURATION_S + 1):
+        a = 0.0
+        for (t0, a0), (t1, a1) in itertools.pairwise(RAIN_FADE):
+            if t0 <= t < t1:
+                a = a0 + (a1 - a0) * (t - t0) / (t1 - t0)
+        out.append((float(t), round(a, 6) if rain else 0.0))
+    return out
+
+
+def rain_scenario_text(trace: str) -> str:
+    """One terminal (``t1``, its host ``h1``) downloading from ``server``
+    for :data:`RAIN_DURATION_S` s; the forward carrier's Es/N0 from
+    ``geo_broadband.toml``'s Ka-band budget for t1 minus the attenuation
+    recorded in the CSV file ``trace`` (``t_s,attenuation_db``)."""
+    return (
+        "\n".join(
+            [
+                'name = "e7_rain"',
+                'description = "E7: a download through a DVB-S2 forward carrier under a rain fade"',
+                "[run]",
+                f'duration = "{RAIN_DURATION_S} s"',
+                "seed = 1",
+                "[tcp]",
+                'rcv_buffer = "4 MB"',
+                'send_buffer = "4 MB"',
+                "[nodes.server]",
+                "[nodes.gw]",
+                "[nodes.t1]",
+                "[nodes.h1]",
+                "[links.core]",
+                'between = ["gw", "server"]',
+                'rate = "1 Gbps"',
+                'delay = "10 ms"',
+                "queue = 2000",
+                "[links.lan1]",
+                'between = ["h1", "t1"]',
+                'rate = "100 Mbps"',
+                'delay = "1 ms"',
+                "queue = 1000",
+                "[links.t1]",
+                'between = ["gw", "t1"]',
+                'rate = "10 Mbps"',
+                f'delay = "{ONE_WAY_S * 1000:.0f} ms"',
+                f"queue = {RAIN_QUEUE}",
+                "[links.t1.forward.channel]",
+                'model = "rain-fade"',
+                "frequency_ghz = 19.7",
+                "eirp_dbw = 60.0",
+                "gt_dbk = 16.0",
+                "range_km = 38500.0",
+                "elevation_deg = 40.2",
+                "lat_deg = 41.9",
+                "other_losses_db = 0.5",
+                "system_noise_k = 250.0",
+                "other_cn_db = 16.0",
+                f"file = {_value(trace)}",
+                "[beams.beam]",
+                'gateway = "gw"',
+                'links = ["t1"]',
+                "[beams.beam.forward]",
+                f"symbol_rate_mbaud = {RAIN_SYMBOL_RATE_MBAUD}",
+                "pilots = false",
+                'modcods = "s2"',
+                "margin_db = 1.0",
+                "hysteresis_db = 0.3",
+                "[beams.beam.return]",
+                "symbol_rate_mbaud = 1.0",
+                f"carriers = {CARRIERS}",
+                "waveform = 14",
+                f"slots_per_frame = {SLOTS}",
+                f'frame = "{FRAME_S * 1000} ms"',
+                f'scheduler_latency = "{SCHED_S * 1000:.0f} ms"',
+                f'cra = "{RAIN_CRA}"',
+                "[flows.down1]",
+                'from = "server"',
+                'to = "h1"',
+                'tcp = "cubic"',
+            ]
+        )
+        + "\n"
+    )
+
+
+def allowed_bps(modcods: list[dict[str, Any]], member: str, end_s: float) -> float:
+    """The forward carrier's mean data-field rate to ``member`` over
+    [0, ``end_s``]: each MODCOD's efficiency x the symbol rate, held from
+    its switch (the beam's ``modcods`` table) to the next."""
+    rows = sorted((r["t_s"], r["efficiency"]) for r in modcods if r["member"] == member)
+    total = 0.0
+    for (t0, eff), nxt in zip(rows, [*rows[1:], (end_s, 0.0)], strict=True):
+        total += eff * RAIN_SYMBOL_RATE_MBAUD * 1e6 * (min(nxt[0], end_s) - t0)
+    return total / end_s
+
+
 def jain(xs: list[float]) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2)."""
     s2 = sum(x * x for x in xs)
@@ -240,6 +381,11 @@ class E7:
         for mode in MODES:
             jobs.append(
                 Runs(f"beam_{mode}", tomllib.loads(scenario_text(4, "cubic", mode)))  # type: ignore[arg-type]
+            )
+        # Rain on a terminal: the same download under clear sky and a fade.
+        for case, trace in RAIN_TRACES.items():
+            jobs.append(
+                Runs(f"rain_{case}", tomllib.loads(rain_scenario_text(str(trace))), runs=1)  # type: ignore[arg-type]
             )
         return jobs
 
@@ -302,10 +448,12 @@ class E7:
             beam[mode]["access_delay_mean_s"] = stats(delays)
         summary = {
             "beam": beam,
+            "rain": {case: rain_summary(data[f"rain_{case}"].runs[0]) for case in RAIN_TRACES},
             "closed_forms": {
                 "return_capacity_bps": CAPACITY_BPS,
                 "request_grant_loop_s": list(LOOP_S),
                 "cra_share_bps_4": 0.9 * CAPACITY_BPS / 4,
+                "gse_goodput_ceiling": GSE_CEILING,
             },
             "published": "numbers not available in stored material (abstracts only)",
             "points": per,
@@ -352,9 +500,69 @@ class E7:
             threshold=f">= one loop ({LOOP_S[0]:.3f} s)",
             ours=f"{(sr or math.nan) - (sc or math.nan):.3f} s (CRA {sc}, RBDC {sr})",
         )
+        rain = analysis.summary["rain"]
+        ratios = {c: r["goodput_bps"] / r["allowed_bps"] for c, r in rain.items()}
+        claim(
+            "E7",
+            "under a rain fade the forward link's ACM lowers the MODCOD and TCP's goodput "
+            "follows the data-field rate the MODCODs allow, within GSE's overhead",
+            all(x <= GSE_CEILING for x in ratios.values())
+            and rain["fade"]["goodput_bps"] < rain["clear"]["goodput_bps"]
+            and rain["fade"]["modcod_switches"] > rain["clear"]["modcod_switches"],
+            quantity="goodput of a 200 s download / the mean data-field rate of the MODCODs "
+            "chosen (efficiency x 2 Mbaud), clear sky and a 20 dB fade",
+            threshold=f"<= {GSE_CEILING:.3f} (TCP payload per GSE byte) in both; less goodput "
+            "and more MODCOD switches under the fade",
+            ours=", ".join(
+                f"{c} {rain[c]['goodput_bps'] / 1e6:.2f} of {rain[c]['allowed_bps'] / 1e6:.2f} "
+                f"Mbit/s ({ratios[c]:.3f}, {rain[c]['modcod_switches']} switches)"
+                for c in rain
+            ),
+        )
 
     def figures(self, ctx: Context, analysis: Analysis) -> list[Path]:
-        return []
+        from .e7_figures import draw
+
+        return draw(ctx, analysis.summary, layout())
+
+
+def layout() -> dict[str, Any]:
+    """What E7's figures (``e7_figures.py``) need of its layout."""
+    return {
+        "capacity_bps": CAPACITY_BPS,
+        "carriers": CARRIERS,
+        "goodput_ceiling": GOODPUT_CEILING,
+        "gse_ceiling": GSE_CEILING,
+        "modes": MODES,
+        "tcps": TCPS,
+        "terminals": TERMINALS,
+        "loop_s": LOOP_S,
+        "proxies": PROXIES,
+        "proxy_tcps": PROXY_TCPS,
+        "short_bytes": SHORT_BYTES,
+        "rain_duration_s": RAIN_DURATION_S,
+        "rain_symbol_rate_mbaud": RAIN_SYMBOL_RATE_MBAUD,
+    }
+
+
+def rain_summary(r: dict[str, Any]) -> dict[str, Any]:
+    """A rain run's download against the MODCODs its terminal was given."""
+    b = r["media"]["beam"]
+    fwd = next(lk for lk in r["links"] if lk["link"] == "t1" and lk["dir"] == "forward")
+    flow = r["flows"]["down1"]
+    return {
+        "goodput_bps": flow["bytes_delivered"] * 8 / RAIN_DURATION_S,
+        "allowed_bps": allowed_bps(b["modcods"], "t1", RAIN_DURATION_S),
+        "modcod_switches": int(fwd["modcod_switches"]),
+        "frames_lost": int(fwd["frames_lost"]),
+        "queue_drops": int(fwd["queue_drops"]),
+        "retransmissions": flow["retransmissions"],
+        "modcods": [
+            {k: m[k] for k in ("t_s", "modcod", "efficiency", "threshold_db")}
+            for m in b["modcods"]
+            if m["member"] == "t1"
+        ],
+    }
 
 
 def _claimer(ctx: Context):

@@ -223,9 +223,13 @@ impl World {
         let mobile = self.mobile;
         for (k, layer) in layers.iter_mut().enumerate() {
             // Links built during a moving run follow the plan's.
-            let (link_name, rate_bps) = match names.links.get(k) {
+            let (link_name, rates) = match names.links.get(k) {
                 Some(l) => l.clone(),
-                None => mobile.as_ref().unwrap().built[k - names.links.len()].clone(),
+                None => {
+                    let (name, rate) =
+                        mobile.as_ref().unwrap().built[k - names.links.len()].clone();
+                    (name, [rate, rate])
+                }
             };
             for dir in [Dir::Forward, Dir::Reverse] {
                 let ld = 2 * k + dir.index();
@@ -251,7 +255,7 @@ impl World {
                     dir: dir_name.to_string(),
                     from,
                     to,
-                    rate_bps,
+                    rate_bps: rates[dir.index()],
                     packets: st.packets,
                     bytes: st.bytes,
                     delivered: st.delivered,

@@ -297,8 +297,9 @@ pub(super) struct RunNames {
     pub(super) seed: u64,
     pub(super) warnings: Vec<String>,
     pub(super) nodes: Vec<String>,
-    /// Per link of the plan: its name and its forward direction's rate.
-    pub(super) links: Vec<(String, u64)>,
+    /// Per link of the plan: its name and its directions' rates (forward,
+    /// reverse: they differ where a `reverse.rate` or a beam sets them).
+    pub(super) links: Vec<(String, [u64; 2])>,
     /// Per link direction of the plan: its ends.
     pub(super) dirs: Vec<(u32, u32)>,
 }
@@ -313,7 +314,10 @@ impl RunNames {
                 .layers
                 .iter()
                 .enumerate()
-                .map(|(k, l)| (l.name.clone(), plan.links[2 * k].rate_bps))
+                .map(|(k, l)| {
+                    let r = |d: usize| plan.links[2 * k + d].rate_bps;
+                    (l.name.clone(), [r(0), r(1)])
+                })
                 .collect(),
             dirs: plan.links.iter().map(|d| (d.from, d.to)).collect(),
         }

@@ -31,6 +31,7 @@ mod quic;
 mod quic_mathis;
 mod quic_proxy;
 mod rate_units;
+mod rbdc_trace;
 mod seams;
 mod split_proxy;
 mod validation;
