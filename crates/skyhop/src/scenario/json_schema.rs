@@ -22,7 +22,7 @@ use schemars::JsonSchema;
 
 /// The `$id`-less draft-07 JSON Schema of any type deriving [`JsonSchema`],
 /// as a JSON value (definitions inlined under `definitions`).
-pub fn json_schema_of<T: JsonSchema>() -> serde_json::Value {
+pub(crate) fn json_schema_of<T: JsonSchema>() -> serde_json::Value {
     let settings = SchemaSettings::draft07().with(|s| {
         s.option_nullable = false;
         s.option_add_null_type = false;

@@ -53,7 +53,7 @@ fn probability(key: &str, x: Option<f64>) -> Result<(), (String, String)> {
 /// Read one table's `per`, `ber` and `channel`; `Err((key within the
 /// table, message))` for the first that is out of range or gives a second
 /// model.
-pub fn loss_model<'a>(
+pub(crate) fn loss_model<'a>(
     per: Option<f64>,
     ber: Option<f64>,
     channel: Option<&'a ChannelSpec>,

@@ -358,7 +358,7 @@ fn pick<T: Copy>(
 }
 
 /// Check every value. Runs first in [`Plan::build`](super::Plan::build).
-pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
+pub(crate) fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
     let v = V { file };
 
     // ---- run ----
