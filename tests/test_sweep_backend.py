@@ -2,7 +2,7 @@
 when it is built, and the :class:`Backend` protocol, which is all a backend
 needs: a backend written here (every run in this process, one after the
 other) stores the same parts as the local pool, and an interruption keeps
-what it finished (about 2 s)."""
+what it finished (about 4 s on the shared two-core machine)."""
 
 from __future__ import annotations
 
