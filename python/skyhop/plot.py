@@ -630,13 +630,18 @@ def trace_figure(
     *,
     flow: str | None = None,
     seed: int | None = None,
+    epochs: str | None = None,
 ) -> list[Path]:
     """Traced quantities over time (:func:`trace_series`): one panel per
-    quantity (a shared time axis), one step line per series; returns the
+    quantity (a shared time axis), one step line per series, the epoch
+    boundaries dashed (:func:`skyhop.rtt_plot.trace_epochs`); returns the
     files written."""
     from .quantities import trace_label
+    from .rtt_plot import mark_epochs, trace_epochs
 
     title, data = trace_series(source, quantities, flow=flow, seed=seed)
+    end = max((float(t[-1]) for ls in data.values() for t, _ in ls.values() if len(t)), default=0)
+    marks = trace_epochs(source, seed, epochs, end)
     fig, axes = subplots(len(data), 1, width=10, height=2.6 * len(data) + 0.8, sharex=True)
     for ax, (q, lines) in zip(axes[:, 0], data.items(), strict=True):
         for i, (label, (t, v)) in enumerate(lines.items()):
@@ -650,6 +655,7 @@ def trace_figure(
                 linewidth=1.1,
                 label=label,
             )
+        mark_epochs(ax, marks)
         ax.set_ylabel(trace_label(q)[0])
         ax.ticklabel_format(axis="y", style="plain", useOffset=False)
         ax.legend(

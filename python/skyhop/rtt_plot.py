@@ -13,6 +13,12 @@ What is drawn depends on the flow, from a traced run (``--trace``):
 Epoch boundaries are the instants of the run's ``epoch`` network events
 after t = 0 (the ``starlink`` access preset, docs/leo.md); route changes of
 the geometric model are not marked.
+
+``skyhop plot ... --trace`` marks the same boundaries (:func:`trace_epochs`):
+a run document's ``epoch`` events, or a grid given with ``--epochs PERIOD``
+or ``--epochs PERIOD@OFFSET`` (``routing.epoch`` and
+``routing.epoch_offset``: ``"15 s@12 s"`` for the preset) for a trace table,
+which carries no events.
 """
 
 from __future__ import annotations
@@ -24,7 +30,14 @@ from typing import Any
 
 from .errors import ScenarioError
 
-__all__ = ["epoch_boundaries", "plot_rtt", "rtt_series"]
+__all__ = [
+    "epoch_boundaries",
+    "epoch_grid",
+    "mark_epochs",
+    "plot_rtt",
+    "rtt_series",
+    "trace_epochs",
+]
 
 
 def epoch_boundaries(run: dict[str, Any]) -> list[float]:
@@ -35,6 +48,64 @@ def epoch_boundaries(run: dict[str, Any]) -> list[float]:
         if e.get("kind") == "epoch" and float(e["t_s"]) > 0
     }
     return sorted(ts)
+
+
+def epoch_grid(spec: str, end_s: float) -> list[float]:
+    """The boundaries ``offset + n * period`` in (0, ``end_s``] of a
+    ``--epochs`` value ``"PERIOD"`` or ``"PERIOD@OFFSET"`` (offset 0: the
+    first boundary at one period, as ``routing.epoch_offset`` counts)."""
+    from .units import duration_s
+
+    period_text, _, offset_text = spec.partition("@")
+    period = duration_s(period_text.strip(), "--epochs")
+    offset = duration_s(offset_text.strip(), "--epochs") if offset_text else 0.0
+    if period <= 0:
+        raise ScenarioError("<options>", "--epochs", f"{spec!r}: the period must be positive")
+    if (end_s - offset) / period > 10_000:
+        raise ScenarioError(
+            "<options>", "--epochs", f"{spec!r} marks more than 10000 boundaries over the run"
+        )
+    first = offset if offset > 0 else period
+    out = []
+    n = 0
+    while first + n * period <= end_s:
+        out.append(first + n * period)
+        n += 1
+    return out
+
+
+def trace_epochs(
+    source: str | Path, seed: int | None, epochs: str | None, end_s: float
+) -> list[float]:
+    """The boundaries ``skyhop plot --trace`` marks: the ``--epochs`` grid
+    up to ``end_s`` if given, else a run document's ``epoch`` events (of
+    the run with ``seed``, or of every run), else none."""
+    if epochs is not None:
+        return epoch_grid(epochs, end_s)
+    src = Path(source)
+    if src.suffix.lower() != ".json" or not src.is_file():
+        return []
+    from .plot import _read_json
+
+    doc = _read_json(src, "plot")
+    runs = doc.get("runs") if isinstance(doc, dict) else None
+    marks: set[float] = set()
+    for r in runs if isinstance(runs, list) else []:
+        if isinstance(r, dict) and (seed is None or r.get("seed") == seed):
+            marks.update(epoch_boundaries(r))
+    return sorted(marks)
+
+
+def mark_epochs(ax: Any, marks: list[float], legend: bool = True) -> None:
+    """Dashed vertical lines at ``marks``, labelled once."""
+    for i, b in enumerate(marks):
+        ax.axvline(
+            b,
+            color="0.35",
+            linestyle="--",
+            linewidth=0.8,
+            label="epoch boundary" if i == 0 and legend else None,
+        )
 
 
 def _trace(run: dict[str, Any], key: str) -> tuple[list[float], list[float]] | None:
@@ -118,15 +189,7 @@ def plot_rtt(
         color=style["color"],
         label=s["what"],
     )
-    marks = [b for b in epoch_boundaries(r) if lo <= b <= hi]
-    for i, b in enumerate(marks):
-        ax.axvline(
-            b,
-            color="0.35",
-            linestyle="--",
-            linewidth=0.8,
-            label="epoch boundary" if i == 0 else None,
-        )
+    mark_epochs(ax, [b for b in epoch_boundaries(r) if lo <= b <= hi])
     ax.set_xlabel("time (s)")
     ax.set_ylabel("ms")
     ax.set_title(f"{s['what']} (seed {r.get('seed')})", fontsize=10)

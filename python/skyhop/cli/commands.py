@@ -413,6 +413,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
         raise UsageError("--back goes with --rtt")
     if args.seed is not None and args.trace is None:
         raise UsageError("--seed goes with --trace")
+    if args.epochs is not None and args.trace is None:
+        raise UsageError("--epochs goes with --trace (--rtt marks a run's epochs itself)")
     if args.rtt is not None:
         from ..rtt_plot import plot_rtt
 
@@ -427,7 +429,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
             if getattr(args, opt) is not None:
                 raise UsageError(f"--{opt} goes with --metric or --cdf, not --trace")
         quantities = _names(args.trace, "--trace")
-        files = trace_figure(args.source, quantities, args.out, flow=args.flow, seed=args.seed)
+        files = trace_figure(
+            args.source, quantities, args.out, flow=args.flow, seed=args.seed, epochs=args.epochs
+        )
     elif args.metric is not None:
         if args.table is not None:
             raise UsageError("--table goes with --cdf, not --metric")

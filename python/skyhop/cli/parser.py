@@ -430,6 +430,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_seed, metavar="S", help="with --trace: only the run with this seed"
     )
     p_fig.add_argument(
+        "--epochs",
+        metavar="PERIOD[@OFFSET]",
+        help="with --trace: mark epoch boundaries every PERIOD from OFFSET (routing.epoch, "
+        "routing.epoch_offset; e.g. '15 s@12 s'); a run document's epoch events are marked "
+        "without it",
+    )
+    p_fig.add_argument(
         "--x",
         metavar="PATH",
         help="the swept path on the x axis (default: the first numeric one with several values)",

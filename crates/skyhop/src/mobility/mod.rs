@@ -90,6 +90,23 @@ impl Positions {
         matches!(self.nodes.get(node as usize), Some(Some(_)))
     }
 
+    /// The same nodes with every orbit advanced by `by_s` seconds (the
+    /// run's t = 0 that much later along the orbits; fixed places and
+    /// tracks unchanged): a constellation's random start
+    /// (`constellation.start_spread`).
+    pub fn orbits_shifted(&self, by_s: f64) -> Positions {
+        Positions {
+            nodes: self
+                .nodes
+                .iter()
+                .map(|m| match m {
+                    Some(NodeMotion::Orbit(o)) => Some(NodeMotion::Orbit(o.shifted(by_s))),
+                    m => m.clone(),
+                })
+                .collect(),
+        }
+    }
+
     /// Whether the node moves.
     pub fn moves(&self, node: u32) -> bool {
         matches!(

@@ -58,6 +58,8 @@ pub struct Orbiter {
     offset_min: f64,
     /// The run's t = 0.
     start: Epoch,
+    /// The elements' epoch.
+    elements_epoch: Epoch,
 }
 
 impl std::fmt::Debug for Orbiter {
@@ -73,11 +75,27 @@ impl Orbiter {
     /// From elements (a TLE's, or generated), for a run starting at `start`.
     pub fn new(elements: &sgp4::Elements, start: Epoch) -> Result<Orbiter, String> {
         let constants = sgp4::Constants::from_elements(elements).map_err(|e| e.to_string())?;
+        let elements_epoch = Epoch(elements.epoch());
         Ok(Orbiter {
             constants,
-            offset_min: Epoch(elements.epoch()).seconds_to(start) / 60.0,
+            offset_min: elements_epoch.seconds_to(start) / 60.0,
             start,
+            elements_epoch,
         })
+    }
+
+    /// The same orbit for a run whose t = 0 is `by_s` seconds later: at
+    /// run time t it is where `self` is at t + `by_s` (bit for bit the
+    /// orbiter [`Orbiter::new`] makes of the same elements with the start
+    /// moved by `by_s`).
+    pub fn shifted(&self, by_s: f64) -> Orbiter {
+        let start = self.start.plus_s(by_s);
+        Orbiter {
+            constants: self.constants.clone(),
+            offset_min: self.elements_epoch.seconds_to(start) / 60.0,
+            start,
+            elements_epoch: self.elements_epoch,
+        }
     }
 
     /// Position in TEME at run time `t_s`, metres.
@@ -141,5 +159,33 @@ mod tests {
             let q = o.teme(t).unwrap();
             assert!((p.norm() - q.norm()).abs() < 1e-6 && p.z == q.z);
         }
+    }
+
+    #[test]
+    fn a_shifted_orbiter_is_the_orbit_with_its_start_moved() {
+        let el = sgp4::Elements::from_tle(
+            Some("ISS (ZARYA)".into()),
+            b"1 25544U 98067A   20194.88612269 -.00002218  00000-0 -31515-4 0  9992",
+            b"2 25544  51.6461 221.2784 0001413  89.1723 280.4612 15.49507896236008",
+        )
+        .unwrap();
+        let start = Epoch(el.epoch()).plus_s(120.0);
+        let o = Orbiter::new(&el, start).unwrap();
+        for by in [0.0, 0.25, 1234.5678, 5400.0] {
+            let s = o.shifted(by);
+            let moved = Orbiter::new(&el, start.plus_s(by)).unwrap();
+            for t in [0.0, 0.1, 17.0, 600.0] {
+                // Bit for bit the orbiter of the moved start ...
+                assert_eq!(s.position(t), moved.position(t), "{by} {t}");
+                // ... and where the unshifted one is `by` later (to 2 mm:
+                // instants are held in Julian years since J2000, whose
+                // last bit in 2020 is 0.11 µs, 0.9 mm along the orbit).
+                let d = s.position(t).distance(o.position(t + by));
+                assert!(d < 2e-3, "{by} {t}: {d} m");
+            }
+        }
+        // Not a no-op: 0.25 s is about 1.9 km along the orbit.
+        let d = o.shifted(0.25).position(0.0).distance(o.position(0.0));
+        assert!((1.5e3..2.5e3).contains(&d), "{d}");
     }
 }

@@ -111,6 +111,13 @@ pub struct MotionPlan {
     /// schedule overrides the routes (`net/access/`); `None`: geometric
     /// routing only.
     pub access: Option<Arc<super::access::AccessNet>>,
+    /// Each run starts its orbits an offset later, drawn from its seed,
+    /// uniform in [0, start_spread] ([`MotionPlan::for_run`];
+    /// `constellation.start_spread`). Zero: every run starts at t = 0.
+    pub start_spread: Dur,
+    /// The offset this network's orbits were advanced by (a run's, from
+    /// [`MotionPlan::for_run`]; zero in a plan).
+    pub start_offset: Dur,
 }
 
 /// A constellation as a scenario resolves it: its satellites (named, with
@@ -153,6 +160,8 @@ impl MotionPlan {
             when_down,
             lose_in_flight,
             access: None,
+            start_spread: Dur::ZERO,
+            start_offset: Dur::ZERO,
         };
         for c in constellations {
             let base = nodes.len() as u32;
@@ -176,6 +185,31 @@ impl MotionPlan {
         }
         plan.positions = Arc::new(Positions { nodes });
         plan
+    }
+
+    /// The network of the run with `seed`. With a `start_spread`: every
+    /// orbit advanced by an offset drawn from the seed (its own stream,
+    /// uniform over the nanoseconds of [0, start_spread]), as if the
+    /// constellation's t = 0 were that much later, and the access network
+    /// (if any) planned over the advanced orbits; the epochs and every
+    /// other time of the run are unchanged. `None` without a spread: the
+    /// plan's network as it is.
+    pub fn for_run(&self, seed: u64) -> Option<MotionPlan> {
+        use rand::Rng;
+        if self.start_spread == Dur::ZERO {
+            return None;
+        }
+        let mut rng = crate::engine::rng::RngStream::derive(seed, "constellation:start");
+        let by = Dur(rng.inner().gen_range(0..=self.start_spread.0));
+        let positions = Arc::new(self.positions.orbits_shifted(by.as_secs_f64()));
+        let mut m = self.clone();
+        m.access = self
+            .access
+            .as_ref()
+            .map(|a| Arc::new(a.with_positions(positions.clone())));
+        m.positions = positions;
+        m.start_offset = by;
+        Some(m)
     }
 
     /// Bytes a run of this network holds beyond its packets: positions and
@@ -503,6 +537,8 @@ mod tests {
             when_down: WhenDown::Drop,
             lose_in_flight: false,
             access: None,
+            start_spread: Dur::ZERO,
+            start_offset: Dur::ZERO,
         };
         let mut net = MovingNet::new(plan, &[]);
         let g = net.snapshot(0.0, None);

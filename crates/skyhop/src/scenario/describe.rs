@@ -416,7 +416,12 @@ pub fn describe(scn: &Scenario, plan: &Plan) -> Description {
                     format!("shortest delay every {}", crate::units::Duration(d))
                 }
                 crate::net::mobile::RoutingPolicy::Epochs { period, offset } => format!(
-                    "shortest delay in epochs of {} from {}",
+                    "{} in epochs of {} from {}",
+                    if m.access.is_some() {
+                        "the access scheduler's paths for its terminals, shortest delay elsewhere,"
+                    } else {
+                        "shortest delay"
+                    },
                     crate::units::Duration(period),
                     crate::units::Duration(offset)
                 ),

@@ -41,6 +41,9 @@ impl World {
         seed: u64,
         opts: &RunOptions,
     ) -> World {
+        // A constellation with a random start: this run's orbits.
+        let shifted = motion.and_then(|m| m.for_run(seed));
+        let motion = shifted.as_ref().or(motion);
         let link_motion = |k: usize| motion.and_then(|m| m.links.get(k).copied().flatten());
         let mut layers: Vec<AnyLinkLayer> = plan
             .layers
@@ -71,7 +74,7 @@ impl World {
                         .collect::<Vec<_>>()
                 });
                 AnyLinkLayer::build(
-                    &layer.spec,
+                    &super::mobile::run_layer_spec(&layer.spec, motion),
                     LinkBuild {
                         name: &layer.name,
                         seed,

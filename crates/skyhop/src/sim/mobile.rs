@@ -14,11 +14,13 @@ use super::world::World;
 use crate::engine::time::Dur;
 use crate::engine::Time;
 use crate::mobility::Positions;
+use crate::net::access::BeamShare;
 use crate::net::mobile::MotionPlan;
 use crate::net::moving::{DirMotion, Visibility};
 use crate::net::routing::NO_HOP;
-use crate::net::{AnyLinkLayer, FifoDir, FifoLink};
+use crate::net::{AnyLinkLayer, FifoDir, FifoLink, LinkLayerSpec};
 use crate::observe::PacketEventKind;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The moving parts of a plan link's two directions.
@@ -53,6 +55,28 @@ pub(super) fn attach_motion(
             )),
         );
     }
+}
+
+/// A layer's spec in the run over `motion`: an access link's beam share
+/// reads the run's access network (a randomly started constellation's
+/// own, `MotionPlan::for_run`), not the plan's.
+pub(super) fn run_layer_spec<'a>(
+    spec: &'a LinkLayerSpec,
+    motion: Option<&MotionPlan>,
+) -> Cow<'a, LinkLayerSpec> {
+    if let (LinkLayerSpec::StarlinkAccess(s), Some(net)) =
+        (spec, motion.and_then(|m| m.access.as_ref()))
+    {
+        if let Some(b) = s.beam.as_ref().filter(|b| !Arc::ptr_eq(&b.net, net)) {
+            let mut s = s.clone();
+            s.beam = Some(BeamShare {
+                net: net.clone(),
+                terminal: b.terminal,
+            });
+            return Cow::Owned(LinkLayerSpec::StarlinkAccess(s));
+        }
+    }
+    Cow::Borrowed(spec)
 }
 
 /// Look angles from the end nearer the Earth's centre to the other, over

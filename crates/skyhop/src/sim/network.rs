@@ -71,6 +71,19 @@ impl Mobile {
                 ground[g as usize] = true;
             }
         }
+        // A random start (`constellation.start_spread`): the run's offset.
+        let events = (motion.start_offset > Dur::ZERO)
+            .then(|| NetworkEvent {
+                t_s: 0.0,
+                kind: "start_offset".into(),
+                node: String::new(),
+                route: String::new(),
+                old: String::new(),
+                new: String::new(),
+                delay_s: Some(motion.start_offset.as_secs_f64()),
+            })
+            .into_iter()
+            .collect();
         Mobile {
             routing: RoutingState::new(nodes),
             net,
@@ -87,7 +100,7 @@ impl Mobile {
                 .collect(),
             ground,
             built: Vec::new(),
-            events: Vec::new(),
+            events,
             delay_traces: trace.then(Vec::new),
             unroutable: 0,
         }

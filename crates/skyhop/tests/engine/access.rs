@@ -646,3 +646,75 @@ fn bad_access_input_is_one_error_naming_its_key() {
         "{e}"
     );
 }
+
+#[test]
+fn a_legs_route_at_the_start_is_the_schedulers_first_epoch() {
+    // describe, the warnings and the memory estimate read the leg's route
+    // at the start: under the preset it is the path of the first epoch
+    // (server, PoP, gateway, satellites, dish, host), the one the packets
+    // take, not the least-delay path through the constellation at t = 0.
+    // The third case: a second terminal in Milan and one gateway, of one's
+    // own, between the two with a single antenna, where the least-delay
+    // path at t = 0 (which knows neither antennas nor the gateway's own
+    // rule) takes another satellite for Rome than the scheduler.
+    let milan = format!(
+        "{ROME}[nodes.Milan]\nlat = 45.4642\nlon = 9.19\n[flows.down2]\nfrom = \"server\"\nto = \"Milan\"\napp = \"cbr\"\ncbr = {{ rate = \"80 kbps\", packet = \"100 B\" }}\n"
+    );
+    let two: &[&str] = &[
+        "constellation.ground=[\"Rome\", \"Milan\"]",
+        "access.sites.Own.kind=\"gateway\"",
+        "access.sites.Own.lat=43.8",
+        "access.sites.Own.lon=11.0",
+        "access.sites.Own.antennas=1",
+        "access.gateways=[\"Own\"]",
+        "access.pop=\"FRA\"",
+    ];
+    for (text, sets) in [
+        (ROME, &[][..]),
+        (
+            ROME,
+            &["routing.epoch_offset=\"5 s\"", "access.isl_hops=0"][..],
+        ),
+        (milan.as_str(), two),
+    ] {
+        let plan = build(text, sets).unwrap();
+        let m = plan.motion.as_ref().unwrap();
+        let net = m.access.as_ref().unwrap();
+        let idx = |n: &str| plan.nodes.iter().position(|x| x == n).unwrap() as u32;
+        let mut gateways = Vec::new();
+        for f in &plan.flows {
+            let to = *f.legs[0].path.last().unwrap();
+            let k = net.terminals.iter().position(|t| t.host == to).unwrap();
+            let a = net.plan(0).terminals[k].clone().unwrap();
+            gateways.push((a.sat, a.isl_hops));
+            let mut want = vec![idx("server")];
+            want.extend(a.path.iter().rev());
+            want.push(to);
+            let fig = &f.legs[0].figures;
+            assert_eq!(fig.route_at_start.as_ref(), Some(&want), "{sets:?}");
+            // Its propagation: the epoch's one-way delay dish to PoP and
+            // the server's 1 ms, there and back (each hop rounded to the
+            // ns once in each sum).
+            let hops = want.len() as u64 - 1;
+            let one_way = a.delay.0 + 1_000_000;
+            assert!(
+                fig.propagation.0.abs_diff(2 * one_way) <= 2 * hops,
+                "{:?} against {}",
+                fig.propagation,
+                2 * one_way
+            );
+            // The round trip adds the access link's idle scheduling: the
+            // grant (17 ms) and three frames of 1/750 s, and transmissions.
+            assert!(fig.rtt.0 >= fig.propagation.0 + 21_000_000, "{fig:?}");
+        }
+        // In the third, the gateway's one antenna tracks one satellite:
+        // Milan shares Rome's, or reaches it over inter-satellite links.
+        if sets == two {
+            assert_eq!(gateways[0].1, 0, "{gateways:?}");
+            assert!(
+                gateways[1].0 == gateways[0].0 || gateways[1].1 > 0,
+                "{gateways:?}"
+            );
+        }
+    }
+}

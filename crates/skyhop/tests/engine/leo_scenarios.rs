@@ -224,3 +224,54 @@ fn routes_held_for_epochs_change_only_at_epoch_starts() {
     }
     assert_eq!(net.unroutable, 0);
 }
+
+#[test]
+fn routing_keys_the_starlink_scheduler_overrides_are_refused() {
+    let text = std::fs::read_to_string(format!(
+        "{}/../../scenarios/starlink_rome.toml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    // The scheduler holds each terminal's path for its epoch: an update
+    // interval, or the interval policy, would change nothing or move the
+    // change off the boundary.
+    let e = error(&text, &["routing.update=\"100 ms\""]);
+    assert_eq!(
+        (e.file.as_str(), e.key.as_str()),
+        ("bad.toml", "routing.update")
+    );
+    assert!(
+        e.message.contains("\"100 ms\"") && e.message.contains("starlink"),
+        "{e}"
+    );
+    let e = error(&text, &["routing.policy=\"shortest-delay\""]);
+    assert_eq!(e.key, "routing.policy", "{e}");
+    assert!(e.message.contains("\"shortest-delay\""), "{e}");
+    assert!(!e.to_string().contains('\n'), "{e}");
+    // The epochs are the scheduler's: accepted, and they move its boundaries.
+    let p = plan(
+        &text,
+        &[
+            "routing.policy=\"epochs\"",
+            "routing.epoch=\"10 s\"",
+            "routing.epoch_offset=\"3 s\"",
+        ],
+    )
+    .unwrap();
+    let net = p.motion.as_ref().unwrap().access.as_ref().unwrap();
+    assert_eq!(
+        (net.params.clock.period.0, net.params.clock.offset.0),
+        (10_000_000_000, 3_000_000_000)
+    );
+    // The geometric model keeps its update interval.
+    let geo = std::fs::read_to_string(format!(
+        "{}/../../scenarios/leo_rome_geometric.toml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let p = plan(&geo, &["routing.update=\"50 ms\""]).unwrap();
+    assert_eq!(
+        p.motion.unwrap().routing,
+        skyhop::net::mobile::RoutingPolicy::Interval(skyhop::engine::time::Dur::from_millis(50))
+    );
+}

@@ -19,6 +19,7 @@ mod holes;
 mod layering;
 mod leo;
 mod leo_scenarios;
+mod leo_start;
 mod loader_props;
 mod mathis;
 mod media;

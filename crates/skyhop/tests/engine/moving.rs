@@ -296,6 +296,8 @@ fn detour_motion() -> MotionPlan {
         when_down: WhenDown::Drop,
         lose_in_flight: false,
         access: None,
+        start_spread: Dur::ZERO,
+        start_offset: Dur::ZERO,
     }
 }
 

@@ -156,6 +156,21 @@ impl AccessNet {
         }
     }
 
+    /// The same access network over other positions (a run's shifted
+    /// constellation, `MotionPlan::for_run`), with no epoch planned yet.
+    pub fn with_positions(&self, positions: Arc<Positions>) -> AccessNet {
+        AccessNet {
+            positions,
+            sats: self.sats.clone(),
+            isl: self.isl.clone(),
+            pops: self.pops.clone(),
+            gateways: self.gateways.clone(),
+            terminals: self.terminals.clone(),
+            params: self.params,
+            cache: Mutex::new(BTreeMap::new()),
+        }
+    }
+
     /// The plan of epoch `n` (computed on first use).
     pub fn plan(&self, n: u64) -> Arc<EpochPlan> {
         if let Some(p) = self.cache.lock().unwrap().get(&n) {

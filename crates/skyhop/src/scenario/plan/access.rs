@@ -277,9 +277,28 @@ pub(super) fn expand(
         );
         Ok(())
     };
-    // Routing: Starlink's epochs unless the scenario says otherwise.
+    // Routing: the scheduler's epochs. The paths it installs at each
+    // boundary are held for the epoch, so routes recomputed on another
+    // schedule would change nothing on them, or move their change off the
+    // boundary: an interval policy and its update interval are refused.
     let mut r = scn.routing.clone().unwrap_or_default();
-    r.policy.get_or_insert(RoutingPolicyName::Epochs);
+    if let Some(u) = r.update {
+        return Err(err(
+            file,
+            "routing.update",
+            format!(
+                "\"{u}\" has no effect with access = \"starlink\": the scheduler recomputes the routes at its epochs (routing.epoch, routing.epoch_offset); remove it"
+            ),
+        ));
+    }
+    if r.policy == Some(RoutingPolicyName::ShortestDelay) {
+        return Err(err(
+            file,
+            "routing.policy",
+            "\"shortest-delay\" cannot be used with access = \"starlink\": the scheduler holds each terminal's path for its epoch (routing.epoch, routing.epoch_offset); leave routing.policy out or set \"epochs\"",
+        ));
+    }
+    r.policy = Some(RoutingPolicyName::Epochs);
     let clock = EpochClock {
         period: r.epoch.map_or(EpochClock::STARLINK.period, |d| d.0),
         offset: r.epoch_offset.map_or(EpochClock::STARLINK.offset, |d| d.0),
@@ -511,6 +530,7 @@ pub(super) fn attach(plan: &mut Plan, x: &Expansion) {
         },
     ));
     m.access = Some(net.clone());
+    refigure_legs(plan);
     for (k, (h, _, _)) in x.terminals.iter().enumerate() {
         let name = format!("access-{h}");
         let li = plan
@@ -525,6 +545,37 @@ pub(super) fn attach(plan: &mut Plan, x: &Expansion) {
             });
             let idle = access_idle_delay(s);
             add_to_legs(plan, li as u32, idle);
+        }
+    }
+}
+
+/// The figures of every leg across the moving network again, now that
+/// the access network is attached: their route at the start is the
+/// scheduler's first epoch (dish, serving satellite, gateway, PoP), the
+/// path the run's packets take, not the geometric shortest path.
+fn refigure_legs(plan: &mut Plan) {
+    let fresh: Vec<Vec<Option<super::LegFigures>>> = {
+        let f = super::figures::Figures::new(&plan.links, plan.motion.as_ref());
+        plan.flows
+            .iter()
+            .map(|fl| {
+                fl.legs
+                    .iter()
+                    .map(|l| {
+                        l.figures
+                            .route_at_start
+                            .is_some()
+                            .then(|| f.leg(&l.path, &l.fwd, &l.rev, l.cfg.mss, l.cfg.header_bytes))
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    for (fl, new) in plan.flows.iter_mut().zip(fresh) {
+        for (l, n) in fl.legs.iter_mut().zip(new) {
+            if let Some(n) = n {
+                l.figures = n;
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 //! formula of a bandwidth-delay product.
 
 use crate::engine::time::Dur;
-use crate::net::mobile::{MotionPlan, MovingNet};
+use crate::net::mobile::{MotionPlan, MovingNet, RoutingPolicy};
 use crate::net::routing::{path_from, Graph};
 use crate::net::LinkDirSpec;
 use std::cell::OnceCell;
@@ -114,7 +114,9 @@ impl<'a> Figures<'a> {
     }
 
     /// For a leg that crosses the moving network (its plan links do not
-    /// join its ends): its shortest-delay route at time 0 and that route's
+    /// join its ends): its route at time 0 as the run's first routing
+    /// update makes it (the shortest-delay tree, or an access scheduler's
+    /// first epoch) and that route's
     /// hops as (rate, one-way delay); empty when the ends are not joined
     /// then. `None` for a leg over plan links only.
     #[allow(clippy::type_complexity)]
@@ -130,12 +132,23 @@ impl<'a> Figures<'a> {
                 .map(|d| (d[0].from, d[0].to, d[0].delay))
                 .collect();
             let mut net = MovingNet::new(motion.clone(), &ends);
-            let graph = net.snapshot(0.0, None);
+            // The graph of the run's first routing update: with epochs,
+            // the links up for the whole first epoch.
+            let until = matches!(motion.routing, RoutingPolicy::Epochs { .. })
+                .then(|| motion.routing.next_after(Dur::ZERO).as_secs_f64());
+            let graph = net.snapshot(0.0, until);
             (net, graph)
         });
         let (src, dst) = (*path.first()?, *path.last()?);
         let (mut dist, mut next) = (Vec::new(), Vec::new());
         graph.tree_to(dst, &mut dist, &mut next);
+        // An access network's scheduler overrides the trees with its first
+        // epoch's paths, as in the run (`net/access/install.rs`).
+        if let Some(a) = motion.access.as_deref() {
+            let (mut n, mut d) = ([next], [dist]);
+            a.install(Dur::ZERO, graph, &[dst], &mut n, &mut d);
+            [next] = n;
+        }
         let route = path_from(&next, src, dst, graph.nodes());
         let hops = route
             .windows(2)

@@ -227,6 +227,9 @@ impl Places {
     }
 }
 
+/// The longest `constellation.start_spread`.
+const MAX_START_SPREAD: Dur = Dur::from_secs(30 * 86_400);
+
 /// The constellation's satellites, ISLs and link classes.
 fn constellation(
     c: &ConstellationSection,
@@ -351,9 +354,21 @@ fn constellation(
             .map(|(k, o)| (format!("{prefix}-{}-{}", k / per, k % per), o))
             .collect()
     };
-    // Every orbit must propagate over the run.
+    // Every orbit must propagate over the run, from any start the spread
+    // may draw.
+    let spread = c.start_spread.map_or(Dur::ZERO, |d| d.0);
+    if spread > MAX_START_SPREAD {
+        return Err(err(
+            file,
+            key("start_spread"),
+            format!(
+                "{} is out of range: at most 43200 min (30 days)",
+                crate::units::Duration(spread)
+            ),
+        ));
+    }
     for (name, o) in &sats {
-        for t in [0.0, duration.as_secs_f64()] {
+        for t in [0.0, (duration + spread).as_secs_f64()] {
             if let Err(m) = o.teme(t) {
                 return Err(err(
                     file,
@@ -472,7 +487,7 @@ pub(super) fn motion_plan(
         WhenDownName::Drop => WhenDown::Drop,
         WhenDownName::Hold => WhenDown::Hold,
     };
-    Ok(Some(MotionPlan::build(
+    let mut m = MotionPlan::build(
         places.motions.clone(),
         links,
         consts,
@@ -480,5 +495,11 @@ pub(super) fn motion_plan(
         routing,
         when_down,
         r.lose_in_flight.unwrap_or(false),
-    )))
+    );
+    m.start_spread = scn
+        .constellation
+        .as_ref()
+        .and_then(|c| c.start_spread)
+        .map_or(Dur::ZERO, |d| d.0);
+    Ok(Some(m))
 }

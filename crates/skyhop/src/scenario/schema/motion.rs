@@ -161,6 +161,12 @@ pub struct ConstellationSection {
     /// latest TLE epoch, or 2000-01-01T00:00:00Z for a shell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
+    /// A random start per run: each run's orbits begin an offset later,
+    /// drawn from the run's seed, uniform in [0, start_spread] (at most
+    /// 43200 min: 30 days), so that seeds sample different geometries.
+    /// Default 0 s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_spread: Option<Duration>,
     /// Minimum elevation of ground links, degrees. Default: the preset's
     /// (25° Starlink, 30° Kuiper, 10° Telesat), else 25°.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -209,16 +215,20 @@ pub enum WhenDownName {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoutingSection {
-    /// "shortest-delay" (default) or "epochs".
+    /// "shortest-delay" (default) or "epochs" (the only one with
+    /// access = "starlink", which sets it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<RoutingPolicyName>,
-    /// Interval of recomputation. Default 100 ms.
+    /// Interval of recomputation. Default 100 ms. Refused with access =
+    /// "starlink" (routes change at its epochs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update: Option<Duration>,
-    /// Epochs: their length. Default 15 s.
+    /// Epochs: their length. Default 15 s (also the starlink access's
+    /// reconfiguration period).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epoch: Option<Duration>,
-    /// Epochs: when the first starts. Default 0 s.
+    /// Epochs: when the first starts. Default 0 s (12 s with access =
+    /// "starlink").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epoch_offset: Option<Duration>,
     /// A packet sent while its link is down: "drop" (default) or "hold".
