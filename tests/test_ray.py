@@ -25,7 +25,7 @@ psutil = pytest.importorskip("psutil", reason="psutil (a dependency of ray) is n
 
 import skyhop  # noqa: E402
 from skyhop.errors import SweepError  # noqa: E402
-from skyhop.sweep import run_sweep  # noqa: E402
+from skyhop.sweep import SweepOptions, run_sweep  # noqa: E402
 
 SLOW = DATA / "sweep_slow.toml"
 GRID = {"links.ar.per": [0, 0.05]}
@@ -82,7 +82,7 @@ def test_a_failing_run_is_reported_once_and_the_sweep_goes_on(local_ray, tmp_pat
             {"run.event_budget": [10, 2_000_000_000]},
             out=out,
             runs=2,
-            backend="ray",
+            options=SweepOptions(backend="ray"),
             on_warning=warnings.append,
         )
     failed = [w for w in warnings if w.startswith("run failed")]
@@ -211,7 +211,7 @@ def test_a_local_sweep_resumes_on_ray(local_ray, tmp_path):
     shutil.copytree(ref, out)
     (out / "parts" / "p00001-s00000000000000000002.json").unlink()
     (out / "results.parquet").unlink()
-    info = run_sweep(TINY, GRID, runs=2, out=out, resume=True, backend="ray")
+    info = run_sweep(TINY, GRID, runs=2, out=out, resume=True, options=SweepOptions(backend="ray"))
     assert info["skipped"] == 3 and info["done"] == 1
     pd.testing.assert_frame_equal(pd.read_parquet(out / "results.parquet"), reference)
 

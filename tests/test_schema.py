@@ -92,6 +92,30 @@ def test_a_broken_file_fails_at_the_path_of_its_error(validator, tmp_path):
     assert list(err.absolute_path) == ["links", "ab"] and "speed" in err.message
 
 
+@pytest.mark.parametrize("table", ["", "forward"])
+def test_a_link_table_with_two_loss_models_fails_where_the_engine_refuses_it(validator, table):
+    ok = tomllib.loads(BROKEN.replace("rate = 10", 'rate = "1 Mbps"'))
+    path = ["links", "ab"] + ([table] if table else [])
+    channel = {"model": "per", "p": 0.01}
+    for one in ({"per": 0.01}, {"ber": 1e-6}, {"channel": channel}):
+        assert not list(validator.iter_errors(_with(ok, path, one)))
+    for two in ({"per": 0.01, "ber": 1e-6}, {"ber": 1e-6, "channel": channel}):
+        errors = list(validator.iter_errors(_with(ok, path, two)))
+        assert errors and all(list(e.absolute_path) == path for e in errors), errors
+    models = scenario_schema()["definitions"]["LinkSection"]["x-skyhop-loss-models"]
+    assert sorted(models) == ["ber", "channel", "per"]
+
+
+def _with(doc: dict, path: list[str], keys: dict) -> dict:
+    """``doc`` with ``keys`` added to the table at ``path`` (a deep copy)."""
+    out = json.loads(json.dumps(doc))
+    node = out
+    for p in path:
+        node = node.setdefault(p, {})
+    node.update(keys)
+    return out
+
+
 @pytest.mark.parametrize(
     "text", ["1 Mbps", "1.5 Gb/s", " 64 kb/s ", "1e6 bps", "10", "1 mbit", "Mbps", "1_000 bps"]
 )

@@ -8,7 +8,7 @@
 /// taken over wider words and folded at the end); the result folds to
 /// the same 16-bit sum as word-by-word addition.
 #[inline]
-pub fn sum(data: &[u8], mut acc: u64) -> u64 {
+pub(crate) fn sum(data: &[u8], mut acc: u64) -> u64 {
     let mut chunks = data.chunks_exact(4);
     for c in &mut chunks {
         acc += u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as u64;
@@ -21,7 +21,7 @@ pub fn sum(data: &[u8], mut acc: u64) -> u64 {
 
 /// Fold a wide one's complement sum to 16 bits (end-around carries).
 #[inline]
-pub fn fold(mut acc: u64) -> u16 {
+pub(crate) fn fold(mut acc: u64) -> u16 {
     while acc > 0xffff {
         acc = (acc & 0xffff) + (acc >> 16);
     }
@@ -30,20 +30,20 @@ pub fn fold(mut acc: u64) -> u16 {
 
 /// The checksum of `data` (the complement of its folded sum).
 #[inline]
-pub fn checksum(data: &[u8]) -> u16 {
+pub(crate) fn checksum(data: &[u8]) -> u16 {
     !fold(sum(data, 0))
 }
 
 /// The sum of the IPv4 pseudo-header: source, destination, protocol and
 /// the transport segment's length (header and payload).
 #[inline]
-pub fn pseudo_header(src: [u8; 4], dst: [u8; 4], proto: u8, len: usize) -> u64 {
+pub(crate) fn pseudo_header(src: [u8; 4], dst: [u8; 4], proto: u8, len: usize) -> u64 {
     u32::from_be_bytes(src) as u64 + u32::from_be_bytes(dst) as u64 + proto as u64 + len as u64
 }
 
 /// Set the header checksum of the IPv4 header `ip` (its first `ihl` bytes).
 #[inline]
-pub fn set_ipv4_header(ip: &mut [u8], ihl: usize) {
+pub(crate) fn set_ipv4_header(ip: &mut [u8], ihl: usize) {
     ip[10] = 0;
     ip[11] = 0;
     let c = checksum(&ip[..ihl]);
@@ -53,7 +53,7 @@ pub fn set_ipv4_header(ip: &mut [u8], ihl: usize) {
 /// Set the TCP checksum of the segment `tcp` (header and payload) sent
 /// from `src` to `dst`.
 #[inline]
-pub fn set_tcp(tcp: &mut [u8], src: [u8; 4], dst: [u8; 4]) {
+pub(crate) fn set_tcp(tcp: &mut [u8], src: [u8; 4], dst: [u8; 4]) {
     tcp[16] = 0;
     tcp[17] = 0;
     let c = !fold(sum(tcp, pseudo_header(src, dst, 6, tcp.len())));

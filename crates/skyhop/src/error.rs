@@ -10,10 +10,12 @@ pub struct ScenarioError {
     pub file: String,
     /// Dotted path of the offending key, e.g. `links.wu.rate`; empty for the whole file.
     pub key: String,
+    /// What is wrong, in the scenario's words.
     pub message: String,
 }
 
 impl ScenarioError {
+    /// An error of `file` at the dotted `key` (empty: the whole file).
     pub fn new(file: &str, key: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError {
             file: file.to_string(),
@@ -41,21 +43,40 @@ pub enum SimError {
     /// The scenario itself is invalid.
     Scenario(ScenarioError),
     /// The run needed more events than `run.event_budget` allows.
-    EventBudgetExceeded { budget: u64, sim_time_s: f64 },
+    EventBudgetExceeded {
+        /// `run.event_budget`.
+        budget: u64,
+        /// Simulated seconds reached when it ran out.
+        sim_time_s: f64,
+    },
     /// The receiving application saw a byte twice, out of order, or missing:
     /// a simulator bug, reported rather than hidden.
-    ByteConservation { flow: String, detail: String },
+    ByteConservation {
+        /// The flow's name.
+        flow: String,
+        /// What was seen.
+        detail: String,
+    },
     /// A split proxy's cache overflowed: a simulator bug (backpressure must prevent it).
     CacheOverflow {
+        /// The flow's name.
         flow: String,
+        /// The proxy's node.
         node: String,
+        /// The cache's state.
         detail: String,
     },
     /// The caller asked the run to stop (`RunOptions::cancel`), e.g. on Ctrl-C.
-    Cancelled { sim_time_s: f64 },
+    Cancelled {
+        /// Simulated seconds reached.
+        sim_time_s: f64,
+    },
     /// A live run could not set up or keep up its real hosts (namespaces,
     /// devices, commands), or was stopped by its lateness limit.
-    Live { detail: String },
+    Live {
+        /// What failed.
+        detail: String,
+    },
 }
 
 impl fmt::Display for SimError {

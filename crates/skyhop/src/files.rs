@@ -17,7 +17,7 @@ use std::path::Path;
 
 /// What a reader accepts besides a regular file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Accept {
+pub(crate) enum Accept {
     /// A regular file only.
     Regular,
     /// A regular file or a pipe (`<(...)`, `/dev/stdin` on a pipe).
@@ -26,7 +26,7 @@ pub enum Accept {
 
 /// Why a file was not read.
 #[derive(Debug)]
-pub enum FileError {
+pub(crate) enum FileError {
     /// The system refused (no such file, permission denied, ...).
     Io(io::Error),
     /// Not a regular file: what it is instead ("a FIFO", "a directory", ...).
@@ -141,7 +141,7 @@ fn set_blocking(_: &File) -> io::Result<()> {
 
 /// A file opened by [`open`]: reads fail with [`FileError::TooLarge`]
 /// (as an `io::Error` of kind `FileTooLarge` wrapping it) past the bound.
-pub struct Bounded {
+pub(crate) struct Bounded {
     inner: io::Take<File>,
     limit: u64,
     /// A pipe, not a regular file.
@@ -166,7 +166,7 @@ impl Read for Bounded {
 /// is not a regular file (or, with [`Accept::RegularOrPipe`], a pipe)
 /// before opening it; the kind is checked again on the opened file, so a
 /// file swapped for a FIFO meanwhile is refused too, without blocking.
-pub fn open(path: &Path, limit: u64, accept: Accept) -> Result<Bounded, FileError> {
+pub(crate) fn open(path: &Path, limit: u64, accept: Accept) -> Result<Bounded, FileError> {
     let pipe_ok = |t: std::fs::FileType| accept == Accept::RegularOrPipe && is_fifo(t);
     let refuse = |t: std::fs::FileType| kind_of(t).filter(|_| !pipe_ok(t));
     let before = std::fs::metadata(path)?.file_type();
@@ -194,7 +194,7 @@ pub fn open(path: &Path, limit: u64, accept: Accept) -> Result<Bounded, FileErro
 
 /// The bytes of `path` (see [`open`]); a pipe with nothing written to it
 /// (no writer) is an error, not an empty file.
-pub fn read(path: &Path, limit: u64, accept: Accept) -> Result<Vec<u8>, FileError> {
+pub(crate) fn read(path: &Path, limit: u64, accept: Accept) -> Result<Vec<u8>, FileError> {
     let mut f = open(path, limit, accept)?;
     let mut bytes = Vec::new();
     f.read_to_end(&mut bytes).map_err(from_read)?;
@@ -205,13 +205,13 @@ pub fn read(path: &Path, limit: u64, accept: Accept) -> Result<Vec<u8>, FileErro
 }
 
 /// The text of `path`, UTF-8 (see [`open`]).
-pub fn read_text(path: &Path, limit: u64, accept: Accept) -> Result<String, FileError> {
+pub(crate) fn read_text(path: &Path, limit: u64, accept: Accept) -> Result<String, FileError> {
     String::from_utf8(read(path, limit, accept)?).map_err(|_| FileError::NotText)
 }
 
 /// A read error of a [`Bounded`] file as a [`FileError`] (the bound's
 /// error comes back as itself).
-pub fn from_read(e: io::Error) -> FileError {
+pub(crate) fn from_read(e: io::Error) -> FileError {
     if e.kind() == io::ErrorKind::FileTooLarge {
         if let Some(FileError::TooLarge { limit }) =
             e.get_ref().and_then(|x| x.downcast_ref::<FileError>())

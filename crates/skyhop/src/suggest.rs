@@ -2,7 +2,7 @@
 
 /// Optimal string alignment distance (Levenshtein with transpositions),
 /// over characters, ignoring case.
-pub fn distance(a: &str, b: &str) -> usize {
+pub(crate) fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
     let (n, m) = (a.len(), b.len());
@@ -32,7 +32,7 @@ pub fn distance(a: &str, b: &str) -> usize {
 /// misspelling: at most one edit in four characters (at least one edit;
 /// none but a change of case for words under three characters), and not
 /// `word` itself.
-pub fn did_you_mean<'a>(
+pub(crate) fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
@@ -56,7 +56,7 @@ pub fn did_you_mean<'a>(
 }
 
 /// `; did you mean "x"?` or nothing.
-pub fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     did_you_mean(word, candidates)
         .map(|c| format!("; did you mean {c:?}?"))
         .unwrap_or_default()

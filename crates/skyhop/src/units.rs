@@ -297,12 +297,14 @@ pub struct Length(pub f64);
 pub struct Speed(pub f64);
 
 impl Length {
+    /// `"10 km"`, `"550e3 m"`: a number and a unit of `LENGTH_UNITS`.
     pub fn parse(s: &str) -> Result<Length, String> {
         let (d, f) = parse_with(s, "length", LENGTH_UNITS)?;
         Ok(Length(d.to_f64() * f))
     }
 }
 impl Speed {
+    /// `"250 m/s"`: a positive number and a unit of `SPEED_UNITS`.
     pub fn parse(s: &str) -> Result<Speed, String> {
         let (d, f) = parse_with(s, "speed", SPEED_UNITS)?;
         let v = d.to_f64() * f;
@@ -334,6 +336,8 @@ pub struct Duration(pub Dur);
 pub struct Size(pub u64);
 
 impl Rate {
+    /// `"1 Mbps"`: a positive number and a unit of `RATE_UNITS`, whole
+    /// bit/s.
     pub fn parse(s: &str) -> Result<Rate, String> {
         let (d, f) = parse_with(s, "rate", RATE_UNITS)?;
         if d.negative || d.is_zero() {
@@ -348,6 +352,8 @@ impl Rate {
     }
 }
 impl Duration {
+    /// `"125 ms"`: a number not below zero and a unit of `TIME_UNITS`,
+    /// whole nanoseconds.
     pub fn parse(s: &str) -> Result<Duration, String> {
         let (d, f) = parse_with(s, "duration", TIME_UNITS)?;
         if d.negative && !d.is_zero() {
@@ -362,6 +368,8 @@ impl Duration {
     }
 }
 impl Size {
+    /// `"5 MB"`: a number not below zero and a unit of `SIZE_UNITS`,
+    /// whole bytes.
     pub fn parse(s: &str) -> Result<Size, String> {
         let (d, f) = parse_with(s, "size", SIZE_UNITS)?;
         if d.negative && !d.is_zero() {

@@ -18,9 +18,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 
-def _check_backend_args(args: argparse.Namespace) -> None:
+def _sweep_options(args: argparse.Namespace) -> Any:
+    """``--backend``, ``--address`` and ``--jobs`` as one
+    :class:`~skyhop.sweep.SweepOptions`, built once for the whole command."""
+    from ..sweep import SweepOptions
+
     if args.address is not None and args.backend != "ray":
         raise UsageError("--address needs --backend ray")
+    return SweepOptions(args.backend, args.address, args.jobs)
 
 
 # ---------------------------------------------------------------------------
@@ -276,7 +281,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             "--grid",
             "give at least one --grid PATH=V1,V2,... (or --case NAME:PATH=V,...)",
         )
-    _check_backend_args(args)
+    options = _sweep_options(args)
     output.quiet_resource_tracker()
     progress = output.RunProgress("sweep", quiet=args.quiet)
     try:
@@ -288,12 +293,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             seed=args.seed,
             set=_scenario_sets(args),
             resume=args.resume,
-            jobs=args.jobs,
+            options=options,
             on_progress=progress.update,
             on_warning=progress.warning,
             trace=args.trace,
-            backend=args.backend,
-            address=args.address,
             trace_options=_trace_thinning(args),
             cases=args.cases or None,
         )
@@ -344,7 +347,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             "name",
             f"unknown experiment {args.name!r} (known: {', '.join(EXPERIMENTS)})",
         )
-    _check_backend_args(args)
+    options = _sweep_options(args)
     out = args.out or str(Path("out") / name)
     output.check_writable_dir(out)
     output.quiet_resource_tracker()
@@ -355,11 +358,9 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             out,
             runs=args.runs,
             seed=args.seed,
-            jobs=args.jobs,
             on_progress=progress.update,
             on_warning=progress.warning,
-            backend=args.backend,
-            address=args.address,
+            options=options,
             profile=args.profile,
         )
     except SweepInterrupted as e:

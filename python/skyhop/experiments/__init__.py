@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..sweep.backend import SweepOptions
 from .base import Context, Experiment, Progress, execute, jobs_size
 from .common import claims_markdown, merge_claims, write_json
 from .e1 import E1
@@ -90,12 +91,10 @@ def run_experiment(
     *,
     runs: int | None = None,
     seed: int = 1,
-    jobs: int | None = None,
     resume: bool = True,
     on_progress: Progress | None = None,
     on_warning: Any = None,
-    backend: str = "local",
-    address: str | None = None,
+    options: SweepOptions | None = None,
     profile: str | None = None,
 ) -> dict[str, Any]:
     """Run experiment ``name`` into directory ``out``; returns its summary document.
@@ -103,16 +102,15 @@ def run_experiment(
     ``on_progress(done, total, step, skipped)`` is called as runs finish
     (``total``: every run of the experiment; ``skipped``: runs a resume found
     finished; ``step``: the sub-sweep or runs under way); ``on_warning``
-    receives warnings (e.g. a damaged part redone). ``backend="ray"`` (with an
-    optional cluster ``address``) sends the runs of every sub-sweep to a Ray
-    cluster; the folder is the same either way. ``profile`` runs the
+    receives warnings (e.g. a damaged part redone). ``options``
+    (:class:`~skyhop.sweep.SweepOptions`: backend, cluster address, jobs;
+    default local worker processes, one per CPU) says where the runs of
+    every sub-sweep go; the folder is the same either way. ``profile`` runs the
     experiment under that TCP profile alone (default: every profile it
     lists, the study's first).
     """
-    from ..sweep import check_backend
-
     exp = _lookup(name)
-    check_backend(backend, address)
+    options = options or SweepOptions()
     profiles = _profiles(exp, profile)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -138,15 +136,13 @@ def run_experiment(
             out=out if i == 0 else out / p,
             runs=n,
             seed=seed,
-            jobs=jobs,
             resume=resume,
-            backend=backend,
-            address=address,
+            options=options,
             on_progress=progress,
             on_warning=on_warning,
             profile=p,
         )
-        docs[p] = _run_one(exp, ctx, backend, address, jobs)
+        docs[p] = _run_one(exp, ctx)
     primary = profiles[0]
     claims = merge_claims({p: d["claims"] for p, d in docs.items()}, profiles)
     doc = {exp.name: docs[primary][exp.name], "claims": claims, "runs_per_point": n}
@@ -155,7 +151,7 @@ def run_experiment(
     return doc
 
 
-def _run_one(exp: Experiment, ctx: Context, backend: str, address, jobs) -> dict[str, Any]:
+def _run_one(exp: Experiment, ctx: Context) -> dict[str, Any]:
     """The experiment under ``ctx.profile``, written into ``ctx.out``:
     results.parquet, summary.json, claims.md and the figures."""
     import pandas as pd
@@ -165,12 +161,9 @@ def _run_one(exp: Experiment, ctx: Context, backend: str, address, jobs) -> dict
     ctx.out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     grid = exp.grid(ctx)
-    if backend == "ray":
-        from ..sweep.ray_backend import ray_session
+    from ..sweep.core import backend_of
 
-        with ray_session(address, jobs):
-            data = execute(ctx, grid)
-    else:
+    with backend_of(ctx.options).session():
         data = execute(ctx, grid)
     analysis = exp.run(ctx, data)
     analysis.summary["profile"] = ctx.profile

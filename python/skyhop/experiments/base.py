@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from ..sweep.backend import SweepOptions
+
 __all__ = [
     "Analysis",
     "Context",
@@ -99,10 +101,9 @@ class Context:
     out: Path
     runs: int
     seed: int = 1
-    jobs: int | None = None
     resume: bool = True
-    backend: str = "local"
-    address: str | None = None
+    #: where the runs go and how many at once (the same for every job)
+    options: SweepOptions = field(default_factory=SweepOptions)
     on_progress: Progress | None = None
     on_warning: Callable[[str], None] | None = None
     #: the TCP profile this run of the experiment uses ("ns2": the studies'
@@ -227,9 +228,7 @@ def _sweep(ctx: Context, job: SubSweep, on_progress: Callable[[int, int], None])
         set=job.sets,
         out=d,
         resume=ctx.resume and (d / "sweep.json").exists(),
-        jobs=ctx.jobs,
-        backend=ctx.backend,
-        address=ctx.address,
+        options=ctx.options,
         on_progress=on_progress,
         on_warning=ctx.on_warning,
     )
@@ -240,5 +239,7 @@ def _runs(ctx: Context, job: Runs, on_done: Callable[[int], None]):
 
     scn = load_scenario(job.scenario, set=job.sets)
     base, n = check_seeds(ctx.seed, job.runs or ctx.runs)
-    runs = run_seeds(scn, range(base, base + n), trace=job.trace, jobs=ctx.jobs, on_done=on_done)
+    runs = run_seeds(
+        scn, range(base, base + n), trace=job.trace, jobs=ctx.options.jobs, on_done=on_done
+    )
     return Results(scn.resolved, runs)

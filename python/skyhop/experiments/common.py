@@ -94,6 +94,14 @@ def grouped(df, by: list[str], metric: str) -> dict[tuple, dict[str, Any]]:
     return out
 
 
+def mean_of(s: dict[str, Any] | None, missing: float = math.nan) -> float:
+    """The mean of a summary (:func:`stats`), or ``missing`` when there is no
+    summary or no run gave a value."""
+    if not s or s.get("mean") is None:
+        return missing
+    return float(s["mean"])
+
+
 def rel_dev(ours: float | None, published: float) -> float | None:
     if ours is None or published == 0:
         return None

@@ -15,8 +15,8 @@ from typing import Any
 
 from . import geo_split
 from .base import Analysis, Context, Job
-from .common import targets
-from .geo_split import BERS, RATES_MBPS, TCPS, _knee, _m
+from .common import mean_of, targets
+from .geo_split import BERS, RATES_MBPS, TCPS, _knee
 from .geo_split import E2 as GEO
 
 
@@ -79,7 +79,7 @@ def _claims(ctx: Context, summary, tables, e2e) -> None:
         words["cache_sweep"]["claims"][0],
         all(k is not None and 42 <= k <= 126 for k, _ in knees.values()),
         "63 packets give "
-        + ", ".join(f"{t} {_m(tables[(1, 1e-6)][(63, t)]) / knees[t][1]:.0%}" for t in TCPS)
+        + ", ".join(f"{t} {mean_of(tables[(1, 1e-6)][(63, t)]) / knees[t][1]:.0%}" for t in TCPS)
         + " of the plateau",
         figure=FIG6,
         quantity="the first cache reaching 90 % of the plateau (the mean over 126-250 "
@@ -103,7 +103,9 @@ def _claims(ctx: Context, summary, tables, e2e) -> None:
         ours=f"NewReno {g_nr:.2f}x, Westwood {g_ww:.2f}x",
     )
     small = exp.caches(1)[0]
-    worse = any(_m(tables[(1, 1e-6)][(small, t)]) < _m(e2e[(1, 1e-6)][(t,)]) for t in TCPS)
+    worse = any(
+        mean_of(tables[(1, 1e-6)][(small, t)]) < mean_of(e2e[(1, 1e-6)][(t,)]) for t in TCPS
+    )
     ctx.claim(
         "E2.cache_sweep",
         words["cache_sweep"]["claims"][2],
@@ -113,7 +115,7 @@ def _claims(ctx: Context, summary, tables, e2e) -> None:
         threshold="below end to end for at least one variant",
         reading="'can be' is one variant at the sweep's smallest cache",
         ours=", ".join(
-            f"{t} {_m(tables[(1, 1e-6)][(small, t)]) / 1e3:.0f} vs {_m(e2e[(1, 1e-6)][(t,)]) / 1e3:.0f} kb/s"
+            f"{t} {mean_of(tables[(1, 1e-6)][(small, t)]) / 1e3:.0f} vs {mean_of(e2e[(1, 1e-6)][(t,)]) / 1e3:.0f} kb/s"
             for t in TCPS
         ),
     )
@@ -138,7 +140,7 @@ def _claims(ctx: Context, summary, tables, e2e) -> None:
         f"({top_at[0]} Mb/s, BER {top_at[1]:g}, {top_at[2]})",
     )
     adv = {
-        (r, b): _m(e2e[(r, b)][("westwood",)]) / max(_m(e2e[(r, b)][("newreno",)]), 1)
+        (r, b): mean_of(e2e[(r, b)][("westwood",)]) / max(mean_of(e2e[(r, b)][("newreno",)]), 1)
         for r in RATES_MBPS
         for b in BERS
     }

@@ -20,14 +20,13 @@ from typing import Any
 
 from . import geo_split
 from .base import Analysis, Context, Job, SubSweep
-from .common import grouped, scenario_path, targets
+from .common import grouped, mean_of, scenario_path, targets
 from .geo_split import (
     BERS,
     QUEUE_PER_MBPS,
     RATES_MBPS,
     TCP,
     TCPS,
-    _m,
     _ratio,
     _split_summary,
     logical,
@@ -153,7 +152,7 @@ class E4:
                     tcp: {
                         "end_to_end_bps": ref[(rate, ber)][(tcp,)],
                         "shadowed_over_unshadowed": _ratio(
-                            _m(e2e[(rate, ber)][(tcp,)]), _m(ref[(rate, ber)][(tcp,)])
+                            mean_of(e2e[(rate, ber)][(tcp,)]), mean_of(ref[(rate, ber)][(tcp,)])
                         ),
                     }
                     for tcp in TCPS
@@ -203,7 +202,7 @@ def _claims(ctx: Context, summary, e2e, ref) -> None:
     #    resilient than NewReno: resilience is the share of the unshadowed
     #    throughput kept under shadowing, not the absolute throughput.
     kept = {
-        (r, b, t): _m(e2e[(r, b)][(t,)]) / max(_m(ref[(r, b)][(t,)]), 1.0)
+        (r, b, t): mean_of(e2e[(r, b)][(t,)]) / max(mean_of(ref[(r, b)][(t,)]), 1.0)
         for r in RATES_MBPS
         for b in BERS
         for t in TCPS
@@ -222,7 +221,7 @@ def _claims(ctx: Context, summary, e2e, ref) -> None:
         )
         + f"; all 12 in {min(kept.values()):.2f}-{max(kept.values()):.2f}; absolute shadowed "
         "throughput Westwood/NewReno at 1 Mb/s, 1e-6: "
-        f"{_m(e2e[at][('westwood',)]) / max(_m(e2e[at][('newreno',)]), 1):.2f}",
+        f"{mean_of(e2e[at][('westwood',)]) / max(mean_of(e2e[at][('newreno',)]), 1):.2f}",
         figure=FIG12,
         quantity="end to end, shadowed / unshadowed (E2) throughput: the share kept, per variant",
         threshold=f"<= {MARKEDLY} for both; Westwood's share above NewReno's",

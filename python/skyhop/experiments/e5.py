@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import Analysis, Context, Job, Runs, SubSweep
-from .common import scenario_path, stats, targets
+from .common import mean_of, scenario_path, stats, targets
 
 SCENARIO = "e5_aero.toml"
 BERS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
@@ -292,10 +292,6 @@ def _tag(size: str) -> str:
     return size.replace(" ", "").replace(".", "_")
 
 
-def _m(s: dict[str, Any] | None) -> float:
-    return math.nan if not s or s["mean"] is None else float(s["mean"])
-
-
 def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
     claims = targets()["E5"]["claims"]
 
@@ -303,7 +299,7 @@ def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
     #    beat Reno and Tahoe, more so at high BER. A transfer that did not
     #    finish within the run counts as infinitely slow.
     def t(size, tcp, x):
-        v = _m(a_time[(size, tcp, x)])
+        v = mean_of(a_time[(size, tcp, x)])
         return math.inf if math.isnan(v) else v
 
     lo = bers[0]
@@ -346,16 +342,16 @@ def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
     )
     # 2. AeroTCP > split SACK > end-to-end SACK at every BER; all fall at 1e-5.
     order = all(
-        _m(b[("aerotcp", x)]["aggregate_throughput_bps"])
-        >= _m(b[("split-sack", x)]["aggregate_throughput_bps"])
-        >= _m(b[("e2e-sack", x)]["aggregate_throughput_bps"])
+        mean_of(b[("aerotcp", x)]["aggregate_throughput_bps"])
+        >= mean_of(b[("split-sack", x)]["aggregate_throughput_bps"])
+        >= mean_of(b[("e2e-sack", x)]["aggregate_throughput_bps"])
         for x in bers
     )
     fall = [x for x in bers if x >= 1e-5]
     falls = (
         all(
-            _m(b[(cfg, fall[0])]["aggregate_throughput_bps"])
-            < _m(b[(cfg, bers[0])]["aggregate_throughput_bps"])
+            mean_of(b[(cfg, fall[0])]["aggregate_throughput_bps"])
+            < mean_of(b[(cfg, bers[0])]["aggregate_throughput_bps"])
             for cfg in CONFIGS
         )
         if fall
@@ -364,7 +360,8 @@ def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
     ev = "; ".join(
         f"BER {x:g}: "
         + ", ".join(
-            f"{cfg} {_m(b[(cfg, x)]['aggregate_throughput_bps']) / 1e6:.2f} Mb/s" for cfg in CONFIGS
+            f"{cfg} {mean_of(b[(cfg, x)]['aggregate_throughput_bps']) / 1e6:.2f} Mb/s"
+            for cfg in CONFIGS
         )
         for x in bers
     )
@@ -385,7 +382,7 @@ def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
         v["mean"] for v in b[("aerotcp", ref)]["response_time_s"].values() if v["mean"] is not None
     ]
     spread = (max(times) - min(times)) / min(times) if times else math.nan
-    j = _m(b[("aerotcp", ref)]["jain_fairness"])
+    j = mean_of(b[("aerotcp", ref)]["jain_fairness"])
     ctx.claim(
         "E5",
         claims[2],
@@ -399,10 +396,12 @@ def _claims(ctx: Context, bers, files, a_time, b, c, objects) -> None:
         f"Jain {j:.4f}",
     )
     # 4. Small objects: AeroTCP far below split standard TCP, whose time grows with size.
-    far = all(_m(c[("aerotcp", k)]) < 0.75 * _m(c[("split-sack", k)]) for k in objects if k >= 4)
-    grows = _m(c[("split-sack", objects[-1])]) > 1.5 * _m(c[("split-sack", objects[0])])
+    far = all(
+        mean_of(c[("aerotcp", k)]) < 0.75 * mean_of(c[("split-sack", k)]) for k in objects if k >= 4
+    )
+    grows = mean_of(c[("split-sack", objects[-1])]) > 1.5 * mean_of(c[("split-sack", objects[0])])
     ev = ", ".join(
-        f"{k} KB: {_m(c[('aerotcp', k)]):.2f} s vs {_m(c[('split-sack', k)]):.2f} s"
+        f"{k} KB: {mean_of(c[('aerotcp', k)]):.2f} s vs {mean_of(c[('split-sack', k)]):.2f} s"
         for k in objects
     )
     ctx.claim(

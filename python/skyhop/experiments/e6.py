@@ -24,12 +24,20 @@ TCP's minimum RTO) and the buffers (the IP buffer against the receive window).
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 from .base import Analysis, Context, Job, Runs, SubSweep
-from .common import grouped, profile_sets, rel_dev, rename_variants, scenario_path, stats, targets
+from .common import (
+    grouped,
+    mean_of,
+    profile_sets,
+    rel_dev,
+    rename_variants,
+    scenario_path,
+    stats,
+    targets,
+)
 
 SCENARIO = "e6_geo_3g.toml"
 #: the year of the study's ns-2
@@ -121,10 +129,6 @@ def _kbs(s: dict[str, Any]) -> dict[str, Any]:
         "ci95": None if s["ci95"] is None else s["ci95"] / f,
         "n": s["n"],
     }
-
-
-def _m(s: dict[str, Any]) -> float:
-    return s["mean"] if s["mean"] is not None else math.nan
 
 
 #: the probe that measures the mean layer-2 information rate (see :func:`_layer2_rate`)
@@ -372,7 +376,9 @@ def _claims(ctx: Context, s: dict[str, Any], pub: dict[str, Any]) -> None:
     mx = s["matrix"]
 
     # 1. Without ARQ, ACM is worse than staying in LBW.
-    pairs = {t: (_m(mx["no_arq"]["acm"][t]), _m(mx["no_arq"]["fixed-lbw"][t])) for t in TCPS}
+    pairs = {
+        t: (mean_of(mx["no_arq"]["acm"][t]), mean_of(mx["no_arq"]["fixed-lbw"][t])) for t in TCPS
+    }
     ctx.claim(
         "E6",
         claims[0],
@@ -388,8 +394,8 @@ def _claims(ctx: Context, s: dict[str, Any], pub: dict[str, Any]) -> None:
     # 2. With ARQ, ACM and fixed HBW about the same (within 10 %), under the
     #    study's condition: suitable timeouts, i.e. with ASTO.
     devs = {
-        (arq, t): (_m(mx[arq]["acm"][t]) - _m(mx[arq]["fixed-hbw"][t]))
-        / max(_m(mx[arq]["acm"][t]), _m(mx[arq]["fixed-hbw"][t]), 1e-9)
+        (arq, t): (mean_of(mx[arq]["acm"][t]) - mean_of(mx[arq]["fixed-hbw"][t]))
+        / max(mean_of(mx[arq]["acm"][t]), mean_of(mx[arq]["fixed-hbw"][t]), 1e-9)
         for arq in ("arq_asto", "arq_no_asto")
         for t in TCPS
     }
@@ -412,7 +418,7 @@ def _claims(ctx: Context, s: dict[str, Any], pub: dict[str, Any]) -> None:
     #    (20, 50 ms).
     cq = s["cqe_sweep"]
     cqes = cq["cqe_ms"]
-    gains = [_m(a) - _m(b) for a, b in zip(cq["asto"], cq["no_asto"], strict=True)]
+    gains = [mean_of(a) - mean_of(b) for a, b in zip(cq["asto"], cq["no_asto"], strict=True)]
     by = dict(zip(cqes, gains, strict=True))
     long_ = [by[c] for c in cqes if c >= 200]
     short = [by[c] for c in cqes if c <= 50]
@@ -440,8 +446,8 @@ def _claims(ctx: Context, s: dict[str, Any], pub: dict[str, Any]) -> None:
     #    Westwood "suffers more ... when ACM is employed").
     def best(arq: str, mode: str) -> list[str]:
         """The variants within TIE of the best mean (equal goodputs tie)."""
-        top = max(_m(mx[arq][mode][t]) for t in TCPS)
-        return [t for t in TCPS if _m(mx[arq][mode][t]) >= top * (1 - TIE)]
+        top = max(mean_of(mx[arq][mode][t]) for t in TCPS)
+        return [t for t in TCPS if mean_of(mx[arq][mode][t]) >= top * (1 - TIE)]
 
     eff = {m: best("arq_asto", m) for m in ("acm", "fixed-hbw")}
     heavy = best("no_arq", "fixed-hbw")
@@ -451,7 +457,7 @@ def _claims(ctx: Context, s: dict[str, Any], pub: dict[str, Any]) -> None:
         all("sack" in v for v in eff.values()) and "westwood" in heavy,
         "goodput kB/s "
         + "; ".join(
-            f"{ARQ_LABELS[a]} {m}: " + ", ".join(f"{t} {_m(mx[a][m][t]):.1f}" for t in TCPS)
+            f"{ARQ_LABELS[a]} {m}: " + ", ".join(f"{t} {mean_of(mx[a][m][t]):.1f}" for t in TCPS)
             for a in ("arq_asto", "no_arq")
             for m in ("acm", "fixed-hbw")
         )
@@ -471,8 +477,8 @@ def _claims(ctx: Context, s: dict[str, Any], pub: dict[str, Any]) -> None:
 
     # 5. ACK loss below about 1 % barely changes goodput (within 10 %).
     al = s["alr_sweep"]
-    base = _m(al["goodput"][0])
-    rel = {a: _m(x) / base - 1 for a, x in zip(al["alr"], al["goodput"], strict=True)}
+    base = mean_of(al["goodput"][0])
+    rel = {a: mean_of(x) / base - 1 for a, x in zip(al["alr"], al["goodput"], strict=True)}
     ctx.claim(
         "E6",
         claims[4],
@@ -488,17 +494,17 @@ def _claims(ctx: Context, s: dict[str, Any], pub: dict[str, Any]) -> None:
     # 6. Table II: one return path clearly better for both TCP versions;
     #    SACK beats NewReno-Impatient on both paths.
     t2 = s["table2"]
-    rp_ratio = {k: _m(t2["rct"][k]) / _m(t2["rcs"][k]) for k in TABLE2_TCPS}
+    rp_ratio = {k: mean_of(t2["rct"][k]) / mean_of(t2["rcs"][k]) for k in TABLE2_TCPS}
     same_side = all(v > 1 for v in rp_ratio.values()) or all(v < 1 for v in rp_ratio.values())
     clearly = all(max(v, 1 / v) >= 1 + CLEARLY for v in rp_ratio.values())
-    sack_nr = {p: _m(t2[p]["sack"]) / _m(t2[p]["newreno_imp"]) for p in TABLE2_READING}
+    sack_nr = {p: mean_of(t2[p]["sack"]) / mean_of(t2[p]["newreno_imp"]) for p in TABLE2_READING}
     ctx.claim(
         "E6.table2",
         pub["table2"]["claims"][0],
         same_side and clearly and all(v > 1 for v in sack_nr.values()),
         "cells (ours / published, reading RCT better): "
         + "; ".join(
-            f"{p.upper()} {k} {_m(t2[p][k]):.1f} / {t2[p][k]['published']:g} "
+            f"{p.upper()} {k} {mean_of(t2[p][k]):.1f} / {t2[p][k]['published']:g} "
             f"({t2[p][k]['ratio']:.2f})"
             for p in TABLE2_READING
             for k in TABLE2_TCPS

@@ -9,13 +9,12 @@ the cache swept; throughput of 31 s FTP sessions averaged over 100 sessions.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .base import Context, SubSweep
-from .common import grouped, profile_sets, scenario_path
+from .common import grouped, mean_of, profile_sets, scenario_path
 
 RATES_MBPS = [1, 20]
 BERS = [1e-6, 1e-7, 1e-8]
@@ -225,15 +224,11 @@ def _ratio(a, b) -> float | None:
     return a / b
 
 
-def _m(s) -> float:
-    return s["mean"] if s and s.get("mean") is not None else math.nan
-
-
 def _knee(exp: GeoSplit, tables, rate, ber, tcp) -> tuple[int | None, float]:
     """The first cache reaching 90 % of the plateau (the mean over the
     upper caches), and the plateau."""
     caches = exp.caches(rate)
-    vals = [_m(tables[(rate, ber)][(c, tcp)]) for c in caches]
+    vals = [mean_of(tables[(rate, ber)][(c, tcp)]) for c in caches]
     top = vals[-PLATEAU_CACHES:]
     plateau = sum(top) / len(top)
     knee = next((c for c, v in zip(caches, vals, strict=False) if v >= 0.9 * plateau), None)
@@ -276,7 +271,7 @@ def cache_figure(
             for k, t in enumerate(TCPS):
                 reference_line(
                     ax,
-                    _m(e2e[(rate, ber)][(t,)]) / scale,
+                    mean_of(e2e[(rate, ber)][(t,)]) / scale,
                     f"{TCP_WORDS.get(t, t)}, end to end (mean)",
                     color=series_style(k)["color"],
                 )

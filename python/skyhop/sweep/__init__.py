@@ -19,8 +19,11 @@ Layout of a sweep's output directory (``docs/sweeps.md`` has the details)::
 
 The package's modules:
 
-- :mod:`skyhop.sweep.base`: what the package itself holds (the backends,
+- :mod:`skyhop.sweep.base`: what the package itself holds (the backends' names,
   :class:`SweepInterrupted`);
+- :mod:`skyhop.sweep.backend`: how runs are executed (:class:`SweepOptions`
+  chooses a backend; the :class:`Backend` protocol runs a batch of runs
+  with the library's pieces);
 - :mod:`skyhop.sweep.grid`: the grid (values, their typed columns, points);
 - :mod:`skyhop.sweep.store`: the part store (parts, their checks, the
   manifest, the assembly of the tables);
@@ -47,7 +50,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "BACKENDS",
+    "Backend",
     "SweepInterrupted",
+    "SweepOptions",
     "check_backend",
     "compute_part",
     "parse_cases",
@@ -151,6 +156,7 @@ def sweep(
     ...                   {"links.wu.per": [0.001, 0.01]}, runs=5)
     >>> df.groupby("links.wu.per")["completion_time_s"].mean()  # doctest: +SKIP
     """
+    from .backend import SweepOptions
     from .core import sweep_frame
 
     return sweep_frame(
@@ -161,10 +167,8 @@ def sweep(
         set=set,
         out=out,
         resume=resume,
-        jobs=jobs,
+        options=SweepOptions(backend, address, jobs),  # checked here, once
         trace=trace,
-        backend=backend,
-        address=address,
         cases=cases,
     )
 
@@ -177,6 +181,8 @@ def run_sweep(scenario: Any, grid: Any, **kwargs: Any) -> dict[str, Any]:
 
 
 _LAZY = {
+    "Backend": "backend",
+    "SweepOptions": "backend",
     "parse_cases": "grid",
     "parse_grid": "grid",
     "compute_part": "store",

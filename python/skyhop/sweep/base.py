@@ -1,6 +1,7 @@
 """What every part of the sweep package shares: the backends and the
 interruption (standard library only, so that importing :mod:`skyhop.sweep`
-costs nothing)."""
+costs nothing; how a backend is chosen and what it does are
+:mod:`skyhop.sweep.backend`)."""
 
 from __future__ import annotations
 

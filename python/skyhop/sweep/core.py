@@ -26,15 +26,15 @@ from ..api import (
     _set_strings,
     check_bool,
     check_int,
-    check_jobs,
     check_runs,
     check_seeds,
     default_jobs,
 )
 from ..errors import ScenarioError, SweepError
-from .base import SweepInterrupted, check_backend
+from .backend import Backend, Batch, Pieces, SweepOptions
+from .base import SweepInterrupted
 from .grid import CASE, GridSpec, build_points, parse_cases, parse_grid
-from .local import Terminated, WorkerLost, at_point, execute
+from .local import LocalBackend, Terminated, WorkerLost, at_point
 from .store import (
     MANIFEST,
     PARTS,
@@ -51,7 +51,7 @@ from .store import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["run_sweep", "sweep_frame"]
+__all__ = ["backend_of", "run_sweep", "sweep_frame"]
 
 Reporter = Callable[[str], None]
 
@@ -65,12 +65,10 @@ def run_sweep(
     seed: int | None = None,
     set: SetOverrides = None,
     resume: bool = False,
-    jobs: int | None = None,
+    options: SweepOptions | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     on_warning: Reporter | None = None,
     trace: bool = False,
-    backend: str = "local",
-    address: str | None = None,
     trace_options: dict[str, Any] | None = None,
     cases: Any = None,
 ) -> dict[str, Any]:
@@ -81,9 +79,9 @@ def run_sweep(
     ``on_progress(done, total)`` is called once with the runs already done
     (skipped by ``resume``) and after every finished (point, seed);
     ``on_warning(message)`` receives each warning (a redone or ignored part;
-    on Ray, a run that failed). ``backend`` is ``"local"`` (worker processes
-    of this machine) or ``"ray"`` (tasks on a Ray cluster at ``address``;
-    :mod:`skyhop.sweep.ray_backend`). ``trace_options``: the traces
+    on Ray, a run that failed). ``options`` says where the runs go and how
+    many at once (:class:`~skyhop.sweep.base.SweepOptions`; default: local
+    worker processes, one per CPU). ``trace_options``: the traces
     thinned (``{"trace_every_s": seconds, "trace_series": [quantities]}``,
     as ``skyhop sweep --trace-every/--trace-series``; implies ``trace``).
     ``cases``: named sets of settings applied together
@@ -99,8 +97,7 @@ def run_sweep(
     if trace_options:
         # the engine's thinning, carried where a bare True goes otherwise
         trace = dict(trace_options)  # type: ignore[assignment]
-    jobs = check_jobs(jobs)
-    backend = check_backend(backend, address)
+    options = options or SweepOptions()
     if runs is not None:
         check_runs(runs)
     if seed is not None:
@@ -132,7 +129,7 @@ def run_sweep(
     # ... and a point whose runs would not fit in memory before any run
     # (each worker holds one run; its traces go to its part), on the plan
     # its loading built.
-    at_once = min(len(points) * n, jobs or default_jobs())
+    at_once = min(len(points) * n, options.jobs or default_jobs())
     for p in points:
         try:
             _core.check_memory(
@@ -161,33 +158,13 @@ def run_sweep(
     tasks = [(p, s) for p in points for s in seeds]
     todo = [(p, s) for p, s in tasks if (p.index, s) not in good]
     total, skipped = len(tasks), len(tasks) - len(todo)
-    state = {"done": skipped}
+    batch = Batch(todo, parts, first_seed, trace, total, skipped, on_progress, warn)
     if on_progress:
         on_progress(skipped, total)
 
     if todo:
         try:
-            if backend == "ray":
-                from .ray_backend import execute_on_ray
-
-                execute_on_ray(
-                    todo,
-                    parts,
-                    first_seed,
-                    trace,
-                    jobs,
-                    address,
-                    state,
-                    total,
-                    on_progress,
-                    warn,
-                    compute=compute_part,
-                    store=store_part,
-                    at_point=at_point,
-                    terminated=Terminated,
-                )
-            else:
-                execute(todo, parts, jobs, state, total, on_progress, first_seed, trace)
+            backend_of(options).execute(batch, PIECES)
         except (KeyboardInterrupt, Terminated):
             raise SweepInterrupted(_saved(parts, tasks), total, str(out)) from None
         except WorkerLost as e:
@@ -199,7 +176,7 @@ def run_sweep(
             ) from None
     tables = assemble(out, points, seeds, paths, trace, warn)
     info: dict[str, Any] = {
-        "done": state["done"] - skipped,
+        "done": batch.done - skipped,
         "skipped": skipped,
         "total": total,
         "out": str(out),
@@ -208,6 +185,20 @@ def run_sweep(
     if trace:
         info["traces"] = str(out / TRACES)
     return info
+
+
+def backend_of(options: SweepOptions) -> Backend:
+    """The backend that runs the batches ``options`` names (Ray's module
+    loads only for ``"ray"``)."""
+    if options.backend == "ray":
+        from .ray_backend import RayBackend
+
+        return RayBackend(options.address, options.jobs)
+    return LocalBackend(options.jobs)
+
+
+#: what a backend needs of the sweep library (:class:`~skyhop.sweep.base.Pieces`)
+PIECES = Pieces(compute=compute_part, store=store_part, at_point=at_point, terminated=Terminated)
 
 
 def _source_name(scenario: Any) -> str:
@@ -232,10 +223,8 @@ def sweep_frame(
     set: SetOverrides = None,
     out: str | os.PathLike[str] | None = None,
     resume: bool = False,
-    jobs: int | None = None,
+    options: SweepOptions | None = None,
     trace: bool = False,
-    backend: str = "local",
-    address: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     on_warning: Reporter | None = None,
     cases: Any = None,
@@ -254,12 +243,10 @@ def sweep_frame(
         "runs": runs,
         "seed": seed,
         "set": set,
-        "jobs": jobs,
+        "options": options,
         "on_progress": on_progress,
         "on_warning": on_warning or warn,
         "trace": trace,
-        "backend": backend,
-        "address": address,
     }
     if out is None:
         import tempfile

@@ -9,20 +9,21 @@ when they notice their parent has died.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from ..api import default_jobs
 from ..errors import ScenarioError, SimulationError, SkyhopError
+from .backend import Batch, Pieces
 from .grid import Point
 from .store import compute_part, store_part
 
-__all__ = ["Terminated", "WorkerLost", "at_point", "execute"]
+__all__ = ["LocalBackend", "Terminated", "WorkerLost", "at_point"]
 
 
 class Terminated(Exception):
@@ -62,23 +63,33 @@ def _run_task(point: Point, seed: int, parts: str, run_index: int = 0, trace: bo
     return 1
 
 
-def execute(
-    todo: list[tuple[Point, int]],
-    parts: Path,
-    jobs: int | None,
-    state: dict,
-    total: int,
-    on_progress: Callable[[int, int], None] | None,
-    first_seed: int = 0,
-    trace: bool = False,
-) -> None:
-    """Run ``todo`` [(Point, seed)] in worker processes, counting finished
-    runs in ``state["done"]``. Raises the run's SkyhopError (with its point
+class LocalBackend:
+    """The :class:`~skyhop.sweep.base.Backend` of worker processes on this
+    machine (``jobs`` of them, default all CPUs)."""
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.jobs = jobs
+
+    def execute(self, batch: Batch, pieces: Pieces) -> None:
+        """Each worker makes and stores its parts itself (with the store's
+        own functions, importable by a spawned process)."""
+        _execute(batch, self.jobs)
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[None]:
+        """Nothing to hold: a pool lives for one batch."""
+        yield
+
+
+def _execute(batch: Batch, jobs: int | None) -> None:
+    """Run ``batch.todo`` [(Point, seed)] in worker processes, counting finished
+    runs with ``batch.finished()``. Raises the run's SkyhopError (with its point
     named), WorkerLost when a worker dies from outside, Terminated on SIGTERM."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
+    todo, parts = batch.todo, batch.parts
     workers = max(1, min(len(todo), jobs or default_jobs()))
     ctx = multiprocessing.get_context("spawn")
     old_term = None
@@ -109,7 +120,9 @@ def execute(
                     return
                 point, seed = nxt
                 pending[
-                    pool.submit(_run_task, point, seed, str(parts), seed - first_seed, trace)
+                    pool.submit(
+                        _run_task, point, seed, str(parts), seed - batch.first_seed, batch.trace
+                    )
                 ] = nxt
             # remember the worker processes: if one dies, its exit status tells how
             seen.update((getattr(pool, "_processes", None) or {}).values())
@@ -125,9 +138,7 @@ def execute(
                     raise at_point(e, point, seed) from None
                 except BrokenProcessPool:
                     raise WorkerLost(_lost_detail(seen)) from None
-                state["done"] += 1
-                if on_progress:
-                    on_progress(state["done"], total)
+                batch.finished()
             refill()
     except BaseException:
         _terminate(pool)

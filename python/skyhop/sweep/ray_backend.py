@@ -26,12 +26,12 @@ import contextlib
 import os
 import socket
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 from ..errors import ScenarioError, SimulationError, SkyhopError, SweepError
+from .backend import Batch, Pieces
 
-__all__ = ["MAX_RETRIES", "execute_on_ray", "probe_address", "ray_session"]
+__all__ = ["MAX_RETRIES", "RayBackend", "probe_address", "ray_session"]
 
 #: reruns of a task whose worker process died (Ray's ``max_retries``)
 MAX_RETRIES = 3
@@ -147,29 +147,28 @@ def _error_of(value: tuple) -> SkyhopError:
     return SkyhopError(value[2])
 
 
-def execute_on_ray(
-    todo: list,
-    parts: Path,
-    first_seed: int,
-    trace: bool,
-    jobs: int | None,
-    address: str | None,
-    state: dict,
-    total: int,
-    on_progress: Callable[[int, int], None] | None,
-    on_warning: Callable[[str], None],
-    *,
-    compute: Callable,
-    store: Callable,
-    at_point: Callable,
-    terminated: type[BaseException],
-) -> None:
-    """Run ``todo`` [(Point, seed)] as Ray tasks, storing each part as it arrives.
+class RayBackend:
+    """The :class:`~skyhop.sweep.base.Backend` of Ray tasks on the cluster at
+    ``address`` (default: the one this process is connected to,
+    ``RAY_ADDRESS`` or a new local instance), ``jobs`` runs in flight
+    (default twice the cluster's CPUs)."""
 
-    The sweep library passes in its own pieces: ``compute(point, seed,
-    run_index, trace)`` makes a part, ``store(parts, point, seed, doc,
-    traces)`` persists it, ``at_point(error, point, seed)`` names the run in
-    an error, ``terminated`` is raised on SIGTERM.
+    def __init__(self, address: str | None = None, jobs: int | None = None) -> None:
+        self.address, self.jobs = address, jobs
+
+    def execute(self, batch: Batch, pieces: Pieces) -> None:
+        """Run ``batch.todo`` as Ray tasks, storing each part as it arrives."""
+        _execute(batch, pieces, self.address, self.jobs)
+
+    def session(self) -> contextlib.AbstractContextManager[None]:
+        return ray_session(self.address, self.jobs)
+
+
+def _execute(batch: Batch, pieces: Pieces, address: str | None, jobs: int | None) -> None:
+    """Run ``batch.todo`` [(Point, seed)] as Ray tasks: ``pieces.compute``
+    makes a part on a worker, the driver stores it with ``pieces.store``
+    the moment it arrives; a failed run is named with ``pieces.at_point``
+    and reported, ``pieces.terminated`` is raised on SIGTERM.
     """
     import signal
     import threading
@@ -180,7 +179,7 @@ def execute_on_ray(
     if threading.current_thread() is threading.main_thread():
 
         def on_term(signum, frame):
-            raise terminated()
+            raise pieces.terminated()
 
         old_term = signal.signal(signal.SIGTERM, on_term)
     try:
@@ -190,6 +189,7 @@ def execute_on_ray(
         else:
             cpus = int(ray.cluster_resources().get("CPU", 1))
             in_flight = max(2, 2 * cpus)
+        todo, parts, total = batch.todo, batch.parts, batch.total
         queue = iter(todo)
         pending: dict[Any, tuple[Any, int]] = {}
         failures: list[SkyhopError] = []
@@ -200,7 +200,9 @@ def execute_on_ray(
                 if nxt is None:
                     return
                 point, seed = nxt
-                pending[remote.remote(compute, point, seed, seed - first_seed, trace)] = nxt
+                run_index = seed - batch.first_seed
+                ref = remote.remote(pieces.compute, point, seed, run_index, batch.trace)
+                pending[ref] = nxt
 
         try:
             refill()
@@ -214,19 +216,17 @@ def execute_on_ray(
                         raise SweepError(
                             f"a Ray worker died {MAX_RETRIES + 1} times running point "
                             f"{point.index}, seed {seed} ({type(e).__name__}); "
-                            f"{state['done']} of {total} runs are saved in {parts.parent}; "
+                            f"{batch.done} of {total} runs are saved in {parts.parent}; "
                             "continue with --resume",
                             str(parts.parent),
                         ) from None
                     if value[0] == "ok":
-                        store(parts, point.index, seed, value[1], value[2])
-                        state["done"] += 1
-                        if on_progress:
-                            on_progress(state["done"], total)
+                        pieces.store(parts, point.index, seed, value[1], value[2])
+                        batch.finished()
                     else:
-                        err = at_point(_error_of(value), point, seed)
+                        err = pieces.at_point(_error_of(value), point, seed)
                         failures.append(err)
-                        on_warning(f"run failed: {err}")
+                        batch.on_warning(f"run failed: {err}")
                 refill()
         except BaseException:
             for ref in pending:
@@ -238,7 +238,7 @@ def execute_on_ray(
         if failures:
             raise SweepError(
                 f"{len(failures)} of {total} runs failed (first: {failures[0]}); "
-                f"the other {state['done']} are saved in {parts.parent}",
+                f"the other {batch.done} are saved in {parts.parent}",
                 str(parts.parent),
             )
     finally:

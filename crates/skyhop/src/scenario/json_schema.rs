@@ -22,7 +22,7 @@ use schemars::JsonSchema;
 
 /// The `$id`-less draft-07 JSON Schema of any type deriving [`JsonSchema`],
 /// as a JSON value (definitions inlined under `definitions`).
-pub fn json_schema_of<T: JsonSchema>() -> serde_json::Value {
+pub(crate) fn json_schema_of<T: JsonSchema>() -> serde_json::Value {
     let settings = SchemaSettings::draft07().with(|s| {
         s.option_nullable = false;
         s.option_add_null_type = false;
@@ -36,6 +36,7 @@ pub fn scenario_json_schema() -> serde_json::Value {
     let mut v = json_schema_of::<Scenario>();
     tcp_defaults(&mut v);
     quic_defaults(&mut v);
+    loss_models(&mut v);
     if let Some(o) = v.as_object_mut() {
         o.insert(
             "title".into(),
@@ -140,6 +141,42 @@ fn quic_defaults(schema: &mut serde_json::Value) {
         p.insert("description".into(), described.into());
         if !doc.range.is_empty() {
             p.insert("x-skyhop-range".into(), doc.range.into());
+        }
+    }
+}
+
+/// A link's table and a direction's give one loss model (`link_loss.rs`):
+/// the schema lists the models (`x-skyhop-loss-models`: key and what it
+/// is) and refuses two in one table (draft-07 `dependencies`: each key
+/// excludes the others). A `oneOf` would read as a union of types to the
+/// tools that type `--set` values and the docs' tables.
+fn loss_models(schema: &mut serde_json::Value) {
+    const MODELS: [(&str, &str); 3] = [
+        ("per", "the per shorthand: { model = \"per\", p = per }"),
+        ("ber", "the ber shorthand: { model = \"ber\", ber = ber }"),
+        ("channel", "a channel table { model = ..., ... }"),
+    ];
+    let mut excludes = serde_json::Map::new();
+    for (key, _) in MODELS {
+        let others: Vec<_> = (MODELS.iter())
+            .filter(|(k, _)| *k != key)
+            .map(|(k, _)| serde_json::json!({ "required": [k] }))
+            .collect();
+        excludes.insert(
+            key.into(),
+            serde_json::json!({ "not": { "anyOf": others } }),
+        );
+    }
+    let listed: serde_json::Map<_, _> = (MODELS.iter())
+        .map(|(k, what)| (k.to_string(), serde_json::Value::from(*what)))
+        .collect();
+    for def in ["LinkSection", "DirSection"] {
+        if let Some(o) = schema
+            .pointer_mut(&format!("/definitions/{def}"))
+            .and_then(|d| d.as_object_mut())
+        {
+            o.insert("dependencies".into(), excludes.clone().into());
+            o.insert("x-skyhop-loss-models".into(), listed.clone().into());
         }
     }
 }
@@ -370,6 +407,48 @@ mod tests {
         let flow = &s["definitions"]["FlowSection"]["properties"];
         assert!(flow["tcp"].to_string().contains("TcpVariant"));
         assert!(flow["legs"]["items"].to_string().contains("TcpVariant"));
+    }
+
+    #[test]
+    fn a_links_tables_list_the_loss_models_and_admit_one_at_most() {
+        let s = scenario_json_schema();
+        for def in ["LinkSection", "DirSection"] {
+            let d = &s["definitions"][def];
+            let mut listed: Vec<_> =
+                (d["x-skyhop-loss-models"].as_object().unwrap().keys()).collect();
+            listed.sort();
+            assert_eq!(listed, ["ber", "channel", "per"], "{def}");
+            // `dependencies` read as a draft-07 validator reads it: a key
+            // present whose schema's `not.anyOf` has a branch whose
+            // `required` keys are all present fails.
+            let fails = |keys: &[&str]| {
+                keys.iter().any(|k| {
+                    (d["dependencies"][*k]["not"]["anyOf"]
+                        .as_array()
+                        .unwrap()
+                        .iter())
+                    .any(|b| {
+                        (b["required"].as_array().unwrap().iter())
+                            .all(|r| keys.contains(&r.as_str().unwrap()))
+                    })
+                })
+            };
+            for keys in [
+                &[][..],
+                &["per"],
+                &["ber"],
+                &["channel"],
+                &["per", "ber"],
+                &["per", "channel"],
+                &["ber", "channel"],
+                &["per", "ber", "channel"],
+            ] {
+                for k in keys {
+                    assert!(d["properties"][*k].is_object(), "{def}.{k}");
+                }
+                assert_eq!(fails(keys), keys.len() > 1, "{def} {keys:?}");
+            }
+        }
     }
 
     #[test]

@@ -36,24 +36,24 @@ use crate::units::Size;
 pub const BYTES_PER_PACKET: u64 = 256;
 /// Bytes per connection a web session opens, per leg: a sender and a
 /// receiver, with their buffers' bookkeeping.
-pub const BYTES_PER_CONNECTION: u64 = 4096;
+pub(crate) const BYTES_PER_CONNECTION: u64 = 4096;
 /// Bytes per record an application reports (the engine's record, its JSON
 /// and the Python dict built from it).
-pub const BYTES_PER_RECORD: u64 = 1024;
+pub(crate) const BYTES_PER_RECORD: u64 = 1024;
 /// Bytes per row of a leg's trace (six series of time and value, in the
 /// engine, in JSON and in Python).
-pub const BYTES_PER_TRACE_ROW: u64 = 1024;
+pub(crate) const BYTES_PER_TRACE_ROW: u64 = 1024;
 /// Bytes per point of a link queue or proxy occupancy trace.
-pub const BYTES_PER_TRACE_POINT: u64 = 192;
+pub(crate) const BYTES_PER_TRACE_POINT: u64 = 192;
 /// Bytes the engine holds per point of a link queue's trace while the run
 /// goes, before a sampling interval thins it (`--trace-every`).
-pub const ENGINE_BYTES_PER_TRACE_POINT: u64 = 16;
+pub(crate) const ENGINE_BYTES_PER_TRACE_POINT: u64 = 16;
 /// Bytes per packet-log event (the event, its table row, the Python frame).
-pub const BYTES_PER_LOG_EVENT: u64 = 768;
+pub(crate) const BYTES_PER_LOG_EVENT: u64 = 768;
 /// Bytes per packet a pcap file holds until the end, without a log table:
 /// the engine's record of it (measured: about 280 bytes a packet for
 /// Starlink Rome's pcap files; twice that charged).
-pub const BYTES_PER_PCAP_PACKET: u64 = 512;
+pub(crate) const BYTES_PER_PCAP_PACKET: u64 = 512;
 
 /// What a run records besides its results.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -436,7 +436,7 @@ fn app_table(f: &super::plan::PlanFlow) -> &'static str {
 }
 
 /// Bytes for a reader: "51.2 GB", "820 kB", "512 B".
-pub fn human_bytes(b: u64) -> String {
+pub(crate) fn human_bytes(b: u64) -> String {
     const UNITS: [(f64, &str); 5] = [
         (1e15, "PB"),
         (1e12, "TB"),
@@ -484,7 +484,7 @@ fn refusal(file: &str, e: &Estimate, need: u64, limit: u64, scope: &str) -> Scen
 }
 
 /// Refuse a run whose estimated memory (nothing recorded) exceeds the limit.
-pub fn check_memory(plan: &Plan, file: &str) -> Result<(), ScenarioError> {
+pub(crate) fn check_memory(plan: &Plan, file: &str) -> Result<(), ScenarioError> {
     check_with(plan, file, &Recording::default(), 1, 1)
 }
 

@@ -5,12 +5,13 @@
 pub mod describe;
 pub mod describe_access;
 pub mod json_schema;
+mod link_loss;
 mod load_error;
 mod memory;
 mod memory_quic;
 pub use memory_quic::BYTES_PER_QUIC_CONNECTION;
 mod plan;
-pub mod proxy_sizing;
+mod proxy_sizing;
 pub mod sample;
 mod schema;
 mod templates;
@@ -89,7 +90,7 @@ pub fn load_json_str(text: &str, file: &str, sets: &[String]) -> Result<Scenario
     load_json_str_in(text, file, sets, &cwd())
 }
 
-pub fn load_json_str_in(
+pub(crate) fn load_json_str_in(
     text: &str,
     file: &str,
     sets: &[String],
@@ -114,7 +115,7 @@ pub fn load_json_str_plan(
 }
 
 /// The largest scenario file read (bytes).
-pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 
 /// Read a scenario file (TOML, or JSON by extension), at most
 /// [`MAX_SCENARIO_BYTES`] of it (a regular file or a pipe; a device such
@@ -124,7 +125,7 @@ pub fn load_path(path: &str, sets: &[String]) -> Result<Scenario, ScenarioError>
 }
 
 /// [`load_path`], keeping the plan the checks built.
-pub fn load_path_plan(path: &str, sets: &[String]) -> Result<Loaded, ScenarioError> {
+pub(crate) fn load_path_plan(path: &str, sets: &[String]) -> Result<Loaded, ScenarioError> {
     use crate::files::{read_text, Accept};
     let text = read_text(
         std::path::Path::new(path),

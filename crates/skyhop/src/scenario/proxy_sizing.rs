@@ -8,7 +8,7 @@ use crate::pep::ProxyPolicy;
 
 /// How a cache is sized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CacheSize {
+pub(crate) enum CacheSize {
     /// `cache`, bytes (at least 1).
     Bytes(u64),
     /// `cache_packets`, of the incoming leg's MSS (at least 1).
@@ -19,7 +19,7 @@ pub enum CacheSize {
 
 /// A `proxy` table by its policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProxySizing {
+pub(crate) enum ProxySizing {
     /// No policy and no size: the profile's default.
     Unset,
     /// Policy `half-free` (given or by default) or `third`.
@@ -33,7 +33,7 @@ pub enum ProxySizing {
 
 /// Read `p`; `Err((key within the table, message))` for the first key
 /// that does not fit its policy (ranges are checked before).
-pub fn sizing(p: &ProxySection) -> Result<ProxySizing, (&'static str, String)> {
+pub(crate) fn sizing(p: &ProxySection) -> Result<ProxySizing, (&'static str, String)> {
     if p.cache.is_some() && p.cache_packets.is_some() {
         return Err(("cache", "give cache or cache_packets, not both".into()));
     }

@@ -26,9 +26,9 @@ use crate::error::ScenarioError;
 const SECTIONS: &[&str] = &["nodes", "links", "flows"];
 
 /// The largest `count` of a template.
-pub const MAX_COUNT: u64 = 100_000;
+pub(crate) const MAX_COUNT: u64 = 100_000;
 /// The most entries all templates may expand to.
-pub const MAX_EXPANDED: u64 = 1_000_000;
+pub(crate) const MAX_EXPANDED: u64 = 1_000_000;
 
 /// Where expanded entries came from: an error at `links.g3.rate` is one
 /// of the template's `templates.web.links."g{i}".rate`.

@@ -1,8 +1,8 @@
 //! Every value of a deserialised scenario checked in one pass, before the
 //! plan is built: each quantity in its documented range (docs/scenario.md,
-//! "Valid ranges"), each table consistent in itself (`per` or `ber`, not
-//! both; a proxy cache in bytes or in packets; an allocation mode with what
-//! it needs), and the tables a seam owns (channel models, applications)
+//! "Valid ranges"), each table consistent in itself (one loss model of
+//! `per`, `ber` or `channel`, `link_loss.rs`; a proxy cache in bytes or in
+//! packets; an allocation mode with what it needs), and the tables a seam owns (channel models, applications)
 //! checked by their own `validate`. Values that would make a run
 //! meaningless (an RTO of zero spins at t = 0) or unbounded in memory are
 //! refused with one error naming the full dotted key.
@@ -76,16 +76,6 @@ impl V<'_> {
 
     /// A loss probability of a link: below 1 (a link that loses every
     /// packet carries nothing).
-    fn loss(&self, key: &str, x: Option<f64>) -> Result<(), ScenarioError> {
-        self.finite(key, x)?;
-        match x {
-            Some(p) if !(0.0..1.0).contains(&p) => {
-                Err(self.err(key, format!("{p} is not a probability in [0, 1)")))
-            }
-            _ => Ok(()),
-        }
-    }
-
     fn dur(&self, key: &str, d: Option<Duration>, lo: Dur, hi: Dur) -> Result<(), ScenarioError> {
         match d {
             Some(v) if v.0 < lo || v.0 > hi => Err(self.err(
@@ -228,39 +218,21 @@ impl V<'_> {
         Ok(())
     }
 
-    /// The loss settings a link and each of its directions share.
+    /// The loss model of a link's table or a direction's (`link_loss.rs`).
     fn losses(
         &self,
         prefix: &str,
-        per: Option<f64>,
-        ber: Option<f64>,
-        channel: Option<&crate::channel::ChannelSpec>,
+        read: Result<Option<super::link_loss::LossModel<'_>>, (String, String)>,
     ) -> Result<(), ScenarioError> {
-        let k = |f: &str| format!("{prefix}.{f}");
-        self.loss(&k("per"), per)?;
-        self.loss(&k("ber"), ber)?;
-        if per.is_some() && ber.is_some() {
-            return Err(self.err(k("ber"), "give per or ber, not both"));
-        }
-        if channel.is_some() && (per.is_some() || ber.is_some()) {
-            let f = if per.is_some() { "per" } else { "ber" };
-            return Err(self.err(
-                k(f),
-                "give a channel table or the per/ber shorthand, not both",
-            ));
-        }
-        if let Some(c) = channel {
-            c.validate()
-                .map_err(|(f, m)| self.err(format!("{}.{f}", k("channel")), m))?;
-        }
-        Ok(())
+        read.map(|_| ())
+            .map_err(|(f, m)| self.err(format!("{prefix}.{f}"), m))
     }
 
     fn dir(&self, prefix: &str, d: &DirSection) -> Result<(), ScenarioError> {
         let k = |f: &str| format!("{prefix}.{f}");
         self.rate(&k("rate"), d.rate)?;
         self.dur(&k("delay"), d.delay, Dur::ZERO, MAX_DURATION)?;
-        self.losses(prefix, d.per, d.ber, d.channel.as_ref())
+        self.losses(prefix, d.loss())
     }
 
     fn flow(&self, name: &str, f: &FlowSection) -> Result<(), ScenarioError> {
@@ -403,7 +375,7 @@ fn pick<T: Copy>(
 }
 
 /// Check every value. Runs first in [`Plan::build`](super::Plan::build).
-pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
+pub(crate) fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
     let v = V { file };
 
     // ---- run ----
@@ -447,7 +419,7 @@ pub fn check(scn: &Scenario, file: &str) -> Result<(), ScenarioError> {
         let k = |f: &str| format!("{prefix}.{f}");
         v.rate(&k("rate"), l.rate)?;
         v.dur(&k("delay"), l.delay, Dur::ZERO, MAX_DURATION)?;
-        v.losses(&prefix, l.per, l.ber, l.channel.as_ref())?;
+        v.losses(&prefix, l.loss())?;
         if let Some(d) = &l.forward {
             v.dir(&k("forward"), d)?;
         }

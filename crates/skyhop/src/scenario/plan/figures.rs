@@ -76,7 +76,7 @@ pub(super) struct Figures<'a> {
 }
 
 impl<'a> Figures<'a> {
-    pub fn new(dirs: &'a [LinkDirSpec], motion: Option<&'a MotionPlan>) -> Self {
+    pub(crate) fn new(dirs: &'a [LinkDirSpec], motion: Option<&'a MotionPlan>) -> Self {
         Figures {
             dirs,
             motion,
@@ -86,7 +86,14 @@ impl<'a> Figures<'a> {
 
     /// The figures of a leg over `path` with link directions `fwd` (data)
     /// and `rev` (ACKs), sending full segments of `mss` + `header` bytes.
-    pub fn leg(&self, path: &[u32], fwd: &[u32], rev: &[u32], mss: u32, header: u32) -> LegFigures {
+    pub(crate) fn leg(
+        &self,
+        path: &[u32],
+        fwd: &[u32],
+        rev: &[u32],
+        mss: u32,
+        header: u32,
+    ) -> LegFigures {
         let packet = (mss + header) as u64;
         let ack = header as u64;
         let hop = |&d: &u32| {

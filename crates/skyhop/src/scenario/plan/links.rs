@@ -130,26 +130,21 @@ pub(super) fn resolve(
             let queue = d.queue.or(l.queue).unwrap_or(DEFAULT_QUEUE);
             let apply_to = d.errors_apply_to.or(l.errors_apply_to);
             // The direction's stack: the exact drop list first (it draws
-            // nothing), then the channel model; a direction's own setting
-            // wins over the link's, and `per`/`ber` are shorthands.
+            // nothing), then the loss model (`link_loss.rs`): the
+            // direction's own, else the link's.
             let mut channels = Vec::new();
             if !d.drop_segments.is_empty() {
                 channels.push(ChannelSpec::DropList(crate::channel::drop_list_spec(
                     d.drop_segments.clone(),
                 )));
             }
-            let shorthand = |per: Option<f64>, ber: Option<f64>| match (per, ber) {
-                (Some(p), _) => Some(ChannelSpec::Per(crate::channel::per_spec(p, None))),
-                (_, Some(b)) => Some(ChannelSpec::Ber(crate::channel::ber_spec(b, None))),
-                _ => None,
+            let own = d.loss().map_err(|(k, m)| err(dkey(&k), m))?;
+            let model = match own {
+                Some(m) => Some((m.spec(), dkey(m.key()))),
+                None => {
+                    (l.loss().map_err(|(k, m)| err(key(&k), m))?).map(|m| (m.spec(), key(m.key())))
+                }
             };
-            let model = d
-                .channel
-                .clone()
-                .map(|c| (c, dkey("channel")))
-                .or_else(|| shorthand(d.per, d.ber).map(|c| (c, String::new())))
-                .or_else(|| l.channel.clone().map(|c| (c, key("channel"))))
-                .or_else(|| shorthand(l.per, l.ber).map(|c| (c, String::new())));
             if let Some((mut m, src)) = model {
                 m.default_apply_to(apply_to);
                 // Files are read here, once per plan (errors name file and line).
