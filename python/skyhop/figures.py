@@ -47,6 +47,7 @@ __all__ = [
     "errorbar_series",
     "figure",
     "figure_legend",
+    "output_stem",
     "placement_label",
     "plt",
     "published_points",
@@ -58,6 +59,18 @@ __all__ = [
 
 #: the files written for every figure
 FORMATS = ("png", "pdf", "svg")
+
+
+def output_stem(out: str | Path) -> tuple[Path, tuple[str, ...]]:
+    """Where ``skyhop plot --out`` writes: FILE.png / .pdf / .svg as named, or
+    all three beside a name without one of these suffixes."""
+    path = Path(out)
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix in FORMATS:
+        return path.with_suffix(""), (suffix,)
+    return path, FORMATS
+
+
 #: Okabe–Ito colour-blind-safe palette
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]

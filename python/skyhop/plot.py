@@ -20,10 +20,10 @@ from .documents import read_results_json as _read_json
 from .documents import read_results_table
 from .errors import ScenarioError
 from .figures import (
-    FORMATS,
     ci_legend,
     errorbar_series,
     figure,
+    output_stem,
     placement_label,
     save_figure,
     series_style,
@@ -38,16 +38,6 @@ __all__ = [
     "trace_figure",
     "trace_series",
 ]
-
-
-def _outputs(out: str | Path) -> tuple[Path, tuple[str, ...]]:
-    """Where ``skyhop plot --out`` writes: FILE.png / .pdf / .svg as named, or
-    all three beside a name without one of these suffixes."""
-    path = Path(out)
-    suffix = path.suffix.lower().lstrip(".")
-    if suffix in FORMATS:
-        return path.with_suffix(""), (suffix,)
-    return path, FORMATS
 
 
 # ---------------------------------------------------------------------------
@@ -302,7 +292,7 @@ def sweep_figure(
     ax.set_ylabel(label if scale == unit_scale else f"{label} / {scale:g}")
     ax.set_title(f"{data['scenario']}: {label}", fontsize=10)
     ci_legend(ax, data["runs"])
-    stem, formats = _outputs(out)
+    stem, formats = output_stem(out)
     return save_figure(fig, stem, formats)
 
 
@@ -471,7 +461,7 @@ def cdf_figure(
         )
     fig.suptitle(what, fontsize=10)
     fig.tight_layout()
-    stem, formats = _outputs(out)
+    stem, formats = output_stem(out)
     return save_figure(fig, stem, formats)
 
 
@@ -669,5 +659,5 @@ def trace_figure(
     axes[-1][0].set_xlabel("time (s)")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    stem, formats = _outputs(out)
+    stem, formats = output_stem(out)
     return save_figure(fig, stem, formats)

@@ -85,9 +85,9 @@ def trace_epochs(
     src = Path(source)
     if src.suffix.lower() != ".json" or not src.is_file():
         return []
-    from .plot import _read_json
+    from .documents import read_results_json
 
-    doc = _read_json(src, "plot")
+    doc = read_results_json(src, "plot")
     runs = doc.get("runs") if isinstance(doc, dict) else None
     marks: set[float] = set()
     for r in runs if isinstance(runs, list) else []:
@@ -166,10 +166,10 @@ def plot_rtt(
     """Draw :func:`rtt_series` of run ``run`` of ``source`` (a ``skyhop run
     --json`` document, as a file or a dict), in milliseconds, with the
     epoch boundaries as dashed lines; ``window`` limits the time axis."""
-    from .figures import figure, save_figure, series_style
-    from .plot import _outputs, _read_json
+    from .documents import read_results_json
+    from .figures import figure, output_stem, save_figure, series_style
 
-    doc = _read_json(Path(source), "plot") if not isinstance(source, dict) else source
+    doc = read_results_json(Path(source), "plot") if not isinstance(source, dict) else source
     runs = doc.get("runs") if isinstance(doc, dict) else None
     if not isinstance(runs, list) or not runs:
         raise ScenarioError(str(source), "plot", "not the JSON document of 'skyhop run --json'")
@@ -195,5 +195,5 @@ def plot_rtt(
     ax.set_title(f"{s['what']} (seed {r.get('seed')})", fontsize=10)
     ax.legend(loc="upper right", fontsize=8, frameon=False)
     fig.tight_layout()
-    stem, formats = _outputs(out)
+    stem, formats = output_stem(out)
     return save_figure(fig, stem, formats)

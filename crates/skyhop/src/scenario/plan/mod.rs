@@ -27,7 +27,8 @@ mod warnings;
 
 pub use build::plan_builds;
 pub use figures::{bytes_in, LegFigures};
-pub use proxies::{policy_word, quic_stretches, QuicStretch};
+pub(crate) use proxies::policy_word;
+pub use proxies::{quic_stretches, QuicStretch};
 
 use super::schema::{FlowSize, Profile};
 use crate::app::AppSpec;

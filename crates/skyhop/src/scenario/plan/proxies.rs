@@ -138,7 +138,7 @@ fn sized(
 }
 
 /// A policy as the scenario writes it.
-pub fn policy_word(p: ProxyPolicy) -> &'static str {
+pub(crate) fn policy_word(p: ProxyPolicy) -> &'static str {
     match p {
         ProxyPolicy::HalfFree => "half-free",
         ProxyPolicy::Third => "third",
