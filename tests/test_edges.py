@@ -271,7 +271,7 @@ def test_ctrl_c_during_run_exits_130_at_once(jobs, sig):
         ["sweep", str(TINY), "--grid", "=", "--out", "{tmp}/s2"],
         ["sweep", str(TINY), "--grid", "links.ar.per=,", "--out", "{tmp}/s3"],
         ["sweep", str(TINY), "--grid", "links.ar.per=0", "--grid", "links.ar.per=1"],
-        ["experiment", "E7"],
+        ["experiment", "E99"],
         ["bench", "{tmp}/nope.toml"],
     ],
 )
