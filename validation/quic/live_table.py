@@ -83,7 +83,10 @@ def rows() -> list[dict]:
                 "one_way_s": 0.25,
             }
         )
-    for name, label in (("quic_sat", "20/2 Mb/s, 600 ms"), ("quic_sat_loss", "20/2 Mb/s, 600 ms, 1 % loss")):
+    for name, label in (
+        ("quic_sat", "20/2 Mb/s, 600 ms"),
+        ("quic_sat_loss", "20/2 Mb/s, 600 ms, 1 % loss"),
+    ):
         out.append(
             {
                 "row": label,
@@ -119,7 +122,7 @@ def live_cmd(r: dict, run: int, extra: list[str]) -> list[str]:
     for s in r["sets"]:
         cmd += ["--set", s]
     cmd += ["--set", 'run.duration="100000 s"', "--set", f'flows.{r["flow"]}.start="99999 s"']
-    return cmd + ["--duration", "240s", "--lateness-warn", "1ms"] + extra
+    return [*cmd, "--duration", "240s", "--lateness-warn", "1ms", *extra]
 
 
 def quinn_run(r: dict, run: int, tmp: str) -> dict:
@@ -163,9 +166,22 @@ def ngtcp2_run(r: dict, run: int, tmp: str) -> dict:
     Path(www, "file").write_bytes(data[:SIZE])
     subprocess.run(
         [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-            "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", f"{tmp}/key.pem",
-            "-out", f"{tmp}/cert.pem", "-subj", "/CN=server.skyhop", "-days", "1",
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            f"{tmp}/key.pem",
+            "-out",
+            f"{tmp}/cert.pem",
+            "-subj",
+            "/CN=server.skyhop",
+            "-days",
+            "1",
         ],
         check=True,
         capture_output=True,
@@ -213,7 +229,7 @@ def sim_run(r: dict, run: int) -> dict:
     text = Path(r["scenario"]).read_text()
     scn = Path(tempfile.mkdtemp(prefix="qs_"), Path(r["scenario"]).name)
     scn.write_text("\n".join(x for x in text.splitlines() if not x.startswith("tcp = ")))
-    cmd = SIM + [str(scn), "--json", "-q", "--runs", "1", "--seed", str(run)]
+    cmd = [*SIM, str(scn), "--json", "-q", "--runs", "1", "--seed", str(run)]
     for s in sets:
         cmd += ["--set", s]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -257,7 +273,11 @@ def measure(stack: str, runs: int, only: str | None) -> None:
             late = (d.get("lateness") or {}).get("p99_s")
             print(
                 f"{stack} {r['row']} run {run}: "
-                + (f"error {d['error'][:300]}" if "error" in d else f"{d['goodput_bps'] / 1e6:.2f} Mb/s")
+                + (
+                    f"error {d['error'][:300]}"
+                    if "error" in d
+                    else f"{d['goodput_bps'] / 1e6:.2f} Mb/s"
+                )
                 + (f", p99 lateness {late * 1e6:.0f} us" if late is not None else ""),
                 flush=True,
             )
@@ -265,7 +285,17 @@ def measure(stack: str, runs: int, only: str | None) -> None:
 
 def t95(n: int) -> float:
     # Student t quantiles (two-sided 95 %) for small samples.
-    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+    table = {
+        1: 12.706,
+        2: 4.303,
+        3: 3.182,
+        4: 2.776,
+        5: 2.571,
+        6: 2.447,
+        7: 2.365,
+        8: 2.306,
+        9: 2.262,
+    }
     return table.get(n, 2.0 + 2.5 / max(n, 1))
 
 
