@@ -82,6 +82,16 @@ GOODPUT_CEILING = 1448 / 1523
 #: signalling slot (within one frame), crosses to the gateway, waits the
 #: scheduler, the grant comes back and applies from the next frame start
 LOOP_S = (2 * ONE_WAY_S + SCHED_S, 2 * ONE_WAY_S + SCHED_S + 2 * FRAME_S)
+#: The return link's MF-TDMA carriers, the same in every E7 scenario.
+RETURN_CARRIER = [
+    "[beams.beam.return]",
+    "symbol_rate_mbaud = 1.0",
+    f"carriers = {CARRIERS}",
+    "waveform = 14",
+    f"slots_per_frame = {SLOTS}",
+    f'frame = "{FRAME_S * 1000} ms"',
+    f'scheduler_latency = "{SCHED_S * 1000:.0f} ms"',
+]
 
 
 def mode_sets(mode: str, n: int) -> dict[str, str | bool]:
@@ -171,13 +181,7 @@ def scenario_text(
         "[beams.beam.forward]",
         "symbol_rate_mbaud = 30.0",
         "esn0_db = 10.0",
-        "[beams.beam.return]",
-        "symbol_rate_mbaud = 1.0",
-        f"carriers = {CARRIERS}",
-        "waveform = 14",
-        f"slots_per_frame = {SLOTS}",
-        f'frame = "{FRAME_S * 1000} ms"',
-        f'scheduler_latency = "{SCHED_S * 1000:.0f} ms"',
+        *RETURN_CARRIER,
         f"rbdc_timeout = {RBDC_TIMEOUT}",
     ]
     out += [f"{k} = {_value(v)}" for k, v in mode_sets(mode, n).items()]
@@ -304,13 +308,7 @@ def rain_scenario_text(trace: str) -> str:
                 'modcods = "s2"',
                 "margin_db = 1.0",
                 "hysteresis_db = 0.3",
-                "[beams.beam.return]",
-                "symbol_rate_mbaud = 1.0",
-                f"carriers = {CARRIERS}",
-                "waveform = 14",
-                f"slots_per_frame = {SLOTS}",
-                f'frame = "{FRAME_S * 1000} ms"',
-                f'scheduler_latency = "{SCHED_S * 1000:.0f} ms"',
+                *RETURN_CARRIER,
                 f'cra = "{RAIN_CRA}"',
                 "[flows.down1]",
                 'from = "server"',
