@@ -32,7 +32,7 @@ pub(crate) mod files;
 #[allow(missing_docs)] // 26 items
 pub mod geo;
 #[cfg(target_os = "linux")]
-#[allow(missing_docs, unreachable_pub)] // 48 items; 56 pub items only the crate uses
+#[allow(missing_docs)] // 48 items
 pub mod live;
 #[allow(missing_docs)] // 23 items
 pub mod mobility;
@@ -42,16 +42,16 @@ pub mod net;
 pub mod observe;
 #[allow(missing_docs)] // 20 items
 pub mod pep;
-#[allow(missing_docs, unreachable_pub)] // 12 items; 21 pub items only the crate uses
+#[allow(missing_docs)] // 12 items
 pub mod quic;
 #[allow(missing_docs)] // 45 items
 pub mod result;
 #[allow(missing_docs)] // 152 items
 pub mod scenario;
-#[allow(missing_docs, unreachable_pub)] // 10 items; 17 pub items only the crate uses
+#[allow(missing_docs)] // 10 items
 pub mod sim;
 pub(crate) mod suggest;
-#[allow(missing_docs, unreachable_pub)] // 175 items; 33 pub items only the crate uses
+#[allow(missing_docs)] // 175 items
 pub mod tcp;
 pub mod units;
 

@@ -65,7 +65,7 @@ impl CommandResult {
     }
 }
 
-pub struct Running {
+pub(super) struct Running {
     pub spec: CommandSpec,
     child: Child,
     pub result: Option<CommandResult>,
@@ -79,7 +79,7 @@ fn find_in_path(program: &str) -> Option<PathBuf> {
 }
 
 /// util-linux `unshare`, if installed.
-pub fn unshare_binary() -> Option<PathBuf> {
+pub(super) fn unshare_binary() -> Option<PathBuf> {
     find_in_path("unshare")
 }
 
@@ -110,7 +110,7 @@ pub fn addr_var(node: &str) -> String {
 /// seconds, before it starts. Each command gets them bind-mounted over the
 /// machine's, in a mount namespace of its own; the files are removed once
 /// the commands have started (the mounts keep them).
-pub struct NameFiles {
+pub(super) struct NameFiles {
     dir: PathBuf,
     /// (file in `dir`, the file it covers), as C strings for the child.
     mounts: Vec<(CString, CString)>,
@@ -118,7 +118,7 @@ pub struct NameFiles {
 
 impl NameFiles {
     /// Write the files for `nodes` (name, address) into a new private folder.
-    pub fn create(nodes: &[(String, String)]) -> io::Result<NameFiles> {
+    pub(super) fn create(nodes: &[(String, String)]) -> io::Result<NameFiles> {
         use std::os::unix::fs::DirBuilderExt;
         let dir = std::env::temp_dir().join(format!(
             "skyhop-live-{}-{}",
@@ -168,7 +168,7 @@ impl NameFiles {
     }
 
     /// Remove the folder (the commands' mounts keep their files).
-    pub fn remove(&self) {
+    pub(super) fn remove(&self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -240,7 +240,7 @@ fn cover_name_files(files: &[(CString, CString)]) {
 /// gets; `names`: the name-service files it sees ([`NameFiles`]);
 /// `stdout_to_stderr`: its standard output goes to skyhop's standard
 /// error (when skyhop's own output is a JSON document).
-pub fn spawn(
+pub(super) fn spawn(
     spec: &CommandSpec,
     host: &Host,
     env: &[(String, String)],
@@ -306,7 +306,7 @@ pub fn spawn(
 
 impl Running {
     /// Check whether it ended (without waiting); `started`: the run's start.
-    pub fn poll(&mut self, started: Instant) -> bool {
+    pub(super) fn poll(&mut self, started: Instant) -> bool {
         if self.result.is_some() {
             return true;
         }
@@ -338,7 +338,7 @@ impl Running {
 /// Stop every command still running: SIGTERM to its process group, then
 /// SIGKILL after `grace`; then SIGKILL to any process left in the run's
 /// namespaces (`ns_inodes`), and reap the commands.
-pub fn stop_all(cmds: &mut [Running], grace: Duration, started: Instant, ns_inodes: &[u64]) {
+pub(super) fn stop_all(cmds: &mut [Running], grace: Duration, started: Instant, ns_inodes: &[u64]) {
     let mut live: Vec<usize> = (0..cmds.len())
         .filter(|&i| !cmds[i].poll(started))
         .collect();
@@ -368,7 +368,7 @@ pub fn stop_all(cmds: &mut [Running], grace: Duration, started: Instant, ns_inod
 }
 
 /// SIGKILL every process whose network namespace is one of `ns_inodes`.
-pub fn kill_namespace_processes(ns_inodes: &[u64]) {
+pub(super) fn kill_namespace_processes(ns_inodes: &[u64]) {
     if ns_inodes.is_empty() {
         return;
     }

@@ -65,7 +65,7 @@ pub struct LiveCounters {
 }
 
 /// A loop over a world joined to live hosts.
-pub struct WallClock<'a> {
+pub(super) struct WallClock<'a> {
     pub hosts: &'a [Host],
     /// Stop at this simulated (= elapsed) time.
     pub end: Time,
@@ -110,7 +110,7 @@ const READ_BUF: usize = 1 << 17;
 const PLAIN: [u8; VNET_HDR_LEN] = [0; VNET_HDR_LEN];
 
 impl<'a> WallClock<'a> {
-    pub fn new(
+    pub(super) fn new(
         hosts: &'a [Host],
         plan: &'a Plan,
         end: Time,

@@ -16,7 +16,7 @@ use super::gso::{VnetHdr, F_NEEDS_CSUM, GSO_ECN, GSO_TCPV4};
 use crate::csum;
 
 /// At most this many segments in one super-packet.
-pub const MAX_SEGMENTS: usize = 64;
+pub(super) const MAX_SEGMENTS: usize = 64;
 const MAX_TOTAL: usize = 65_535;
 
 const FIN: u8 = 0x01;
@@ -29,7 +29,7 @@ const CWR: u8 = 0x80;
 /// A segment that GRO may merge: TCP over IPv4 without IP options, not a
 /// fragment, with payload; its header length (20 + TCP header) and payload.
 #[inline]
-pub fn mergeable(p: &[u8]) -> Option<(usize, usize)> {
+pub(super) fn mergeable(p: &[u8]) -> Option<(usize, usize)> {
     if p.len() < 40 || p[0] != 0x45 || p[9] != 6 {
         return None;
     }
@@ -48,7 +48,13 @@ pub fn mergeable(p: &[u8]) -> Option<(usize, usize)> {
 
 /// Whether `next` may join the group that starts with `first`, ends with
 /// `last` and holds `count` segments, `total` bytes as one IP packet.
-pub fn continues(first: &[u8], last: &[u8], count: usize, total: usize, next: &[u8]) -> bool {
+pub(super) fn continues(
+    first: &[u8],
+    last: &[u8],
+    count: usize,
+    total: usize,
+    next: &[u8],
+) -> bool {
     let (Some((hl, mss)), Some((lhl, lpay)), Some((nhl, npay))) =
         (mergeable(first), mergeable(last), mergeable(next))
     else {
@@ -89,7 +95,7 @@ pub fn continues(first: &[u8], last: &[u8], count: usize, total: usize, next: &[
 /// The virtio-net header and IP/TCP headers of the super-packet merging
 /// `group` (segments for which [`continues`] held), into `out`; the
 /// payloads follow them on the wire, in order.
-pub fn header(group: &[&[u8]], out: &mut Vec<u8>) {
+pub(super) fn header(group: &[&[u8]], out: &mut Vec<u8>) {
     let first = group[0];
     let (hl, mss) = mergeable(first).expect("a mergeable first segment");
     let payload: usize = group.iter().map(|s| s.len() - hl).sum();

@@ -13,14 +13,14 @@
 use crate::csum;
 
 /// The header's size (no `num_buffers` field).
-pub const VNET_HDR_LEN: usize = 10;
+pub(super) const VNET_HDR_LEN: usize = 10;
 /// The device must complete the checksum from `csum_start`, stored at
 /// `csum_start + csum_offset`; the field holds the pseudo-header's sum.
-pub const F_NEEDS_CSUM: u8 = 1;
-pub const GSO_NONE: u8 = 0;
-pub const GSO_TCPV4: u8 = 1;
+pub(super) const F_NEEDS_CSUM: u8 = 1;
+pub(super) const GSO_NONE: u8 = 0;
+pub(super) const GSO_TCPV4: u8 = 1;
 /// With a GSO type: the TCP stream uses ECN (a CWR flag may be set).
-pub const GSO_ECN: u8 = 0x80;
+pub(super) const GSO_ECN: u8 = 0x80;
 
 const TCP: u8 = 6;
 const FIN: u8 = 0x01;
@@ -31,7 +31,7 @@ const CWR: u8 = 0x80;
 /// `TUNSETVNETBE` uses on little-endian machines and legacy devices in the
 /// machine's order).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct VnetHdr {
+pub(super) struct VnetHdr {
     pub flags: u8,
     pub gso_type: u8,
     pub hdr_len: u16,
@@ -41,7 +41,7 @@ pub struct VnetHdr {
 }
 
 impl VnetHdr {
-    pub fn parse(b: &[u8]) -> Option<VnetHdr> {
+    pub(super) fn parse(b: &[u8]) -> Option<VnetHdr> {
         if b.len() < VNET_HDR_LEN {
             return None;
         }
@@ -56,7 +56,7 @@ impl VnetHdr {
         })
     }
 
-    pub fn encode(&self) -> [u8; VNET_HDR_LEN] {
+    pub(super) fn encode(&self) -> [u8; VNET_HDR_LEN] {
         let mut b = [0u8; VNET_HDR_LEN];
         b[0] = self.flags;
         b[1] = self.gso_type;
@@ -70,7 +70,7 @@ impl VnetHdr {
 
 /// Why a packet from a device could not be made into wire packets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refused {
+pub(super) enum Refused {
     /// A GSO type other than TCP over IPv4 (the device offers no other).
     GsoType,
     /// Headers or checksum offsets outside the packet.
@@ -102,7 +102,7 @@ fn addrs(p: &[u8]) -> ([u8; 4], [u8; 4]) {
 /// without GSO is one packet, its checksum completed if the device was to
 /// do it; a TCP/IPv4 super-packet is cut at `gso_size` bytes of payload.
 /// `scratch` is the buffer the segments are built in (reused).
-pub fn segment(
+pub(super) fn segment(
     h: &VnetHdr,
     packet: &mut [u8],
     scratch: &mut Vec<u8>,

@@ -16,12 +16,12 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 /// The TUN device's name inside every host's namespace.
-pub const DEVICE: &str = "sky0";
+pub(super) const DEVICE: &str = "sky0";
 /// The device's MTU: the simulated networks' 1500-byte IP packets.
-pub const MTU: u32 = 1500;
+pub(super) const MTU: u32 = 1500;
 
 /// Kernel TCP settings a host runs with, read in its namespace.
-pub const SYSCTLS: &[&str] = &[
+pub(super) const SYSCTLS: &[&str] = &[
     "net/ipv4/tcp_congestion_control",
     "net/ipv4/tcp_sack",
     "net/ipv4/tcp_timestamps",
@@ -42,7 +42,7 @@ pub const SYSCTLS: &[&str] = &[
 type Made = (OwnedFd, (OwnedFd, sys::TunOffloads), Vec<(String, String)>);
 
 /// A real host standing for one node.
-pub struct Host {
+pub(super) struct Host {
     pub node: u32,
     pub name: String,
     pub ip: [u8; 4],
@@ -72,7 +72,7 @@ impl Host {
     /// Make the host of node `node` (index `index`): a new namespace with
     /// its TUN device configured. Done on a thread of its own, so the
     /// caller's namespace does not change.
-    pub fn create(index: u32, name: &str) -> io::Result<Host> {
+    pub(super) fn create(index: u32, name: &str) -> io::Result<Host> {
         let ip = node_ip(index);
         let (ns, tun, sysctls) = std::thread::scope(|s| {
             s.spawn(move || -> io::Result<Made> {
@@ -122,25 +122,25 @@ impl Host {
         })
     }
 
-    pub fn tun_fd(&self) -> RawFd {
+    pub(super) fn tun_fd(&self) -> RawFd {
         self.tun.as_raw_fd()
     }
 
-    pub fn ns_fd(&self) -> RawFd {
+    pub(super) fn ns_fd(&self) -> RawFd {
         self.ns.as_raw_fd()
     }
 
     /// The namespace's inode: identifies the processes inside it.
-    pub fn ns_inode(&self) -> io::Result<u64> {
+    pub(super) fn ns_inode(&self) -> io::Result<u64> {
         sys::inode(self.ns.as_raw_fd())
     }
 
-    pub fn address(&self) -> String {
+    pub(super) fn address(&self) -> String {
         let [a, b, c, d] = self.ip;
         format!("{a}.{b}.{c}.{d}")
     }
 
-    pub fn info(&self) -> HostInfo {
+    pub(super) fn info(&self) -> HostInfo {
         HostInfo {
             node: self.name.clone(),
             address: self.address(),

@@ -6,7 +6,7 @@ use crate::channel::PacketKind;
 
 /// The parts of an IPv4 packet the engine uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Header {
+pub(super) struct Header {
     pub src: [u8; 4],
     pub dst: [u8; 4],
     pub kind: PacketKind,
@@ -18,7 +18,7 @@ const TCP: u8 = 6;
 const SYN: u8 = 0x02;
 
 /// Parse an IPv4 packet; `None` for anything else (IPv6, a truncated packet).
-pub fn parse(p: &[u8]) -> Option<Header> {
+pub(super) fn parse(p: &[u8]) -> Option<Header> {
     if p.len() < 20 || p[0] >> 4 != 4 {
         return None;
     }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// Lateness of the packets released so far.
 #[derive(Clone, Debug, Default)]
-pub struct Lateness {
+pub(super) struct Lateness {
     ns: Vec<u64>,
     /// Packets later than the abort threshold, if one is set.
     over: u64,
@@ -26,7 +26,7 @@ pub struct LatenessSummary {
 
 impl Lateness {
     /// `threshold_ns`: the lateness that counts towards an abort.
-    pub fn new(threshold_ns: Option<u64>) -> Lateness {
+    pub(super) fn new(threshold_ns: Option<u64>) -> Lateness {
         Lateness {
             threshold_ns,
             ..Default::default()
@@ -34,7 +34,7 @@ impl Lateness {
     }
 
     #[inline]
-    pub fn push(&mut self, ns: u64) {
+    pub(super) fn push(&mut self, ns: u64) {
         self.ns.push(ns);
         if self.threshold_ns.is_some_and(|t| ns > t) {
             self.over += 1;
@@ -43,12 +43,12 @@ impl Lateness {
 
     /// More than 1 % of the packets (after the first 100) were later than
     /// the threshold: the run's 99th percentile is above it.
-    pub fn p99_above_threshold(&self) -> bool {
+    pub(super) fn p99_above_threshold(&self) -> bool {
         let n = self.ns.len() as u64;
         self.threshold_ns.is_some() && n >= 100 && self.over * 100 > n
     }
 
-    pub fn summary(&self) -> LatenessSummary {
+    pub(super) fn summary(&self) -> LatenessSummary {
         let n = self.ns.len();
         if n == 0 {
             return LatenessSummary::default();

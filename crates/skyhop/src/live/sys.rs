@@ -60,21 +60,21 @@ fn sockaddr(ip: [u8; 4]) -> libc::sockaddr_in {
 
 /// Move the calling thread into a new network namespace; returns a
 /// descriptor of it (which keeps it alive).
-pub fn new_netns() -> io::Result<OwnedFd> {
+pub(super) fn new_netns() -> io::Result<OwnedFd> {
     // SAFETY: unshare affects only the calling thread's network namespace.
     cvt(unsafe { libc::unshare(libc::CLONE_NEWNET) })?;
     open("/proc/thread-self/ns/net", libc::O_RDONLY)
 }
 
 /// The inode of a namespace descriptor (what `/proc/<pid>/ns/net` links to).
-pub fn inode(fd: RawFd) -> io::Result<u64> {
+pub(super) fn inode(fd: RawFd) -> io::Result<u64> {
     // SAFETY: fstat into a zeroed struct.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     cvt(unsafe { libc::fstat(fd, &mut st) })?;
     Ok(st.st_ino)
 }
 
-pub fn open(path: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
+pub(super) fn open(path: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
     let c = CString::new(path).expect("no NUL in a path");
     // SAFETY: a valid C string; the descriptor is owned from here on.
     let fd = cvt(unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC) })?;
@@ -83,7 +83,7 @@ pub fn open(path: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
 
 /// What a TUN device was set up to carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TunOffloads {
+pub(super) struct TunOffloads {
     /// Checksums left to the device, and TCP segmentation (TSO for IPv4,
     /// with ECN): the host's stack may hand over 64 kB super-packets.
     pub tso: bool,
@@ -95,7 +95,7 @@ pub struct TunOffloads {
 /// (`IFF_VNET_HDR`, 10 bytes); checksum and TCP segmentation offloads are
 /// switched on where the kernel permits (`TUNSETOFFLOAD`), so that one
 /// read or write may move a whole TSO/GRO super-packet.
-pub fn tun(name: &str) -> io::Result<(OwnedFd, TunOffloads)> {
+pub(super) fn tun(name: &str) -> io::Result<(OwnedFd, TunOffloads)> {
     let fd = open("/dev/net/tun", libc::O_RDWR | libc::O_NONBLOCK)?;
     let mut req = IfReq::new(name);
     req.data.flags = (libc::IFF_TUN | libc::IFF_NO_PI | libc::IFF_VNET_HDR) as libc::c_short;
@@ -119,7 +119,7 @@ pub fn tun(name: &str) -> io::Result<(OwnedFd, TunOffloads)> {
 /// Give interface `name` (in the calling thread's namespace) the address
 /// `ip`/`prefix` and bring it up with `mtu`; `lo` is brought up too. The
 /// prefix's connected route sends every address under it through the device.
-pub fn configure(name: &str, ip: [u8; 4], prefix: u8, mtu: u32) -> io::Result<()> {
+pub(super) fn configure(name: &str, ip: [u8; 4], prefix: u8, mtu: u32) -> io::Result<()> {
     // SAFETY: a socket only used as a handle for interface ioctls.
     let s = cvt(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
     let s = unsafe { OwnedFd::from_raw_fd(s) };
@@ -153,7 +153,7 @@ pub fn configure(name: &str, ip: [u8; 4], prefix: u8, mtu: u32) -> io::Result<()
 /// Read one packet (with its virtio-net header) from a non-blocking
 /// descriptor into `buf`; `None` when nothing is waiting.
 #[inline]
-pub fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
+pub(super) fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
     // SAFETY: read into a buffer of the given length.
     let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
     if n < 0 {
@@ -170,7 +170,7 @@ pub fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
 /// `Ok(false)` when the device's queue is full (the packet is dropped, as
 /// a full transmit queue drops it).
 #[inline]
-pub fn writev(fd: RawFd, parts: &[&[u8]]) -> io::Result<bool> {
+pub(super) fn writev(fd: RawFd, parts: &[&[u8]]) -> io::Result<bool> {
     let iov: Vec<libc::iovec> = parts
         .iter()
         .map(|p| libc::iovec {
@@ -195,7 +195,7 @@ pub fn writev(fd: RawFd, parts: &[&[u8]]) -> io::Result<bool> {
 
 /// Nanoseconds of CLOCK_MONOTONIC.
 #[inline]
-pub fn monotonic_ns() -> u64 {
+pub(super) fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -208,7 +208,7 @@ pub fn monotonic_ns() -> u64 {
 /// Wait until one of `fds` is readable or `timeout_ns` passed (`None`:
 /// without end; 0: only look); returns whether a descriptor is ready
 /// (each one's `revents` says which).
-pub fn wait_readable(fds: &mut [libc::pollfd], timeout_ns: Option<u64>) -> io::Result<bool> {
+pub(super) fn wait_readable(fds: &mut [libc::pollfd], timeout_ns: Option<u64>) -> io::Result<bool> {
     let ts = timeout_ns.map(|t| libc::timespec {
         tv_sec: (t / 1_000_000_000) as libc::time_t,
         tv_nsec: (t % 1_000_000_000) as libc::c_long,
@@ -247,7 +247,7 @@ pub struct Realtime {
 
 /// Ask for real-time scheduling (`SCHED_FIFO`), pinning to the last CPU and
 /// a 1 ns timer slack for the calling thread, each when permitted.
-pub fn realtime(fifo: bool, pin: bool) -> Realtime {
+pub(super) fn realtime(fifo: bool, pin: bool) -> Realtime {
     let mut rt = Realtime::default();
     // SAFETY: prctl on the calling thread.
     if unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) } == 0 {
@@ -289,13 +289,13 @@ pub fn realtime(fifo: bool, pin: bool) -> Realtime {
 }
 
 /// Back to normal scheduling for the calling thread.
-pub fn normal_scheduling() {
+pub(super) fn normal_scheduling() {
     let p = libc::sched_param { sched_priority: 0 };
     // SAFETY: sched_setscheduler on the calling thread.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &p) };
 }
 
-pub fn pollfd(fd: RawFd) -> libc::pollfd {
+pub(super) fn pollfd(fd: RawFd) -> libc::pollfd {
     libc::pollfd {
         fd,
         events: libc::POLLIN,
@@ -304,7 +304,7 @@ pub fn pollfd(fd: RawFd) -> libc::pollfd {
 }
 
 /// CPU seconds (user + system) the calling thread has used.
-pub fn thread_cpu_s() -> f64 {
+pub(super) fn thread_cpu_s() -> f64 {
     // SAFETY: getrusage into a zeroed struct, for the calling thread.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };

@@ -31,32 +31,32 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const UNIX_TIME_S: u64 = 1_735_689_600;
 
 /// The one instant read from the clock, the zero of every QUIC call's time.
-pub fn base() -> Instant {
+pub(super) fn base() -> Instant {
     static BASE: OnceLock<Instant> = OnceLock::new();
     *BASE.get_or_init(Instant::now)
 }
 
 /// Virtual time `t` as quinn's `now`.
 #[inline]
-pub fn instant(t: Time) -> Instant {
+pub(super) fn instant(t: Time) -> Instant {
     base() + Duration::from_nanos(t.0)
 }
 
 /// A deadline from quinn as virtual time (an instant before the base,
 /// which quinn never gives, is time zero).
 #[inline]
-pub fn time_of(i: Instant) -> Time {
+pub(super) fn time_of(i: Instant) -> Time {
     Time(i.saturating_duration_since(base()).as_nanos() as u64)
 }
 
 /// The fixed wall time (`UNIX_TIME_S`).
-pub fn system_time() -> SystemTime {
+pub(super) fn system_time() -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(UNIX_TIME_S)
 }
 
 /// quinn's source of wall time for its server: the fixed date.
 #[derive(Debug)]
-pub struct FixedSystemTime;
+pub(super) struct FixedSystemTime;
 
 impl quinn_proto::TimeSource for FixedSystemTime {
     fn now(&self) -> SystemTime {
@@ -66,7 +66,7 @@ impl quinn_proto::TimeSource for FixedSystemTime {
 
 /// The seeds of one QUIC connection (both of its endpoints), drawn in a
 /// fixed order from the flow's stream `quic:<flow>`.
-pub struct Seeds {
+pub(super) struct Seeds {
     /// Each endpoint's generator (client, server).
     pub endpoint_rng: [[u8; 32]; 2],
     /// Each endpoint's stateless-reset key.
@@ -82,7 +82,7 @@ pub struct Seeds {
 }
 
 impl Seeds {
-    pub fn derive(seed: u64, flow: &str) -> Seeds {
+    pub(super) fn derive(seed: u64, flow: &str) -> Seeds {
         let mut r = RngStream::derive(seed, &format!("quic:{flow}"));
         let g = r.inner();
         let mut b32 = || {
@@ -112,16 +112,16 @@ impl Seeds {
 
 /// A PCG generator from a 128-bit state (its increment is fixed; `| 1`
 /// as `RngStream` does, so any state is valid).
-pub fn pcg(state: u128) -> Pcg64Mcg {
+pub(super) fn pcg(state: u128) -> Pcg64Mcg {
     Pcg64Mcg::new(state | 1)
 }
 
 /// Connection IDs of 8 bytes (quinn's default length) from a seeded
 /// generator, with no lifetime (as quinn's default generator).
-pub struct SeededCids(Pcg64Mcg);
+pub(super) struct SeededCids(Pcg64Mcg);
 
 impl SeededCids {
-    pub fn new(state: u128) -> SeededCids {
+    pub(super) fn new(state: u128) -> SeededCids {
         SeededCids(pcg(state))
     }
 }
@@ -147,7 +147,7 @@ impl ConnectionIdGenerator for SeededCids {
 /// the connection that used it is gone. A process holds at most as many
 /// as it ever had connections open at once.
 #[derive(Debug)]
-pub struct SeededSource {
+pub(super) struct SeededSource {
     rng: Mutex<Pcg64Mcg>,
 }
 
@@ -155,7 +155,7 @@ static FREE: Mutex<Vec<&'static SeededSource>> = Mutex::new(Vec::new());
 
 impl SeededSource {
     /// A source for one connection's side, seeded with `state`.
-    pub fn take(state: u128) -> &'static SeededSource {
+    pub(super) fn take(state: u128) -> &'static SeededSource {
         let free = FREE.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let s = free.unwrap_or_else(|| {
             Box::leak(Box::new(SeededSource {
@@ -167,11 +167,11 @@ impl SeededSource {
     }
 
     /// Return a source once nothing uses it any more.
-    pub fn give_back(s: &'static SeededSource) {
+    pub(super) fn give_back(s: &'static SeededSource) {
         FREE.lock().unwrap_or_else(|e| e.into_inner()).push(s);
     }
 
-    pub fn fill(&self, dest: &mut [u8]) {
+    pub(super) fn fill(&self, dest: &mut [u8]) {
         self.rng
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -181,7 +181,7 @@ impl SeededSource {
 
 /// The client's first destination connection ID (20 bytes, as quinn's
 /// default provider), from a seeded generator.
-pub fn initial_dcid_provider(state: u128) -> impl Fn() -> ConnectionId + Send + Sync {
+pub(super) fn initial_dcid_provider(state: u128) -> impl Fn() -> ConnectionId + Send + Sync {
     let rng = Mutex::new(pcg(state));
     move || {
         let mut b = [0u8; 20];

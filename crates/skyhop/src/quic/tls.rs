@@ -38,7 +38,7 @@ pub const CERT: &[u8] = include_bytes!("cert/cert.der");
 const KEY: &[u8] = include_bytes!("cert/key.der");
 
 /// The name the client asks for (the certificate's subject).
-pub const SERVER_NAME: &str = "server.skyhop";
+pub(super) const SERVER_NAME: &str = "server.skyhop";
 
 impl rustls::crypto::SecureRandom for SeededSource {
     fn fill(&self, buf: &mut [u8]) -> Result<(), rustls::crypto::GetRandomFailed> {
@@ -169,7 +169,7 @@ impl ServerCertVerifier for Pinned {
 }
 
 /// The client's TLS configuration, drawing from `src`.
-pub fn client_config(src: &'static SeededSource) -> QuicClientConfig {
+pub(super) fn client_config(src: &'static SeededSource) -> QuicClientConfig {
     let p = provider(src);
     let mut c = rustls::ClientConfig::builder_with_details(p.clone(), Arc::new(FixedTime))
         .with_protocol_versions(&[&rustls::version::TLS13])
@@ -183,7 +183,7 @@ pub fn client_config(src: &'static SeededSource) -> QuicClientConfig {
 }
 
 /// The server's TLS configuration, drawing from `src`.
-pub fn server_config(src: &'static SeededSource) -> QuicServerConfig {
+pub(super) fn server_config(src: &'static SeededSource) -> QuicServerConfig {
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(KEY.to_vec()));
     let mut c = rustls::ServerConfig::builder_with_details(provider(src), Arc::new(FixedTime))
         .with_protocol_versions(&[&rustls::version::TLS13])

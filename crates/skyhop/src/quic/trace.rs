@@ -185,7 +185,7 @@ fn dispatch() -> &'static tracing::Dispatch {
 
 /// Run `f` (a call that may fire quinn's loss-detection timer); returns
 /// its result and the probe timeouts that fired in it.
-pub fn count_ptos<R>(f: impl FnOnce() -> R) -> (R, u64) {
+pub(super) fn count_ptos<R>(f: impl FnOnce() -> R) -> (R, u64) {
     let before = FIRED.with(|c| c.get());
     let r = tracing::dispatcher::with_default(dispatch(), f);
     (r, FIRED.with(|c| c.get()) - before)
@@ -193,7 +193,7 @@ pub fn count_ptos<R>(f: impl FnOnce() -> R) -> (R, u64) {
 
 /// Run `f` (a call that may process received packets); `out` gets the
 /// stream frames processed in it, in order.
-pub fn stream_frames<R>(f: impl FnOnce() -> R, out: &mut Vec<StreamFrame>) -> R {
+pub(super) fn stream_frames<R>(f: impl FnOnce() -> R, out: &mut Vec<StreamFrame>) -> R {
     FRAMES.with(|v| v.borrow_mut().clear());
     let r = tracing::dispatcher::with_default(dispatch(), f);
     FRAMES.with(|v| out.append(&mut v.borrow_mut()));

@@ -21,7 +21,7 @@ fn v4(a: SocketAddr) -> [u8; 4] {
 /// The IPv4 packet of a UDP datagram from `src` to `dst` carrying `payload`
 /// (identification `id`, don't-fragment set as QUIC requires, RFC 9000
 /// §14; the UDP checksum left at zero, which IPv4 allows).
-pub fn packet(src: SocketAddr, dst: SocketAddr, id: u64, payload: &[u8]) -> Vec<u8> {
+pub(super) fn packet(src: SocketAddr, dst: SocketAddr, id: u64, payload: &[u8]) -> Vec<u8> {
     let total = HEADER + payload.len();
     let mut p = Vec::with_capacity(total);
     p.extend_from_slice(&[0x45, 0]);

@@ -90,7 +90,7 @@ pub(super) struct External {
 }
 
 impl External {
-    pub fn new(topology: Topology) -> External {
+    pub(super) fn new(topology: Topology) -> External {
         External {
             outside: vec![false; topology.nodes()],
             topology,
@@ -104,7 +104,7 @@ impl External {
 
     /// How the link layers see packet `id`: (kind, seq, retx).
     #[inline]
-    pub fn link_view(&self, id: u32) -> (PacketKind, u64, bool) {
+    pub(super) fn link_view(&self, id: u32) -> (PacketKind, u64, bool) {
         let r = self.slab[id as usize]
             .as_ref()
             .expect("a live external packet");
@@ -112,7 +112,7 @@ impl External {
     }
 
     /// Packet `id` reached the end of its route at `now`.
-    pub fn leave(&mut self, now: Time, id: u32) {
+    pub(super) fn leave(&mut self, now: Time, id: u32) {
         let r = self.slab[id as usize]
             .take()
             .expect("a live external packet");
@@ -130,7 +130,7 @@ impl External {
 
     /// Packet `id` was lost on the way.
     #[inline]
-    pub fn forget(&mut self, id: u32) {
+    pub(super) fn forget(&mut self, id: u32) {
         if let Some(r) = self.slab[id as usize].take() {
             self.free.push(id);
             if r.quic.is_none() {
@@ -142,7 +142,7 @@ impl External {
     /// Packet `id`, if it is a QUIC datagram that reached its end: the
     /// connection end it is for and its bytes.
     #[inline]
-    pub fn take_quic(&mut self, id: u32) -> Option<(u32, Vec<u8>)> {
+    pub(super) fn take_quic(&mut self, id: u32) -> Option<(u32, Vec<u8>)> {
         let r = self.slab[id as usize].as_ref()?;
         let slot = r.quic?;
         let r = self.slab[id as usize].take().unwrap();
@@ -151,7 +151,7 @@ impl External {
     }
 
     /// The bytes of packet `id` while it is in the world.
-    pub fn data(&self, id: u32) -> Option<&[u8]> {
+    pub(super) fn data(&self, id: u32) -> Option<&[u8]> {
         self.slab
             .get(id as usize)?
             .as_ref()

@@ -56,7 +56,7 @@ pub(super) struct Mobile {
 }
 
 impl Mobile {
-    pub fn new(plan: &crate::scenario::Plan, motion: &MotionPlan, trace: bool) -> Mobile {
+    pub(super) fn new(plan: &crate::scenario::Plan, motion: &MotionPlan, trace: bool) -> Mobile {
         let net = MovingNet::new(motion.clone(), &plan.link_ends());
         let nodes = net.nodes;
         let mut out = vec![Vec::new(); nodes];
@@ -107,7 +107,7 @@ impl Mobile {
     }
 
     /// The route from `src` to `dst` (registered on first use).
-    pub fn route(&mut self, src: u32, dst: u32) -> u32 {
+    pub(super) fn route(&mut self, src: u32, dst: u32) -> u32 {
         let slot = self.routing.slot(dst);
         let nodes = self.out.len();
         if self.next_ld.len() < (slot as usize + 1) * nodes {
@@ -135,7 +135,7 @@ impl Mobile {
     }
 
     /// Recompute the routes at `t` and record what changed.
-    pub fn update(&mut self, t: Time) {
+    pub(super) fn update(&mut self, t: Time) {
         self.routing.recompute(&mut self.net, Dur(t.0));
         self.next_ld.fill(NO_LD);
         let t_s = t.as_secs_f64();
@@ -218,7 +218,7 @@ impl Mobile {
         }
     }
 
-    pub fn stats(&self) -> NetworkStats {
+    pub(super) fn stats(&self) -> NetworkStats {
         NetworkStats {
             route_updates: self.routing.updates,
             links_built: self.built.len() as u64,

@@ -46,7 +46,7 @@ impl QuicRt {
     /// `route(a, b)` gives for its ends and the settings of the flow (the
     /// first) or of the proxy that opens it; a proxy's two ends run with
     /// its relay's windows.
-    pub fn build(
+    pub(super) fn build(
         f: &PlanFlow,
         fi: usize,
         seed: u64,

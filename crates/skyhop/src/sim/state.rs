@@ -59,7 +59,7 @@ impl TimerSlot {
     /// the new generation to schedule, or `None` when the pending event
     /// already fires in time (it re-arms itself if it fires early).
     #[inline]
-    pub fn arm(&mut self, deadline: Option<Time>) -> Option<u32> {
+    pub(super) fn arm(&mut self, deadline: Option<Time>) -> Option<u32> {
         let d = deadline?;
         if d >= self.at {
             return None;
@@ -201,7 +201,7 @@ pub(super) struct AeroGroups {
 
 impl AeroGroups {
     /// The group of the satellite leg with route `route` (made on first use).
-    pub fn group_of(&mut self, route: &[u32]) -> usize {
+    pub(super) fn group_of(&mut self, route: &[u32]) -> usize {
         if let Some(g) = self.routes.iter().position(|r| r == route) {
             return g;
         }
@@ -212,23 +212,23 @@ impl AeroGroups {
     }
 
     /// Connection `conn` runs on the group's leg.
-    pub fn join(&mut self, g: usize, conn: usize) {
+    pub(super) fn join(&mut self, g: usize, conn: usize) {
         self.members[g].push(conn);
     }
 
     /// Connections open on the group's leg.
-    pub fn open(&self, g: usize) -> u32 {
+    pub(super) fn open(&self, g: usize) -> u32 {
         self.open[g]
     }
 
     /// The count changes by `delta`; returns the new count.
-    pub fn add(&mut self, g: usize, delta: i64) -> u32 {
+    pub(super) fn add(&mut self, g: usize, delta: i64) -> u32 {
         let n = (self.open[g] as i64 + delta).max(0) as u32;
         self.open[g] = n;
         n
     }
 
-    pub fn members(&self, g: usize) -> &[usize] {
+    pub(super) fn members(&self, g: usize) -> &[usize] {
         &self.members[g]
     }
 }

@@ -15,7 +15,7 @@ use super::send_core::SendCore;
 use crate::engine::time::{Dur, Time};
 
 #[derive(Clone, Debug)]
-pub struct Handshake {
+pub(super) struct Handshake {
     /// Data may flow (always true without a handshake).
     established: bool,
     /// When the first SYN went out (`None`: not yet sent).
@@ -29,7 +29,7 @@ pub struct Handshake {
 impl Handshake {
     /// `on`: the connection opens with a handshake; otherwise it is
     /// established from the start.
-    pub fn new(on: bool) -> Handshake {
+    pub(super) fn new(on: bool) -> Handshake {
         Handshake {
             established: !on,
             syn_sent_at: None,
@@ -40,23 +40,23 @@ impl Handshake {
 
     /// A handshake that started: when its first SYN went out and when the
     /// SYN-ACK arrived (`None` until then); `None` without one.
-    pub fn times(&self) -> Option<(Time, Option<Time>)> {
+    pub(super) fn times(&self) -> Option<(Time, Option<Time>)> {
         self.syn_sent_at.map(|t| (t, self.established_at))
     }
 
     /// Data may flow: the handshake is done, or there is none.
     #[inline]
-    pub fn established(&self) -> bool {
+    pub(super) fn established(&self) -> bool {
         self.established
     }
 
     /// The SYN went out and its SYN-ACK is awaited.
-    pub fn syn_sent(&self) -> bool {
+    pub(super) fn syn_sent(&self) -> bool {
         !self.established && self.syn_sent_at.is_some()
     }
 
     /// Send the SYN, once (a repeated call does nothing).
-    pub fn connect(&mut self, core: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) {
+    pub(super) fn connect(&mut self, core: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) {
         if self.established || self.syn_sent_at.is_some() {
             return;
         }
@@ -72,7 +72,7 @@ impl Handshake {
 
     /// The SYN-ACK arrived (any ACK in SYN-SENT acknowledges the SYN: the
     /// receiver sends nothing else before data). The sender then sends.
-    pub fn on_syn_ack(&mut self, core: &mut SendCore, now: Time, ack: &AckSeg) {
+    pub(super) fn on_syn_ack(&mut self, core: &mut SendCore, now: Time, ack: &AckSeg) {
         self.established = true;
         self.established_at = Some(now);
         core.rto_at = None;
@@ -99,7 +99,7 @@ impl Handshake {
     /// The retransmission timer fired before the connection was
     /// established: the SYN (or its SYN-ACK) was lost: back off and send it
     /// again (RFC 6298 (5.5)-(5.6)).
-    pub fn on_rto(&mut self, core: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) {
+    pub(super) fn on_rto(&mut self, core: &mut SendCore, now: Time, out: &mut Vec<DataSeg>) {
         core.rtt.back_off();
         self.syn_retx = true;
         Self::send_syn(core, now, true, out);

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 /// A record covering `[seq, end)`.
-pub trait SeqRecord {
+pub(super) trait SeqRecord {
     fn seq(&self) -> u64;
     fn end(&self) -> u64;
 }
@@ -42,13 +42,13 @@ fn guess<T: SeqRecord>(v: &VecDeque<T>, x: u64) -> usize {
 
 /// The index of the first record ending above `x` (`v.len()` if none).
 #[inline]
-pub fn first_ending_above<T: SeqRecord>(v: &VecDeque<T>, x: u64) -> usize {
+pub(super) fn first_ending_above<T: SeqRecord>(v: &VecDeque<T>, x: u64) -> usize {
     boundary(v, guess(v, x), |r| r.end() <= x)
 }
 
 /// The index of the first record starting at or above `x` (`v.len()` if none).
 #[inline]
-pub fn first_starting_at_or_above<T: SeqRecord>(v: &VecDeque<T>, x: u64) -> usize {
+pub(super) fn first_starting_at_or_above<T: SeqRecord>(v: &VecDeque<T>, x: u64) -> usize {
     boundary(v, guess(v, x), |r| r.seq() < x)
 }
 

@@ -11,12 +11,17 @@ use crate::engine::time::{Dur, Time};
 
 /// RFC 8985 section 7.2: TLP.max_ack_delay, the peer's worst-case delayed
 /// ACK timer (WCDelAckT), added to the PTO when one segment is in flight.
-pub const TLP_MAX_ACK_DELAY: Dur = Dur::from_millis(200);
+pub(super) const TLP_MAX_ACK_DELAY: Dur = Dur::from_millis(200);
 
 /// Section 7.2, TLP_calc_PTO: 2 SRTT (plus TLP.max_ack_delay when one
 /// segment is in flight), 1 s without an RTT sample; never later than the
 /// retransmission timer.
-pub fn pto_deadline(now: Time, srtt: Option<Dur>, one_segment: bool, rto_at: Option<Time>) -> Time {
+pub(super) fn pto_deadline(
+    now: Time,
+    srtt: Option<Dur>,
+    one_segment: bool,
+    rto_at: Option<Time>,
+) -> Time {
     let pto = match srtt {
         Some(s) => {
             let p = Dur(2 * s.0);

@@ -30,15 +30,15 @@ use crate::units::{Duration, Rate};
 use std::sync::Arc;
 
 /// Defaults of the preset (docs/leo.md gives their sources).
-pub const UPLINK_BPS: u64 = 20_000_000;
-pub const DOWNLINK_BPS: u64 = 200_000_000;
-pub const QUEUE: u32 = 1500;
-pub const REACH_M: f64 = 2_000e3;
-pub const ISL_HOPS: u32 = 8;
-pub const FEEDER_BPS: u64 = 10_000_000_000;
-pub const FIBRE_BPS: u64 = 100_000_000_000;
-pub const GATEWAY_MIN_ELEVATION: f64 = 25.0;
-pub const ANTENNAS: u32 = 8;
+pub(super) const UPLINK_BPS: u64 = 20_000_000;
+pub(super) const DOWNLINK_BPS: u64 = 200_000_000;
+pub(super) const QUEUE: u32 = 1500;
+pub(super) const REACH_M: f64 = 2_000e3;
+pub(super) const ISL_HOPS: u32 = 8;
+pub(super) const FEEDER_BPS: u64 = 10_000_000_000;
+pub(super) const FIBRE_BPS: u64 = 100_000_000_000;
+pub(super) const GATEWAY_MIN_ELEVATION: f64 = 25.0;
+pub(super) const ANTENNAS: u32 = 8;
 
 /// A site the preset places.
 #[derive(Clone, Debug)]

@@ -12,14 +12,12 @@
 //! bandwidth-delay product), `motion.rs` (places, motion, constellations,
 //! routing of moving networks).
 
-#[allow(unreachable_pub)] // moving-world work under way there: its pub items to narrow next
 mod access;
 mod beams;
 mod build;
 mod figures;
 mod flows;
 mod links;
-#[allow(unreachable_pub)] // as access
 mod motion;
 mod proxies;
 mod tcp;

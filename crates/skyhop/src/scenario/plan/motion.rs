@@ -159,7 +159,7 @@ impl Places {
     /// The geometry of a link between plan nodes `a` and `b` (named for
     /// messages) with an optional minimum elevation, for the cases the
     /// closed GEO forms do not cover (`None`: those forms apply).
-    pub fn link(
+    pub(super) fn link(
         &self,
         (a, b): (u32, u32),
         names: (&str, &str),

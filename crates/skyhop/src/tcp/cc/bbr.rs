@@ -47,19 +47,19 @@ use crate::tcp::rate_sample::RateSample;
 /// 4.3.1.1: 2/ln 2, the smallest gain that doubles the delivery rate each round.
 pub const HIGH_GAIN: f64 = 2.885_390_081_777_926_8;
 /// 4.3.4: the ProbeBW pacing gain cycle.
-pub const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+pub(super) const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 /// 4.1.1: BtlBwFilterLen, round trips.
-pub const BTLBW_FILTER_LEN: u64 = 10;
+pub(super) const BTLBW_FILTER_LEN: u64 = 10;
 /// 4.1.2: RTpropFilterLen.
-pub const RTPROP_FILTER_LEN: Dur = Dur::from_secs(10);
+pub(super) const RTPROP_FILTER_LEN: Dur = Dur::from_secs(10);
 /// 4.3.5: ProbeRTTDuration.
-pub const PROBE_RTT_DURATION: Dur = Dur::from_millis(200);
+pub(super) const PROBE_RTT_DURATION: Dur = Dur::from_millis(200);
 /// 4.2.3.1: BBRMinPipeCwnd, segments.
-pub const MIN_PIPE_CWND_SEGMENTS: u64 = 4;
+pub(super) const MIN_PIPE_CWND_SEGMENTS: u64 = 4;
 /// Linux paces 1 % below the estimate (`bbr_pacing_margin_percent`), so
 /// that a pacing rate equal to the bottleneck's does not build a queue
 /// from the rounding of its own rate estimates.
-pub const PACING_MARGIN: f64 = 0.01;
+pub(super) const PACING_MARGIN: f64 = 0.01;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BbrMode {

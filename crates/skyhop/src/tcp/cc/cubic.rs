@@ -12,9 +12,9 @@ use super::{AckSample, CcState, CongestionOps};
 use crate::engine::time::Time;
 
 /// RFC 9438 section 5.1: β_cubic.
-pub const BETA_CUBIC: f64 = 0.7;
+pub(super) const BETA_CUBIC: f64 = 0.7;
 /// RFC 9438 section 5.2: C.
-pub const C_CUBIC: f64 = 0.4;
+pub(super) const C_CUBIC: f64 = 0.4;
 
 #[derive(Clone, Debug)]
 pub struct Cubic {

@@ -34,9 +34,9 @@ use super::{AckSample, CcState, CongestionOps};
 use crate::engine::time::Dur;
 
 /// `tp->snd_cwnd_clamp` set by `hybla_init`: 65 535 segments.
-pub const HYBLA_CWND_CLAMP: u64 = 65_535;
+pub(super) const HYBLA_CWND_CLAMP: u64 = 65_535;
 /// The slow-start exponent is capped at 16 (`min(ca->rho, 16U)`).
-pub const HYBLA_MAX_EXPONENT: u32 = 16;
+pub(super) const HYBLA_MAX_EXPONENT: u32 = 16;
 /// 2^(k/8) × 128 for k = 0..7 (`hybla_fraction`).
 const FRACTIONS: [u64; 8] = [128, 139, 152, 165, 181, 197, 215, 234];
 

@@ -15,19 +15,19 @@ use super::{AckSample, CcState};
 use crate::engine::time::Dur;
 
 /// Section 4.3: MIN_RTT_THRESH.
-pub const MIN_RTT_THRESH: Dur = Dur::from_millis(4);
+pub(super) const MIN_RTT_THRESH: Dur = Dur::from_millis(4);
 /// Section 4.3: MAX_RTT_THRESH.
-pub const MAX_RTT_THRESH: Dur = Dur::from_millis(16);
+pub(super) const MAX_RTT_THRESH: Dur = Dur::from_millis(16);
 /// Section 4.3: MIN_RTT_DIVISOR.
-pub const MIN_RTT_DIVISOR: u64 = 8;
+pub(super) const MIN_RTT_DIVISOR: u64 = 8;
 /// Section 4.3: N_RTT_SAMPLE.
-pub const N_RTT_SAMPLE: u32 = 8;
+pub(super) const N_RTT_SAMPLE: u32 = 8;
 /// Section 4.3: CSS_GROWTH_DIVISOR.
-pub const CSS_GROWTH_DIVISOR: u64 = 4;
+pub(super) const CSS_GROWTH_DIVISOR: u64 = 4;
 /// Section 4.3: CSS_ROUNDS.
-pub const CSS_ROUNDS: u32 = 5;
+pub(super) const CSS_ROUNDS: u32 = 5;
 /// Section 4.3: L, the growth cap per ACK in segments, without pacing.
-pub const L_UNPACED: u64 = 8;
+pub(super) const L_UNPACED: u64 = 8;
 
 /// Where HyStart++ is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -31,7 +31,7 @@ impl RenoCc {
 /// Linux's `tcp_reno_cong_avoid` in bytes, with `delivered` the bytes the
 /// ACK newly delivered (Linux's `acked_sacked`): RFC 3465 byte counting.
 /// `cnt` carries Linux's `snd_cwnd_cnt` (bytes) between calls.
-pub fn reno_byte_counting(s: &mut CcState, cnt: &mut u64, delivered: u64) {
+pub(super) fn reno_byte_counting(s: &mut CcState, cnt: &mut u64, delivered: u64) {
     let mut acked = delivered;
     if s.cwnd < s.ssthresh {
         // RFC 3465 (2.2) / tcp_slow_start: cwnd += bytes delivered, up to

@@ -105,14 +105,14 @@ impl WestwoodParams {
 /// is credited, as the E1 study's description reads. SACK blocks are not used: the E1 study
 /// counts one segment per DUPACK.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DeliveryCounter {
+pub(super) struct DeliveryCounter {
     /// Bytes credited to DUPACKs and not yet covered by a cumulative ACK.
     dupack_credit: u64,
 }
 
 impl DeliveryCounter {
     /// Bytes `ack` reports delivered that were not counted before.
-    pub fn delivered(&mut self, ack: &AckSample, mss: u64) -> u64 {
+    pub(super) fn delivered(&mut self, ack: &AckSample, mss: u64) -> u64 {
         if ack.is_dupack {
             self.dupack_credit += mss;
             return mss;
