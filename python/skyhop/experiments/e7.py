@@ -94,6 +94,23 @@ RETURN_CARRIER = [
 ]
 
 
+def scenario_head(name: str, description: str, duration_s: float) -> list[str]:
+    """The lines every E7 scenario starts with: its name, one seed, 4 MB
+    socket buffers, the server and the gateway."""
+    return [
+        f'name = "{name}"',
+        f'description = "{description}"',
+        "[run]",
+        f'duration = "{duration_s} s"',
+        "seed = 1",
+        "[tcp]",
+        'rcv_buffer = "4 MB"',
+        'send_buffer = "4 MB"',
+        "[nodes.server]",
+        "[nodes.gw]",
+    ]
+
+
 def mode_sets(mode: str, n: int) -> dict[str, str | bool]:
     """A capacity mode's keys under ``beams.beam.return`` for ``n`` terminals."""
     # A terminal sends on one carrier at a time: at most one carrier's capacity.
@@ -135,18 +152,11 @@ def scenario_text(
     others upload throughout); ``proxies``: split proxies at ``"t"`` (each
     flow's terminal) and/or ``"gw"``."""
     proxies = proxies or []
-    out = [
-        f'name = "e7_{n}_{tcp}_{mode}"',
-        f'description = "E7: {n} terminals on a DVB-RCS2 DAMA return link, {mode}, {tcp}"',
-        "[run]",
-        f'duration = "{DURATION_S} s"',
-        "seed = 1",
-        "[tcp]",
-        'rcv_buffer = "4 MB"',
-        'send_buffer = "4 MB"',
-        "[nodes.server]",
-        "[nodes.gw]",
-    ]
+    out = scenario_head(
+        f"e7_{n}_{tcp}_{mode}",
+        f"E7: {n} terminals on a DVB-RCS2 DAMA return link, {mode}, {tcp}",
+        DURATION_S,
+    )
     if "gw" in proxies:
         out.append("[nodes.gw.proxy]")
     out += [
@@ -260,16 +270,11 @@ def rain_scenario_text(trace: str) -> str:
     return (
         "\n".join(
             [
-                'name = "e7_rain"',
-                'description = "E7: a download through a DVB-S2 forward carrier under a rain fade"',
-                "[run]",
-                f'duration = "{RAIN_DURATION_S} s"',
-                "seed = 1",
-                "[tcp]",
-                'rcv_buffer = "4 MB"',
-                'send_buffer = "4 MB"',
-                "[nodes.server]",
-                "[nodes.gw]",
+                *scenario_head(
+                    "e7_rain",
+                    "E7: a download through a DVB-S2 forward carrier under a rain fade",
+                    RAIN_DURATION_S,
+                ),
                 "[nodes.t1]",
                 "[nodes.h1]",
                 "[links.core]",

@@ -118,6 +118,17 @@ impl LinkStats {
         self.occupancy_ns += queued as u128 * now.since(since).0 as u128;
     }
 
+    /// A copy with `queued` packets held from `since` to `stop` added (the
+    /// counters as they stand at `stop`; nothing added if `stop` is not
+    /// later than `since`).
+    pub fn held_to(&self, queued: usize, since: Time, stop: Time) -> LinkStats {
+        let mut s = self.clone();
+        if stop > since {
+            s.hold(queued, since, stop);
+        }
+        s
+    }
+
     /// Time-weighted mean queue occupancy (packets, the one in service
     /// included) over `[0, elapsed_ns]`.
     pub fn mean_queue(&self, elapsed_ns: u64) -> f64 {

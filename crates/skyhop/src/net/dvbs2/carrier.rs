@@ -311,11 +311,7 @@ impl Carrier {
     /// The same, the queue's occupancy integral carried to `stop`.
     pub fn stats_at(&self, m: usize, stop: Time) -> LinkStats {
         let t = &self.terms[m];
-        let mut s = t.stats.clone();
-        if stop > t.since {
-            s.hold(t.queue.len(), t.since, stop);
-        }
-        s
+        t.stats.held_to(t.queue.len(), t.since, stop)
     }
     pub fn term_counters(&self, m: usize) -> &TermCounters {
         &self.terms[m].counters

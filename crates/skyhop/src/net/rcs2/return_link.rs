@@ -505,11 +505,7 @@ impl ReturnLink {
     /// The same, the occupancy integral carried to `stop`.
     pub fn stats_at(&self, m: usize, stop: Time) -> LinkStats {
         let x = &self.terms[m];
-        let mut s = x.stats.clone();
-        if stop > x.since {
-            s.hold(x.queue.len(), x.since, stop);
-        }
-        s
+        x.stats.held_to(x.queue.len(), x.since, stop)
     }
     pub fn terminals(&self) -> usize {
         self.terms.len()
