@@ -528,6 +528,41 @@ def test_commands_see_the_nodes_names_and_no_unreachable_resolver(tmp_path, cli)
 
 
 # ---------------------------------------------------------------------------
+# issue 41: the hosts' receive processing steered off the engine's CPU
+
+RPS = "unshare -m sh -c 'mount -t sysfs none /sys && cat /sys/class/net/sky0/queues/rx-0/rps_cpus'"
+
+
+def _sysfs_mounts() -> list[str]:
+    return [ln for ln in Path("/proc/self/mountinfo").read_text().splitlines() if " sysfs " in ln]
+
+
+def test_the_hosts_receive_processing_is_steered_off_the_engines_cpu(tmp_path, cli):
+    scn = _scenario(tmp_path, GEO)
+    out = tmp_path / "rps.txt"
+    mounts = _sysfs_mounts()
+    proc = cli("live", scn, "--json", "--run", f"A:{RPS} > {out}", "--run", "B:true")
+    assert proc.returncode == 0, proc.stderr
+    rt = json.loads(proc.stdout)["live"]["realtime"]
+    seen = int(out.read_text().strip().replace(",", ""), 16)
+    if rt["cpu"] is None:  # one CPU: the engine is not pinned, nothing to steer to
+        assert rt["receive_cpus"] is None and seen == 0
+    else:
+        mask = int(rt["receive_cpus"].replace(",", ""), 16)
+        assert mask != 0 and not mask >> rt["cpu"] & 1, rt
+        assert seen == mask  # what the host's device really has
+        assert "hosts' receive on CPU" in proc.stderr
+    # the set-up's sysfs mount stayed in its own mount namespace
+    assert _sysfs_mounts() == mounts
+    # without real-time scheduling the engine is not pinned: nothing steered
+    off = ("--json", "--no-realtime", "--run", f"A:{RPS} > {out}", "--run", "B:true")
+    proc = cli("live", scn, *off)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["live"]["realtime"]["receive_cpus"] is None
+    assert int(out.read_text().strip().replace(",", ""), 16) == 0
+
+
+# ---------------------------------------------------------------------------
 # issue 41: TUN offloads. A host's stack hands the engine TSO super-packets
 # of up to 64 kB; the world carries them as the MTU-sized packets of the
 # wire, and what reaches a host may be merged again (GRO).

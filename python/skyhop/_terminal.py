@@ -594,6 +594,19 @@ def _ms(s: float | None) -> str:
     return f"{s * 1e3:.3f} ms" if s >= 1e-3 else f"{s * 1e6:.0f} µs"
 
 
+def _cpu_list(mask: str) -> str:
+    """The CPUs of a sysfs CPU mask ("00000000,0000000e" → "1-3")."""
+    bits = int(mask.replace(",", ""), 16)
+    cpus = [i for i in range(bits.bit_length()) if bits >> i & 1]
+    runs: list[str] = []
+    for c in cpus:
+        if runs and c == int(runs[-1].split("-")[-1]) + 1:
+            runs[-1] = f"{runs[-1].split('-')[0]}-{c}"
+        else:
+            runs.append(str(c))
+    return ",".join(runs) or "none"
+
+
 def lateness_text(report: dict[str, Any]) -> str:
     """The one-line time-fidelity summary of a live run (stderr)."""
     lat = report["lateness"]
@@ -603,6 +616,8 @@ def lateness_text(report: dict[str, Any]) -> str:
         how.append(f"SCHED_FIFO {rt['fifo_priority']}")
     if rt.get("cpu") is not None:
         how.append(f"CPU {rt['cpu']}")
+    if rt.get("receive_cpus") is not None:
+        how.append(f"hosts' receive on CPU {_cpu_list(rt['receive_cpus'])}")
     rt_text = ", ".join(how) if how else "no real-time scheduling"
     return (
         f"live: {lat['packets']} packets released to the hosts, lateness p50 {_ms(lat['p50_s'])}"

@@ -39,7 +39,12 @@ pub(super) const SYSCTLS: &[&str] = &[
 
 /// What the set-up thread makes: the namespace, the device (and what it
 /// offloads), the settings read.
-type Made = (OwnedFd, (OwnedFd, sys::TunOffloads), Vec<(String, String)>);
+type Made = (
+    OwnedFd,
+    (OwnedFd, sys::TunOffloads),
+    Vec<(String, String)>,
+    Option<String>,
+);
 
 /// A real host standing for one node.
 pub(super) struct Host {
@@ -52,6 +57,8 @@ pub(super) struct Host {
     pub tso: bool,
     /// The kernel settings read in the namespace (name, value).
     pub sysctls: Vec<(String, String)>,
+    /// Why the receive processing could not be steered, if it was asked.
+    pub steer_error: Option<String>,
 }
 
 /// What the run document says of a host.
@@ -70,11 +77,12 @@ pub struct HostInfo {
 
 impl Host {
     /// Make the host of node `node` (index `index`): a new namespace with
-    /// its TUN device configured. Done on a thread of its own, so the
-    /// caller's namespace does not change.
-    pub(super) fn create(index: u32, name: &str) -> io::Result<Host> {
+    /// its TUN device configured; with `steer`, the device's receive
+    /// processing steered to that CPU mask (`sys::steer_receive`). Done on a
+    /// thread of its own, so the caller's namespaces do not change.
+    pub(super) fn create(index: u32, name: &str, steer: Option<&str>) -> io::Result<Host> {
         let ip = node_ip(index);
-        let (ns, tun, sysctls) = std::thread::scope(|s| {
+        let (ns, tun, sysctls, steer_error) = std::thread::scope(|s| {
             s.spawn(move || -> io::Result<Made> {
                 let ns = sys::new_netns()?;
                 let tun = sys::tun(DEVICE)?;
@@ -105,7 +113,13 @@ impl Host {
                         Some((k.replace('/', "."), v.trim().replace('\t', " ")))
                     })
                     .collect();
-                Ok((ns, tun, sysctls))
+                // Last: it gives this thread a mount namespace of its own.
+                let steer_error = steer.and_then(|mask| {
+                    sys::steer_receive(DEVICE, mask)
+                        .err()
+                        .map(|e| format!("receive steering refused: {e}"))
+                });
+                Ok((ns, tun, sysctls, steer_error))
             })
             .join()
             .expect("host set-up thread")
@@ -119,6 +133,7 @@ impl Host {
             tun,
             tso: offloads.tso,
             sysctls,
+            steer_error,
         })
     }
 

@@ -261,10 +261,17 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         },
     }
     };
-    // The hosts: a namespace and a device each.
+    // The hosts: a namespace and a device each. Under real-time scheduling
+    // the engine's thread is pinned to the last CPU, and the hosts' receive
+    // processing is steered to the others, so a packet the engine writes
+    // into a device does not run the receiving host's stack on the engine's
+    // CPU (docs/live.md, "What happens").
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pin = opts.realtime && cpus > 1;
+    let steer = pin.then(|| sys::cpu_mask_except(cpus, cpus - 1));
     let mut hosts = Vec::with_capacity(live.len());
     for &n in &live {
-        let h = Host::create(n, &plan.nodes[n as usize]).map_err(|e| {
+        let h = Host::create(n, &plan.nodes[n as usize], steer.as_deref()).map_err(|e| {
             setup(
                 &format!("making the host of node {}", plan.nodes[n as usize]),
                 e,
@@ -340,14 +347,14 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
     }
     drop(names); // the commands' mounts keep the files
     cmds.started = Instant::now();
-    let rt = if opts.realtime {
-        sys::realtime(
-            true,
-            std::thread::available_parallelism().map_or(1, |n| n.get()) > 1,
-        )
+    let mut rt = if opts.realtime {
+        sys::realtime(true, pin)
     } else {
         Realtime::default()
     };
+    let steer_errors: Vec<String> = hosts.iter().filter_map(|h| h.steer_error.clone()).collect();
+    rt.receive_cpus = steer.filter(|_| steer_errors.is_empty());
+    rt.notes.extend(steer_errors.into_iter().take(1));
     let end = Time(opts.duration.unwrap_or(plan.duration).0);
     let recorder = match &opts.record {
         Some(p) => {

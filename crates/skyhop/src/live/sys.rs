@@ -233,6 +233,66 @@ pub(super) fn wait_readable(fds: &mut [libc::pollfd], timeout_ns: Option<u64>) -
     Ok(n > 0)
 }
 
+/// The CPU mask, as sysfs writes it (32-bit hexadecimal groups, the highest
+/// first, joined by commas), of CPUs `0..cpus` without `except`.
+pub(super) fn cpu_mask_except(cpus: usize, except: usize) -> String {
+    let groups = cpus.div_ceil(32).max(1);
+    (0..groups)
+        .rev()
+        .map(|g| {
+            let mut w = 0u32;
+            for bit in 0..32 {
+                let cpu = g * 32 + bit;
+                if cpu < cpus && cpu != except {
+                    w |= 1 << bit;
+                }
+            }
+            format!("{w:08x}")
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Steer the receive processing of the packets written into `device` (a
+/// device of the calling thread's network namespace) to the CPUs of `mask`
+/// (Receive Packet Steering, the device's `rps_cpus`). A write into a TUN
+/// device otherwise runs the receiving host's whole stack (IP, TCP, the
+/// socket's wake-up) inside the writer, here the engine's thread.
+///
+/// The device's sysfs entry is only visible to a sysfs mounted in its
+/// namespace, so the calling thread takes a mount namespace of its own
+/// (private, so nothing propagates to the machine's mounts), mounts sysfs
+/// there and writes the mask. Call it last on a thread that ends soon: the
+/// thread's `/sys` is then its own namespace's, and the mount namespace
+/// goes with the thread.
+pub(super) fn steer_receive(device: &str, mask: &str) -> io::Result<()> {
+    let c = |s: &str| CString::new(s).expect("no NUL");
+    let (root, sys, sysfs) = (c("/"), c("/sys"), c("sysfs"));
+    // SAFETY: unshare and mount with valid C strings, for the calling
+    // thread's own (new) mount namespace.
+    unsafe {
+        cvt(libc::unshare(libc::CLONE_NEWNS))?;
+        cvt(libc::mount(
+            std::ptr::null(),
+            root.as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ))?;
+        cvt(libc::mount(
+            sysfs.as_ptr(),
+            sys.as_ptr(),
+            sysfs.as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        ))?;
+    }
+    std::fs::write(
+        format!("/sys/class/net/{device}/queues/rx-0/rps_cpus"),
+        mask,
+    )
+}
+
 /// What real-time help the calling thread got.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Realtime {
@@ -242,6 +302,10 @@ pub struct Realtime {
     pub cpu: Option<usize>,
     /// Timer slack set to 1 ns (sleeps end on time).
     pub timer_slack_ns: Option<u64>,
+    /// The CPUs (mask, as sysfs writes it) the hosts' receive processing
+    /// was steered to, away from the engine's (`None`: not steered, the
+    /// reason in `notes`, or nothing to steer to).
+    pub receive_cpus: Option<String>,
     pub notes: Vec<String>,
 }
 
@@ -310,4 +374,21 @@ pub(super) fn thread_cpu_s() -> f64 {
     unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cpu_mask_except;
+
+    #[test]
+    fn cpu_masks_leave_out_the_engines_cpu() {
+        assert_eq!(cpu_mask_except(2, 1), "00000001");
+        assert_eq!(cpu_mask_except(4, 3), "00000007");
+        assert_eq!(cpu_mask_except(4, 0), "0000000e");
+        assert_eq!(cpu_mask_except(32, 31), "7fffffff");
+        // 33 CPUs: two groups, the highest first.
+        assert_eq!(cpu_mask_except(33, 32), "00000000,ffffffff");
+        assert_eq!(cpu_mask_except(40, 39), "0000007f,ffffffff");
+        assert_eq!(cpu_mask_except(64, 0), "ffffffff,fffffffe");
+    }
 }
