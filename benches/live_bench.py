@@ -115,6 +115,9 @@ def run_case(case, seconds: float, tmp: Path) -> dict:
         # packets per read and per write: what TSO and merging saved
         "packets_per_read": pk["read"] / max(pk.get("device_reads", pk["read"]), 1),
         "packets_per_write": pk["released"] / max(pk.get("device_writes", pk["released"]), 1),
+        # how often the engine's thread slept, and woke by its own timer
+        "waits_per_s": pk.get("waits", 0) / doc["duration_s"],
+        "timer_wakeups_per_s": pk.get("waits_timed_out", 0) / doc["duration_s"],
         "tso": all(h.get("tso", False) for h in doc["hosts"]),
         "realtime": doc["realtime"],
     }
@@ -127,6 +130,7 @@ def _line(r: dict) -> str:
         f"lateness p50 {lat[0]:6.0f} µs  p99 {lat[1]:7.0f} µs  max {lat[2]:8.0f} µs"
         f"   engine CPU {r['engine_cpu_share']:.0%}"
         f"   packets/read {r['packets_per_read']:.1f} /write {r['packets_per_write']:.1f}"
+        f"   waits/s {r['waits_per_s'] / 1e3:.0f} k ({r['timer_wakeups_per_s'] / 1e3:.0f} k by timer)"
     )
 
 

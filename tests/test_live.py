@@ -655,13 +655,27 @@ def _gso_run(tmp_path: Path, text: str, n: int):
 def test_a_file_larger_than_64kb_crosses_a_gso_path_intact(tmp_path):
     # At 10 Gb/s a full segment takes 1.2 µs of the link: the segments cut
     # from one super-packet reach the receiving host within some 50 µs,
-    # closer together than the engine's turns (each writes to a device, the
-    # receiving stack running in the write), so some are released in the
-    # same turn and merged (GRO) into one write.
+    # closer together than the engine's turns (each a sleep and a wake-up,
+    # and writes to the devices), so some are released in the same turn and
+    # merged (GRO) into one write.
     n = 4_000_000
     links, pk = _gso_run(tmp_path, _direct("10 Gbps"), n)
     assert links[("l", "forward")]["bytes"] >= n
     assert pk["merged_writes"] > 0, pk
+
+
+def test_a_wake_up_window_keeps_every_byte_and_counts_its_waits(tmp_path):
+    n = 2_000_000
+    scn = _scenario(tmp_path, _direct("100 Mbps"))
+    doc, srv, _, _, _ = _transfer(tmp_path, scn, n, "--wake-window", "500us")
+    assert srv["received"] == n and srv["intact"], srv
+    live = doc["live"]
+    assert live["wake_window_s"] == 5e-4
+    pk = live["packets"]
+    # every wait is counted; some ended by the timer (the engine's own
+    # events), the others by a host's packet
+    assert 0 < pk["waits_timed_out"] < pk["waits"], pk
+    assert live["lateness"]["packets"] == pk["released"] >= n / 1448
 
 
 def test_super_packets_cut_for_a_lossy_link_arrive_intact(tmp_path):
@@ -699,6 +713,8 @@ queue = 1000
         (["--duration", "0s"], ["run.duration"]),
         (["--grace", "3600s"], ["--grace", "longer than the 60 s"]),
         (["--lateness-warn", "-1s"], ["--lateness-warn"]),
+        (["--wake-window", "2ms"], ["--wake-window", "wider than 0.001 s"]),
+        (["--wake-window", "5"], ["--wake-window"]),
     ],
 )
 def test_live_options_out_of_range_are_one_line_and_start_nothing(tmp_path, cli, args, words):

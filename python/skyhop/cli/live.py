@@ -42,6 +42,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     scn, _ = load_live_scenario(read_source(args.scenario), _scenario_sets(args), commands)
     grace = duration_s(args.grace, "--grace")
     warn = duration_s(args.lateness_warn, "--lateness-warn")
+    duration_s(args.wake_window, "--wake-window")  # refused before anything starts
     abort = None
     if args.lateness_abort is not None:
         abort = duration_s(args.lateness_abort, "--lateness-abort")
@@ -98,6 +99,7 @@ def _live_run(
     pcap_links: list[str] | None,
 ) -> dict[str, Any]:
     from ..live import live
+    from ..units import duration_s
 
     return live(
         scn,
@@ -105,6 +107,7 @@ def _live_run(
         seed=seed,
         grace_s=grace,
         lateness_warn_s=warn,
+        wake_window_s=duration_s(args.wake_window, "--wake-window"),
         lateness_abort_s=abort,
         realtime=not args.no_realtime,
         record=args.record,

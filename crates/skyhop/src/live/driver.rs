@@ -15,7 +15,7 @@ use super::ip;
 use super::lateness::Lateness;
 use super::record::Recorder;
 use super::sys;
-use crate::engine::Time;
+use crate::engine::{Dur, Time};
 use crate::error::SimError;
 use crate::export::pcap::PcapStream;
 use crate::net::addr::node_of_ip;
@@ -62,6 +62,12 @@ pub struct LiveCounters {
     pub device_writes: u64,
     /// Of those, groups of segments written as one super-packet.
     pub merged_writes: u64,
+    /// Times the engine's thread waited (each wait a sleep: a timer armed
+    /// unless the wait is for a device only).
+    pub waits: u64,
+    /// Of those, waits ended by their timer (no device readable): the
+    /// engine woke for an event of its own.
+    pub waits_timed_out: u64,
 }
 
 /// A loop over a world joined to live hosts.
@@ -75,6 +81,8 @@ pub(super) struct WallClock<'a> {
     pub lateness: Lateness,
     pub counters: LiveCounters,
     pub stopped: Option<StopReason>,
+    /// Sleep this long past the next event (`LiveOptions::wake_window`).
+    pub wake_window: Dur,
     /// Record errors (the record stops, the run goes on).
     pub record_error: Option<String>,
     /// pcap files written as the run goes (the packet log drained into them).
@@ -132,6 +140,7 @@ impl<'a> WallClock<'a> {
             lateness,
             counters: LiveCounters::default(),
             stopped: None,
+            wake_window: Dur::ZERO,
             record_error: None,
             pcap,
             pcap_error: None,
@@ -359,16 +368,19 @@ impl Driver for WallClock<'_> {
             // under 20 µs).
             let deadline = world
                 .next_deadline()
-                .unwrap_or(Time::MAX)
+                .map_or(Time::MAX, |d| Time(d.0.saturating_add(self.wake_window.0)))
                 .min(self.end)
                 .min(Time(next_check));
             let wait = deadline.0.saturating_sub(self.now().0);
             for f in fds.iter_mut() {
                 f.revents = 0;
             }
-            sys::wait_readable(&mut fds, Some(wait)).map_err(|e| SimError::Live {
-                detail: format!("waiting for the hosts' devices: {e}"),
-            })?;
+            let readable =
+                sys::wait_readable(&mut fds, Some(wait)).map_err(|e| SimError::Live {
+                    detail: format!("waiting for the hosts' devices: {e}"),
+                })?;
+            self.counters.waits += 1;
+            self.counters.waits_timed_out += u64::from(!readable);
         }
     }
 }

@@ -68,6 +68,11 @@ pub struct LiveOptions {
     pub lateness_abort: Option<Dur>,
     /// Ask for SCHED_FIFO and a pinned CPU for the engine's thread.
     pub realtime: bool,
+    /// How long past its next event the engine's thread sleeps: the events
+    /// due within this window are handled at one wake-up (each packet up
+    /// to this much later), so fewer timers are armed. Zero: every wait
+    /// ends at the next event.
+    pub wake_window: Dur,
     /// Record every packet from the hosts here (pcapng), for a replay.
     pub record: Option<PathBuf>,
     pub trace: bool,
@@ -93,6 +98,8 @@ pub struct LiveReport {
     pub lateness: LatenessSummary,
     /// The lateness above which a warning is given (s).
     pub lateness_warn_s: f64,
+    /// The wake-up window asked for (s).
+    pub wake_window_s: f64,
     pub packets: LiveCounters,
     pub realtime: Realtime,
     /// CPU seconds the engine's thread used during the run (user + system).
@@ -120,6 +127,9 @@ pub struct LiveOutcome {
 /// The longest time stopped commands get between SIGTERM and SIGKILL.
 pub const MAX_GRACE: Dur = Dur(60_000_000_000);
 
+/// The widest wake-up window: the lateness it may add to every packet.
+pub const MAX_WAKE_WINDOW: Dur = Dur(1_000_000);
+
 fn option_error(key: &str, msg: impl Into<String>) -> SimError {
     SimError::Scenario(ScenarioError::new("<options>", key, msg))
 }
@@ -135,6 +145,16 @@ pub fn check(plan: &Plan, opts: &LiveOptions) -> Result<Vec<u32>, SimError> {
                 "{} s is longer than the {} s a stopped command may be given",
                 opts.grace.as_secs_f64(),
                 MAX_GRACE.as_secs_f64()
+            ),
+        ));
+    }
+    if opts.wake_window > MAX_WAKE_WINDOW {
+        return Err(option_error(
+            "--wake-window",
+            format!(
+                "{} s is wider than {} s (each packet may be that much later)",
+                opts.wake_window.as_secs_f64(),
+                MAX_WAKE_WINDOW.as_secs_f64()
             ),
         ));
     }
@@ -398,6 +418,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         recorder,
         pcap,
     );
+    driver.wake_window = opts.wake_window;
     let cpu0 = sys::thread_cpu_s();
     let driven = driver.drive(&mut world);
     let engine_cpu_s = sys::thread_cpu_s() - cpu0;
@@ -492,6 +513,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         stop_ns: stop.0,
         lateness,
         lateness_warn_s: warn_s,
+        wake_window_s: opts.wake_window.as_secs_f64(),
         packets: counters,
         realtime: rt,
         engine_cpu_s,

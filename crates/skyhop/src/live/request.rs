@@ -38,6 +38,8 @@ pub struct LiveRequest {
     pub lateness_warn_s: f64,
     pub lateness_abort_s: Option<f64>,
     pub realtime: bool,
+    #[serde(default)]
+    pub wake_window_s: f64,
     pub record: Option<PathBuf>,
     #[serde(default)]
     pub trace: bool,
@@ -104,6 +106,7 @@ impl LiveRequest {
                 .map(|s| dur(s, "--lateness-abort"))
                 .transpose()?,
             realtime: self.realtime,
+            wake_window: dur(self.wake_window_s, "--wake-window")?,
             record: self.record.clone(),
             trace: self.trace,
             pcap,
