@@ -15,6 +15,8 @@ and the machine it came from.
 
     --case SUBSTRING   only the cases whose "path cc" contains it
     --rounds N         run the chosen cases N times, in turn
+    --wake-window D    passed to skyhop live (several, comma-separated: each
+                       round runs every case once per window, in turn)
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def scenario(rate: str, delay: str, links: int, queue: int) -> str:
     return text + '[flows.probe]\nfrom = "A"\nto = "B"\nsize = "1 kB"\n'
 
 
-def run_case(case, seconds: float, tmp: Path) -> dict:
+def run_case(case, seconds: float, tmp: Path, window: str = "0s") -> dict:
     name, rate, delay, links, queue, cc = case
     scn = tmp / "bench.toml"
     scn.write_text(scenario(rate, delay, links, queue))
@@ -90,7 +92,7 @@ def run_case(case, seconds: float, tmp: Path) -> dict:
     ran.unlink(missing_ok=True)
     cmd = [
         sys.executable, "-m", "skyhop", "live", str(scn), "--json",
-        "--duration", f"{seconds + 30}s",
+        "--duration", f"{seconds + 30}s", "--wake-window", window,
         "--run", f"B:{sys.executable} {bulk} server 0 {out}",
         "--run", f"A:{sys.executable} {bulk} client {seconds} {ran} {cc}",
     ]  # fmt: skip
@@ -106,6 +108,7 @@ def run_case(case, seconds: float, tmp: Path) -> dict:
     return {
         "case": name,
         "cc": cc,
+        "wake_window": window,
         "goodput_mbps": got["bytes"] * 8 / got["seconds"] / 1e6,
         "packets_released": lat["packets"],
         "lateness_p50_us": (lat["p50_s"] or 0) * 1e6,
@@ -126,11 +129,12 @@ def run_case(case, seconds: float, tmp: Path) -> dict:
 def _line(r: dict) -> str:
     lat = (r["lateness_p50_us"], r["lateness_p99_us"], r["lateness_max_us"])
     return (
-        f"{r['case']:<26} {r['cc']:<6} {r['goodput_mbps']:8.1f} Mb/s   "
+        f"{r['case']:<26} {r['cc']:<6} window {r['wake_window']:<5} {r['goodput_mbps']:7.1f} Mb/s  "
         f"lateness p50 {lat[0]:6.0f} µs  p99 {lat[1]:7.0f} µs  max {lat[2]:8.0f} µs"
         f"   engine CPU {r['engine_cpu_share']:.0%}"
         f"   packets/read {r['packets_per_read']:.1f} /write {r['packets_per_write']:.1f}"
-        f"   waits/s {r['waits_per_s'] / 1e3:.0f} k ({r['timer_wakeups_per_s'] / 1e3:.0f} k by timer)"
+        f"   waits/s {r['waits_per_s'] / 1e3:.0f} k"
+        f" ({r['timer_wakeups_per_s'] / 1e3:.0f} k by timer)"
     )
 
 
@@ -140,6 +144,7 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--case", default="", help="only cases whose 'path cc' contains this")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--wake-window", default="0s")
     args = ap.parse_args()
     cases = [c for c in CASES if args.case in f"{c[0]} {c[5]}"]
     if not cases:
@@ -148,9 +153,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         for _ in range(args.rounds):
             for case in cases:
-                rows.append(run_case(case, args.seconds, Path(d)))
-                if not args.json:
-                    print(_line(rows[-1]), flush=True)
+                for window in args.wake_window.split(","):
+                    rows.append(run_case(case, args.seconds, Path(d), window))
+                    if not args.json:
+                        print(_line(rows[-1]), flush=True)
     if args.json:
         print(json.dumps(rows, indent=1))
     return 0
