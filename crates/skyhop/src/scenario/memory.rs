@@ -321,6 +321,26 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
         };
         let hint = "shorten run.duration, trace fewer runs, or thin the traces (--trace-every, --trace-series)";
         for (fi, f) in plan.flows.iter().enumerate() {
+            // A probe keeps one point per datagram received (its one-way
+            // delay), whichever series are asked: what it sends, not what
+            // its path's bottleneck could carry.
+            if f.app.datagrams() && f.quic.is_none() {
+                let shape = RunShape {
+                    duration_s,
+                    min_rtt_s: min_rtt_s(plan, fi),
+                };
+                if let Some((rate, size)) = f.app.bounds(&shape).datagrams {
+                    let sent =
+                        sat(rate as f64 * duration_s / 8.0 / (size as u64).max(1) as f64) + 1;
+                    e.add(
+                        true,
+                        "--trace".into(),
+                        sent.saturating_mul(BYTES_PER_TRACE_POINT),
+                        hint,
+                    );
+                }
+                continue;
+            }
             let mut rows: u64 = 0;
             for li in 0..f.legs.len() {
                 rows = rows.saturating_add(segments(plan, fi, li, duration_s).saturating_mul(2));

@@ -276,6 +276,31 @@ fn thinned_traces_are_estimated_as_thinned() {
     assert!(estimate(&p, &queue).recorded < e_full);
 }
 
+#[test]
+fn a_traced_probe_is_charged_what_it_sends_not_what_its_path_could_carry() {
+    // 100 B every 2 ms (400 kb/s) over a 10 Gb/s link for 120 s: 60 001
+    // delay points, not the 1.5 G segments the link could carry.
+    let text = BASE.replace(
+        "[flows.f]\nfrom = \"A\"\nto = \"B\"\n",
+        "[flows.f]\nfrom = \"A\"\nto = \"B\"\napp = \"cbr\"\n[flows.f.cbr]\nrate = \"400 kbps\"\npacket = \"100 B\"\n",
+    );
+    let p = plan_of(
+        &text,
+        &["links.ab.rate=\"10 Gbps\"", "run.duration=\"120 s\""],
+    );
+    let traced = Recording {
+        trace: true,
+        trace_options: skyhop::observe::TraceOptions {
+            every: None,
+            quantities: Some(vec!["srtt".into()]),
+        },
+        ..Default::default()
+    };
+    let extra = estimate(&p, &traced).recorded - estimate(&p, &Recording::default()).recorded;
+    assert!((60_001..=60_001 * 1024).contains(&extra), "{extra} B");
+    check_against(&p, "t.toml", &traced, 1, 1, 200 * MB).unwrap();
+}
+
 /// A QUIC flow's datagrams carry their bytes and a terminating proxy holds
 /// real stream data (`scenario/memory_quic.rs`).
 mod quic {
