@@ -106,6 +106,13 @@ PUBLISHED = {
 }
 
 
+#: access.reach of the sensitivity run "pop_idle_near": the largest reach
+#: that keeps Frankfurt's gateway (960 km from Rome) out; any from 500 km
+#: (Rome's nearest gateways, Marsala and Milano, are 457 and 466 km away)
+#: to 800 km gives the same paths.
+NEAR_REACH = "800 km"
+
+
 def scenario(
     city: str, *, duration: float, start: str, flows: dict, pop: str | None = None
 ) -> dict:
@@ -303,7 +310,9 @@ def main() -> None:
     results: dict = json.loads(out.read_text()) if args.only and out.exists() else {}
     results.update({"published": PUBLISHED, "starts": starts(n)})
     results.setdefault("setups", {})
-    todo = set(args.only or ["pop_idle", "server_idle", "aalborg_500hz", "rome_load"])
+    todo = set(
+        args.only or ["pop_idle", "pop_idle_near", "server_idle", "aalborg_500hz", "rome_load"]
+    )
 
     # S1: terminal -> its PoP, idle (Mohan et al.: bent pipe, RIPE Atlas).
     s1 = {}
@@ -318,6 +327,22 @@ def main() -> None:
         s1[city] = {"pop": pop, **quantiles(rtts)}
     if s1:
         results["setups"]["pop_idle"] = s1
+
+    # S1b: the same with the gateways limited to those within 800 km of the
+    # terminal (access.reach): traffic lands near the user and crosses the
+    # fibre to the PoP. Only Rome's path changes (Milano instead of Frankfurt).
+    s1b = {}
+    for city in europe if "pop_idle_near" in todo else ():
+        pop = pop_of(city)
+        rtts = []
+        for st in starts(n):
+            scn = scenario(city, duration=60, start=st, flows=probes(city, pop))
+            scn["links"]["internet"]["between"] = [pop, "server"]
+            scn["access"]["reach"] = NEAR_REACH
+            rtts += idle_rtts(run_one(scn))
+        s1b[city] = {"pop": pop, "reach": NEAR_REACH, **quantiles(rtts)}
+    if s1b:
+        results["setups"]["pop_idle_near"] = s1b
 
     # S2: terminal -> a server 1 ms behind its PoP, idle (Ookla's median latency
     # per country: a Speedtest server near the user, reached through the PoP).
@@ -424,6 +449,15 @@ def verdicts(setups: dict) -> list[dict]:
         )
         row("RIPE Atlas 2023, distance (Fig. 13)", city, round(fit, 1), r["median"])
         row("SpaceX to the FCC, 2020", city, pub["spacex_median_ms"], r["median"])
+    for city, r in setups.get("pop_idle_near", {}).items():
+        c = COUNTRY[city]
+        if c in pub["ripe_country_median_ms"]:
+            row(
+                "RIPE Atlas 2023, country, reach 800 km",
+                city,
+                pub["ripe_country_median_ms"][c],
+                r["median"],
+            )
     for city, r in setups.get("server_idle", {}).items():
         c = COUNTRY[city]
         row("Ookla Q2 2022, country", city, pub["ookla_2022q2_median_ms"][c], r["median"])
