@@ -49,6 +49,8 @@ CITIES = {
     "Rome": (41.9028, 12.4964),
     "Madrid": (40.4168, -3.7038),
     "Aalborg": (57.0488, 9.9217),
+    "Lagos": (6.5244, 3.3792),
+    "Abuja": (9.0765, 7.3986),
 }
 
 #: Each city's country (ISO 3166 alpha-2), to set it beside per-country figures.
@@ -61,6 +63,8 @@ COUNTRY = {
     "Rome": "IT",
     "Madrid": "ES",
     "Aalborg": "DK",
+    "Lagos": "NG",
+    "Abuja": "NG",
 }
 
 #: The published figures compared against (docs/VALIDATION.md gives each one's
@@ -90,6 +94,9 @@ PUBLISHED = {
     # Ookla, Speedtest Intelligence, Q2 2022 (as quoted by technewsspace.com):
     # Starlink's median latency in Spain and the UK, the lowest in Europe.
     "ookla_2022q2_median_ms": {"ES": 37.0, "GB": 39.0},
+    # Ookla, Q2 2023 (as quoted by techbooth.africa and Business Insider Africa):
+    # Starlink's median multi-server latency in Nigeria.
+    "ookla_2023q2_median_ms": {"NG": 55.88},
     # SpaceX to the FCC (2020): user to PoP, busy hours, loaded cells.
     "spacex_median_ms": 30.0,
     "spacex_p95_ms": 42.0,
@@ -347,7 +354,7 @@ def main() -> None:
     # S2: terminal -> a server 1 ms behind its PoP, idle (Ookla's median latency
     # per country: a Speedtest server near the user, reached through the PoP).
     s2 = {}
-    for city in ("London", "Madrid") if "server_idle" in todo else ():
+    for city in ("London", "Madrid", "Lagos", "Abuja") if "server_idle" in todo else ():
         pop = pop_of(city)
         rtts = []
         for st in starts(n):
@@ -460,7 +467,10 @@ def verdicts(setups: dict) -> list[dict]:
             )
     for city, r in setups.get("server_idle", {}).items():
         c = COUNTRY[city]
-        row("Ookla Q2 2022, country", city, pub["ookla_2022q2_median_ms"][c], r["median"])
+        if c in pub["ookla_2022q2_median_ms"]:
+            row("Ookla Q2 2022, country", city, pub["ookla_2022q2_median_ms"][c], r["median"])
+        if c in pub["ookla_2023q2_median_ms"]:
+            row("Ookla Q2 2023, country", city, pub["ookla_2023q2_median_ms"][c], r["median"])
     return out
 
 
