@@ -32,10 +32,10 @@ from skyhop.rtt_plot import epoch_boundaries, plot_rtt, rtt_series
 
 HERE = pathlib.Path(__file__).resolve().parent
 
-# The memory estimate counts the queue trace of the 10 Gb/s link behind the
-# PoP at that link's line rate once a traced probe crosses it (7.3 GB for a
-# 60 s run, 14.7 GB for 120 s), where such a run holds about 60 MB (maximum
-# resident size measured); the limit is raised for these runs only.
+# The memory estimate sizes a traced probe's trace as if the probe sent at
+# its path's bottleneck rate (7.3 GB for the probes of a 60 s run to a server
+# behind the PoP, 14.7 GB for 120 s), where such a run holds about 60 MB
+# (maximum resident size measured); the limit is raised for these runs only.
 os.environ.setdefault("SKYHOP_MEMORY_LIMIT", "16 GB")
 FIGURES = HERE.parents[1] / "docs" / "figures"
 
