@@ -31,13 +31,13 @@ from skyhop.api import load_scenario, run_seeds
 from skyhop.rtt_plot import epoch_boundaries, plot_rtt, rtt_series
 
 HERE = pathlib.Path(__file__).resolve().parent
+FIGURES = HERE.parents[1] / "docs" / "figures"
 
 # The memory estimate sizes a traced probe's trace as if the probe sent at
 # its path's bottleneck rate (7.3 GB for the probes of a 60 s run to a server
 # behind the PoP, 14.7 GB for 120 s), where such a run holds about 60 MB
 # (maximum resident size measured); the limit is raised for these runs only.
 os.environ.setdefault("SKYHOP_MEMORY_LIMIT", "16 GB")
-FIGURES = HERE.parents[1] / "docs" / "figures"
 
 CITIES = {
     # name: (lat, lon)
@@ -114,7 +114,7 @@ PUBLISHED = {
 
 
 #: access.reach of the sensitivity run "pop_idle_near": the largest reach
-#: that keeps Frankfurt's gateway (960 km from Rome) out; any from 500 km
+#: that keeps Frankfurt's gateway (988 km from Rome) out; any from 500 km
 #: (Rome's nearest gateways, Marsala and Milano, are 457 and 466 km away)
 #: to 800 km gives the same paths.
 NEAR_REACH = "800 km"
@@ -414,7 +414,7 @@ def main() -> None:
     results["verdicts"] = verdicts(results["setups"])
     for v in results["verdicts"]:
         print(
-            f"{v['against']:<34} {v['city']:<10} published {v['published_ms']:5.1f} ms"
+            f"{v['against']:<40} {v['city']:<10} published {v['published_ms']:5.1f} ms"
             f"  skyhop {v['skyhop_ms']:5.1f} ms  {v['deviation']:+6.1%}"
             f"  {'within' if v['within_20pct'] else 'NOT within'} 20 %"
         )
@@ -424,8 +424,8 @@ def main() -> None:
 def verdicts(setups: dict) -> list[dict]:
     """Each idle median beside the published median it is compared with:
     per country (RIPE Atlas, Fig. 12), at the city's distance to its PoP on
-    the same study's line (Fig. 13), and Ookla's per-country medians (to a
-    server behind the PoP)."""
+    the same study's line (Fig. 13), SpaceX's, the sensitivity run's against
+    Fig. 12, and Ookla's per-country medians (to a server behind the PoP)."""
     out = []
 
     def row(against: str, city: str, published: float, ours_s: float) -> None:
@@ -460,7 +460,7 @@ def verdicts(setups: dict) -> list[dict]:
         c = COUNTRY[city]
         if c in pub["ripe_country_median_ms"]:
             row(
-                "RIPE Atlas 2023, country, reach 800 km",
+                f"RIPE Atlas 2023, country, reach {NEAR_REACH}",
                 city,
                 pub["ripe_country_median_ms"][c],
                 r["median"],
