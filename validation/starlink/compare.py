@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import pathlib
 import statistics
 
@@ -31,6 +32,12 @@ from skyhop.rtt_plot import epoch_boundaries, plot_rtt, rtt_series
 
 HERE = pathlib.Path(__file__).resolve().parent
 FIGURES = HERE.parents[1] / "docs" / "figures"
+
+# The memory estimate sizes a traced probe's trace as if the probe sent at
+# its path's bottleneck rate (7.3 GB for the probes of a 60 s run to a server
+# behind the PoP, 14.7 GB for 120 s), where such a run holds about 60 MB
+# (maximum resident size measured); the limit is raised for these runs only.
+os.environ.setdefault("SKYHOP_MEMORY_LIMIT", "16 GB")
 
 CITIES = {
     # name: (lat, lon)
@@ -42,6 +49,22 @@ CITIES = {
     "Rome": (41.9028, 12.4964),
     "Madrid": (40.4168, -3.7038),
     "Aalborg": (57.0488, 9.9217),
+    "Lagos": (6.5244, 3.3792),
+    "Abuja": (9.0765, 7.3986),
+}
+
+#: Each city's country (ISO 3166 alpha-2), to set it beside per-country figures.
+COUNTRY = {
+    "London": "GB",
+    "Paris": "FR",
+    "Brussels": "BE",
+    "Amsterdam": "NL",
+    "Berlin": "DE",
+    "Rome": "IT",
+    "Madrid": "ES",
+    "Aalborg": "DK",
+    "Lagos": "NG",
+    "Abuja": "NG",
 }
 
 #: The published figures compared against (docs/VALIDATION.md gives each one's
@@ -50,6 +73,30 @@ PUBLISHED = {
     # Mohan et al., WWW 2024 (RIPE Atlas, 2023): terminal to PoP ("bent pipe").
     "pop_median_ms": 40.0,
     "pop_range_ms": [36.0, 48.0],
+    # The same study's artifacts (repository nitindermohan/multifaceted-starlink-
+    # performance, ripe_atlas_figures/ripe_atlas_repr.ipynb, the figures stored in
+    # the notebook): traceroute round trips from RIPE Atlas probes to Starlink's
+    # first hop 100.64.0.1, 2023, all hours. Fig. 12, the median per country, read
+    # from the stored image's pixels (1 px = 0.7 ms; rounded to 0.5 ms):
+    "ripe_country_median_ms": {
+        "GB": 35.0,
+        "NL": 37.0,
+        "DE": 40.0,
+        "BE": 40.0,
+        "FR": 41.5,
+        "IT": 43.5,
+    },
+    # Fig. 13, the per-distance medians against the probe's distance to its PoP,
+    # and the notebook's least-squares line through them, read from the image's
+    # pixels (its ends: 35.6 ms at -11 km, 61.1 ms at 2 586 km):
+    "ripe_fit_ms_at_0km": 35.7,
+    "ripe_fit_ms_per_1000km": 9.8,
+    # Ookla, Speedtest Intelligence, Q2 2022 (as quoted by technewsspace.com):
+    # Starlink's median latency in Spain and the UK, the lowest in Europe.
+    "ookla_2022q2_median_ms": {"ES": 37.0, "GB": 39.0},
+    # Ookla, Q2 2023 (as quoted by techbooth.africa and Business Insider Africa):
+    # Starlink's median multi-server latency in Nigeria.
+    "ookla_2023q2_median_ms": {"NG": 55.88},
     # SpaceX to the FCC (2020): user to PoP, busy hours, loaded cells.
     "spacex_median_ms": 30.0,
     "spacex_p95_ms": 42.0,
@@ -64,6 +111,13 @@ PUBLISHED = {
     "boundary_loss_periods": 0.3073,
     "other_loss_periods": 0.0432,
 }
+
+
+#: access.reach of the sensitivity run "pop_idle_near": the largest reach
+#: that keeps Frankfurt's gateway (988 km from Rome) out; any from 500 km
+#: (Rome's nearest gateways, Marsala and Milano, are 457 and 466 km away)
+#: to 800 km gives the same paths.
+NEAR_REACH = "800 km"
 
 
 def scenario(
@@ -112,6 +166,15 @@ def probes(city: str, to: str) -> dict:
 
 def pop_of(city: str) -> str:
     """The PoP the preset gives the city (the nearest shipped one), as a node name."""
+    return f"pop-{_nearest_pop(city)[1]}"
+
+
+def pop_distance_km(city: str) -> float:
+    """Great-circle distance from the city to its PoP, km."""
+    return _nearest_pop(city)[0] / 1000.0
+
+
+def _nearest_pop(city: str) -> tuple[float, str]:
     csv = HERE.parents[1] / "crates" / "skyhop" / "data" / "starlink_ground_2023-10.csv"
     lat, lon = CITIES[city]
     best = None
@@ -122,7 +185,7 @@ def pop_of(city: str) -> str:
         d = _great_circle((lat, lon), (float(plat), float(plon)))
         if best is None or d < best[0]:
             best = (d, name)
-    return f"pop-{best[1]}"
+    return best
 
 
 def _great_circle(a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -254,7 +317,9 @@ def main() -> None:
     results: dict = json.loads(out.read_text()) if args.only and out.exists() else {}
     results.update({"published": PUBLISHED, "starts": starts(n)})
     results.setdefault("setups", {})
-    todo = set(args.only or ["pop_idle", "aalborg_500hz", "rome_load"])
+    todo = set(
+        args.only or ["pop_idle", "pop_idle_near", "server_idle", "aalborg_500hz", "rome_load"]
+    )
 
     # S1: terminal -> its PoP, idle (Mohan et al.: bent pipe, RIPE Atlas).
     s1 = {}
@@ -269,6 +334,36 @@ def main() -> None:
         s1[city] = {"pop": pop, **quantiles(rtts)}
     if s1:
         results["setups"]["pop_idle"] = s1
+
+    # S1b: the same with the gateways limited to those within 800 km of the
+    # terminal (access.reach): traffic lands near the user and crosses the
+    # fibre to the PoP. Only Rome's path changes (Milano instead of Frankfurt).
+    s1b = {}
+    for city in europe if "pop_idle_near" in todo else ():
+        pop = pop_of(city)
+        rtts = []
+        for st in starts(n):
+            scn = scenario(city, duration=60, start=st, flows=probes(city, pop))
+            scn["links"]["internet"]["between"] = [pop, "server"]
+            scn["access"]["reach"] = NEAR_REACH
+            rtts += idle_rtts(run_one(scn))
+        s1b[city] = {"pop": pop, "reach": NEAR_REACH, **quantiles(rtts)}
+    if s1b:
+        results["setups"]["pop_idle_near"] = s1b
+
+    # S2: terminal -> a server 1 ms behind its PoP, idle (Ookla's median latency
+    # per country: a Speedtest server near the user, reached through the PoP).
+    s2 = {}
+    for city in ("London", "Madrid", "Lagos", "Abuja") if "server_idle" in todo else ():
+        pop = pop_of(city)
+        rtts = []
+        for st in starts(n):
+            scn = scenario(city, duration=60, start=st, flows=probes(city, "server"))
+            scn["links"]["internet"]["between"] = [pop, "server"]
+            rtts += idle_rtts(run_one(scn))
+        s2[city] = {"pop": pop, **quantiles(rtts)}
+    if s2:
+        results["setups"]["server_idle"] = s2
 
     # S3: the 15 s pattern at 500 Hz from Aalborg (Casparsen et al.).
     pop = pop_of("Aalborg")
@@ -316,7 +411,67 @@ def main() -> None:
             "runs": loaded,
             "inflation": statistics.mean(x["rtt"]["median"] for x in loaded) / idle,
         }
+    results["verdicts"] = verdicts(results["setups"])
+    for v in results["verdicts"]:
+        print(
+            f"{v['against']:<40} {v['city']:<10} published {v['published_ms']:5.1f} ms"
+            f"  skyhop {v['skyhop_ms']:5.1f} ms  {v['deviation']:+6.1%}"
+            f"  {'within' if v['within_20pct'] else 'NOT within'} 20 %"
+        )
     out.write_text(json.dumps(results, indent=1, default=_num) + "\n")
+
+
+def verdicts(setups: dict) -> list[dict]:
+    """Each idle median beside the published median it is compared with:
+    per country (RIPE Atlas, Fig. 12), at the city's distance to its PoP on
+    the same study's line (Fig. 13), SpaceX's, the sensitivity run's against
+    Fig. 12, and Ookla's per-country medians (to a server behind the PoP)."""
+    out = []
+
+    def row(against: str, city: str, published: float, ours_s: float) -> None:
+        dev = ours_s * 1e3 / published - 1.0
+        out.append(
+            {
+                "against": against,
+                "city": city,
+                "published_ms": published,
+                "skyhop_ms": ours_s * 1e3,
+                "deviation": dev,
+                "within_20pct": abs(dev) <= 0.2,
+            }
+        )
+
+    pub = PUBLISHED
+    for city, r in setups.get("pop_idle", {}).items():
+        c = COUNTRY[city]
+        if c in pub["ripe_country_median_ms"]:
+            row(
+                "RIPE Atlas 2023, country (Fig. 12)",
+                city,
+                pub["ripe_country_median_ms"][c],
+                r["median"],
+            )
+        fit = (
+            pub["ripe_fit_ms_at_0km"] + pub["ripe_fit_ms_per_1000km"] * pop_distance_km(city) / 1e3
+        )
+        row("RIPE Atlas 2023, distance (Fig. 13)", city, round(fit, 1), r["median"])
+        row("SpaceX to the FCC, 2020", city, pub["spacex_median_ms"], r["median"])
+    for city, r in setups.get("pop_idle_near", {}).items():
+        c = COUNTRY[city]
+        if c in pub["ripe_country_median_ms"]:
+            row(
+                f"RIPE Atlas 2023, country, reach {NEAR_REACH}",
+                city,
+                pub["ripe_country_median_ms"][c],
+                r["median"],
+            )
+    for city, r in setups.get("server_idle", {}).items():
+        c = COUNTRY[city]
+        if c in pub["ookla_2022q2_median_ms"]:
+            row("Ookla Q2 2022, country", city, pub["ookla_2022q2_median_ms"][c], r["median"])
+        if c in pub["ookla_2023q2_median_ms"]:
+            row("Ookla Q2 2023, country", city, pub["ookla_2023q2_median_ms"][c], r["median"])
+    return out
 
 
 def _num(x):
