@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import pathlib
 import statistics
 
@@ -33,11 +32,6 @@ from skyhop.rtt_plot import epoch_boundaries, plot_rtt, rtt_series
 HERE = pathlib.Path(__file__).resolve().parent
 FIGURES = HERE.parents[1] / "docs" / "figures"
 
-# The memory estimate sizes a traced probe's trace as if the probe sent at
-# its path's bottleneck rate (7.3 GB for the probes of a 60 s run to a server
-# behind the PoP, 14.7 GB for 120 s), where such a run holds about 60 MB
-# (maximum resident size measured); the limit is raised for these runs only.
-os.environ.setdefault("SKYHOP_MEMORY_LIMIT", "16 GB")
 
 CITIES = {
     # name: (lat, lon)

@@ -175,6 +175,22 @@ fn segments(plan: &Plan, f: usize, l: usize, secs: f64) -> u64 {
     sat(n.bottleneck as f64 * secs / 8.0 / n.packet.max(1) as f64) + 1
 }
 
+/// A probe's (non-QUIC datagram flow's) datagrams sent over `secs`, and
+/// their size; `None` for a flow of segments.
+fn probe_sent(plan: &Plan, f: usize, secs: f64) -> Option<(u64, u64)> {
+    let flow = &plan.flows[f];
+    if !flow.app.datagrams() || flow.quic.is_some() {
+        return None;
+    }
+    let shape = RunShape {
+        duration_s: plan.duration.as_secs_f64(),
+        min_rtt_s: min_rtt_s(plan, f),
+    };
+    let (rate, size) = flow.app.bounds(&shape).datagrams?;
+    let size = (size as u64).max(1);
+    Some((sat(rate as f64 * secs / 8.0 / size as f64) + 1, size))
+}
+
 /// Estimate a run of `plan` that records `rec`.
 pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
     let mut e = Estimate::default();
@@ -217,6 +233,9 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
         // the path holds (bandwidth-delay product plus queues) or the
         // initial window if larger.
         let mut packets: u64 = 0;
+        // A probe's legs carry its datagrams (one way, no acknowledgements),
+        // not a bottleneck's worth of segments.
+        let probe_sent = probe_sent(plan, fi, duration_s);
         for (li, leg) in f.legs.iter().enumerate() {
             let mss = (leg.cfg.mss as u64).max(1);
             let mut path_bytes: u64 = 0;
@@ -231,10 +250,18 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 .cfg
                 .rcv_buffer
                 .min(path_bytes.max((leg.cfg.initial_window as u64).saturating_mul(mss)));
-            if f.quic.is_none() {
+            if f.quic.is_none() && probe_sent.is_none() {
                 packets = packets.saturating_add(window / mss + 1);
             }
-            let segs = segments(plan, fi, li, duration_s).saturating_add(b.small_packets);
+            let (carried_here, small) = match probe_sent {
+                Some((sent, size)) => (sent, size),
+                None => (
+                    segments(plan, fi, li, duration_s)
+                        .saturating_add(b.small_packets)
+                        .saturating_mul(2),
+                    leg.cfg.header_bytes as u64,
+                ),
+            };
             // A leg across a moving network also crosses the plan's links
             // of its route there (a gateway's fiber), both ways.
             let routed = leg.figures.route_at_start.iter().flat_map(|r| {
@@ -245,14 +272,20 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                     })
                 })
             });
-            let mut crossed: Vec<u32> = leg.fwd.iter().chain(leg.rev.iter()).copied().collect();
+            // (a probe's datagrams go one way only)
+            let back = if probe_sent.is_some() {
+                &[][..]
+            } else {
+                &leg.rev[..]
+            };
+            let mut crossed: Vec<u32> = leg.fwd.iter().chain(back).copied().collect();
             crossed.extend(routed);
             crossed.sort_unstable();
             crossed.dedup();
             for d in crossed {
                 let d = d as usize;
-                demand[d] = demand[d].saturating_add(segs.saturating_mul(2));
-                smallest[d] = smallest[d].min(leg.cfg.header_bytes as u64);
+                demand[d] = demand[d].saturating_add(carried_here);
+                smallest[d] = smallest[d].min(small);
             }
         }
         // A QUIC flow's datagrams carry their bytes (memory_quic.rs).
@@ -266,9 +299,11 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 let l = &plan.links[d];
                 packets =
                     packets.saturating_add(bytes_in(rate.min(l.rate_bps), l.delay) / size + 1);
-                let sent = sat(rate as f64 * duration_s / 8.0 / size as f64) + 1;
-                demand[d] = demand[d].saturating_add(sent);
-                smallest[d] = smallest[d].min(size);
+                if f.legs.is_empty() {
+                    let sent = sat(rate as f64 * duration_s / 8.0 / size as f64) + 1;
+                    demand[d] = demand[d].saturating_add(sent);
+                    smallest[d] = smallest[d].min(size);
+                }
             }
         }
         e.add(
@@ -325,13 +360,7 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
             // delay), whichever series are asked: what it sends, not what
             // its path's bottleneck could carry.
             if f.app.datagrams() && f.quic.is_none() {
-                let shape = RunShape {
-                    duration_s,
-                    min_rtt_s: min_rtt_s(plan, fi),
-                };
-                if let Some((rate, size)) = f.app.bounds(&shape).datagrams {
-                    let sent =
-                        sat(rate as f64 * duration_s / 8.0 / (size as u64).max(1) as f64) + 1;
+                if let Some((sent, _)) = probe_sent(plan, fi, duration_s) {
                     e.add(
                         true,
                         "--trace".into(),
@@ -419,11 +448,15 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                         .windows(2)
                         .filter(|w| !plan.links.iter().any(|l| (l.from, l.to) == (w[0], w[1])))
                         .count();
+                    let packets = match probe_sent(plan, fi, secs) {
+                        Some((sent, _)) => sent,
+                        None => segments(plan, fi, li, secs).saturating_mul(2),
+                    };
                     e.add(
                         true,
                         "--packet-log".into(),
-                        segments(plan, fi, li, secs)
-                            .saturating_mul(2 * built.max(2) as u64)
+                        packets
+                            .saturating_mul(built.max(2) as u64)
                             .saturating_mul(per_packet),
                         "narrow it with --packet-log-links or --packet-log-window",
                     );
