@@ -42,6 +42,7 @@ fn main() {
             v["wall_s"] = serde_json::json!(wall);
             v["events_per_s"] = serde_json::json!(r.engine.events as f64 / wall);
             v["hops_per_s"] = serde_json::json!(r.engine.packet_hops as f64 / wall);
+            v["peak_packets"] = serde_json::json!(r.engine.peak_packets);
             println!("{}", serde_json::to_string_pretty(&v).unwrap());
         }
         Err(e) => {

@@ -181,6 +181,11 @@ pub struct EngineStats {
     pub sim_time_s: f64,
     pub queue_drops: u64,
     pub channel_drops: u64,
+    /// The most packets on the move at once (in flight or queued; the
+    /// packet store's high-water mark), for measuring the memory a packet
+    /// costs. Not part of the written results (the engine examples print it).
+    #[serde(skip)]
+    pub peak_packets: u64,
 }
 
 /// A change of a moving network's routes: `kind` "route" (the node path

@@ -14,6 +14,14 @@
 //! (the bits above), so that whoever holds the event can bring the packet
 //! in before the wake-up is due ([`FifoLink::prefetch_head`]).
 //!
+//! The in-flight list is kept in the packets' slots (`PacketStore`): each
+//! slot holds its packet's arrival time and sequence number and the slot
+//! queued after it on the same direction; the direction holds the first
+//! and the last. The arrival reads the packet's slot anyway, so the list
+//! costs no memory of its own and no cache line beyond the slots. The
+//! engine calls the link through [`FifoLink::send_direct`] and
+//! [`FifoLink::wake_direct`], which are handed the packet store.
+//!
 //! Queue limit: the number of packets waiting, not counting the one being
 //! transmitted (as ns-2's DropTail with its link holding the packet in service).
 //!
@@ -32,6 +40,7 @@
 
 use super::layer::{Dir, LinkBuild, LinkIo, LinkLayer, LinkPacket, LinkStats, LossReason, Wake};
 use super::moving::DirMotion;
+use super::packet::{PacketStore, NO_SLOT};
 use crate::channel::{Channel, Tx};
 use crate::engine::time::{Dur, Time};
 use serde::{Deserialize, Serialize};
@@ -55,22 +64,29 @@ impl super::layer::LinkLayerSpecOps for FifoSpec {
     }
 }
 
-/// One direction.
+/// One direction. Its fields are laid out by use, a cache line each: what
+/// every packet's enqueue and arrival read and write first (the
+/// transmitter, the queue, the in-flight list), then what each enqueue
+/// reads (delay, motion, channels, trace), then the counters; the layer
+/// records of a thousand busy directions are read cold at every hop.
+#[repr(C, align(64))]
 pub struct FifoDir {
-    pub rate_bps: u64,
-    pub delay: Dur,
-    pub queue_limit: u32,
-    pub channels: Vec<Channel>,
     busy_until: Time,
     /// Transmission end times of packets queued or in service, oldest first.
     departures: VecDeque<Time>,
-    /// Packets in flight as (arrival time, sequence, slot), oldest first.
-    in_flight: VecDeque<(Time, u64, u32)>,
-    pub stats: LinkStats,
-    /// Occupancy at every change (time, packets waiting or in service), when traced.
-    trace: Option<Vec<(Time, u32)>>,
+    /// The oldest and the newest packet in flight (slots; `NO_SLOT`: none),
+    /// linked through their slots' `next`.
+    head: u32,
+    tail: u32,
+    pub queue_limit: u32,
+    pub rate_bps: u64,
+    pub delay: Dur,
     /// Delay and visibility from moving positions (`None`: the fixed `delay`).
     pub motion: Option<Box<DirMotion>>,
+    pub channels: Vec<Channel>,
+    /// Occupancy at every change (time, packets waiting or in service), when traced.
+    trace: Option<Vec<(Time, u32)>>,
+    pub stats: LinkStats,
 }
 
 /// What became of a packet handed to a direction.
@@ -95,7 +111,8 @@ impl FifoDir {
             channels,
             busy_until: Time::ZERO,
             departures: VecDeque::with_capacity(64),
-            in_flight: VecDeque::with_capacity(64),
+            head: NO_SLOT,
+            tail: NO_SLOT,
             stats: LinkStats::default(),
             trace: None,
             motion: None,
@@ -251,10 +268,6 @@ impl FifoDir {
     }
 }
 
-/// How many in-flight entries ahead of the head `wake_direct` prefetches
-/// (three cache lines of 24-byte entries).
-const PREFETCH_AHEAD: usize = 8;
-
 /// Both directions of a FIFO link.
 pub struct FifoLink {
     pub dirs: [FifoDir; 2],
@@ -282,9 +295,8 @@ pub enum FifoSent {
 }
 
 impl FifoLink {
-    /// `LinkLayer::send` without the I/O record: the engine's fast path for
-    /// its built-in link (same code, fewer copies). `seq` is the engine's
-    /// insertion-sequence counter.
+    /// Queue the packet `pkt` (in `packets`) on direction `dir` at `now`;
+    /// `seq` is the engine's insertion-sequence counter.
     #[inline(always)]
     pub fn send_direct(
         &mut self,
@@ -292,17 +304,28 @@ impl FifoLink {
         dir: Dir,
         pkt: &LinkPacket,
         seq: &mut u64,
+        packets: &mut PacketStore,
     ) -> FifoSent {
         let d = &mut self.dirs[dir.index()];
         match d.enqueue(now, pkt) {
             Enqueue::Arrives(t) => {
                 *seq += 1;
-                let wake = d.in_flight.is_empty().then_some(Wake {
-                    at: t,
-                    seq: *seq,
-                    token: head_token(dir.index(), pkt.slot),
-                });
-                d.in_flight.push_back((t, *seq, pkt.slot));
+                let s = packets.slot_mut(pkt.slot);
+                s.arrival = t;
+                s.arrival_seq = *seq;
+                s.next = NO_SLOT;
+                let wake = if d.head == NO_SLOT {
+                    d.head = pkt.slot;
+                    Some(Wake {
+                        at: t,
+                        seq: *seq,
+                        token: head_token(dir.index(), pkt.slot),
+                    })
+                } else {
+                    packets.slot_mut(d.tail).next = pkt.slot;
+                    None
+                };
+                d.tail = pkt.slot;
                 FifoSent::InFlight(wake)
             }
             Enqueue::QueueDrop => FifoSent::Lost(LossReason::Queue),
@@ -311,41 +334,35 @@ impl FifoLink {
         }
     }
 
-    /// `LinkLayer::wake` without the I/O record: the head packet of the
-    /// direction `token` names arrives; returns its slot, the next head's
-    /// wake-up and slot, and the slot of the packet after that (for
-    /// prefetching).
+    /// The head packet of the direction `token` names arrives; returns its
+    /// slot, the next head's wake-up and slot, and the slot of the packet
+    /// after that (for prefetching).
     #[inline(always)]
     pub fn wake_direct(
         &mut self,
         now: Time,
         token: u32,
+        packets: &PacketStore,
     ) -> (Dir, u32, Option<(Wake, u32)>, Option<u32>) {
         let dir = Dir::from_index((token & 1) as usize);
         let d = &mut self.dirs[dir.index()];
-        let (t, _, slot) = d
-            .in_flight
-            .pop_front()
-            .expect("FIFO link woken with nothing in flight");
-        debug_assert_eq!((t, slot), (now, token >> 1));
+        let slot = d.head;
+        assert!(slot != NO_SLOT, "FIFO link woken with nothing in flight");
+        let s = packets.slot(slot);
+        debug_assert_eq!((s.arrival, slot), (now, token >> 1));
         d.stats.delivered += 1;
-        // The entries are read once, in order, long after they were written
-        // (a queue and a link's delay later): ask for the line a few ahead.
-        if let Some(e) = d.in_flight.get(PREFETCH_AHEAD) {
-            crate::engine::prefetch(e);
+        d.head = s.next;
+        if d.head == NO_SLOT {
+            return (dir, slot, None, None);
         }
-        let next = d.in_flight.front().map(|&(t2, s2, n)| {
-            (
-                Wake {
-                    at: t2,
-                    seq: s2,
-                    token: head_token(dir.index(), n),
-                },
-                n,
-            )
-        });
-        let after = d.in_flight.get(1).map(|e| e.2);
-        (dir, slot, next, after)
+        let n = packets.slot(d.head);
+        let next = Wake {
+            at: n.arrival,
+            seq: n.arrival_seq,
+            token: head_token(dir.index(), d.head),
+        };
+        let after = (n.next != NO_SLOT).then_some(n.next);
+        (dir, slot, Some((next, d.head)), after)
     }
 }
 
@@ -358,32 +375,23 @@ fn head_token(dir: usize, slot: u32) -> u32 {
 
 impl FifoLink {
     /// A hint: the wake-up `token` is the next event: bring in its packet's
-    /// slot (named by the token) and the line of the in-flight list its
-    /// arrival pops.
+    /// slot (named by the token), which holds its place in the in-flight list.
     #[inline(always)]
-    pub fn prefetch_head(&self, token: u32, packets: &super::PacketStore) {
+    pub fn prefetch_head(&self, token: u32, packets: &PacketStore) {
         packets.prefetch(token >> 1);
-        crate::engine::prefetch_first(&self.dirs[(token & 1) as usize].in_flight);
     }
 }
 
+/// The engine moves a FIFO link's packets through `send_direct` and
+/// `wake_direct`, which keep the in-flight list in the packet store; the
+/// generic calls, whose record holds no packets, are never made to it.
 impl LinkLayer for FifoLink {
-    #[inline]
-    fn send(&mut self, now: Time, dir: Dir, pkt: LinkPacket, io: &mut LinkIo) {
-        match self.send_direct(now, dir, &pkt, &mut io.seq) {
-            FifoSent::InFlight(Some(w)) => io.wakes.push(w),
-            FifoSent::InFlight(None) => {}
-            FifoSent::Lost(why) => io.lose(dir, pkt.slot, why),
-        }
+    fn send(&mut self, _now: Time, _dir: Dir, _pkt: LinkPacket, _io: &mut LinkIo) {
+        unreachable!("the engine sends on a FIFO link through send_direct")
     }
 
-    #[inline]
-    fn wake(&mut self, now: Time, token: u32, io: &mut LinkIo) {
-        let (dir, slot, next, _) = self.wake_direct(now, token);
-        if let Some((w, _)) = next {
-            io.wakes.push(w);
-        }
-        io.deliver(dir, slot);
+    fn wake(&mut self, _now: Time, _token: u32, _io: &mut LinkIo) {
+        unreachable!("the engine wakes a FIFO link through wake_direct")
     }
 
     fn stats(&self, dir: Dir) -> LinkStats {
@@ -463,21 +471,61 @@ mod tests {
         assert_eq!(l.stats.queue_drops, 2);
     }
 
+    const SEG: crate::tcp::DataSeg = crate::tcp::DataSeg {
+        seq: 0,
+        len: 1448,
+        retx: false,
+        probe: false,
+        ts: Time::ZERO,
+    };
+
     #[test]
     fn only_the_head_of_a_direction_asks_for_a_wake_up() {
         let mut link = FifoLink {
             dirs: [dir(10), dir(10)],
         };
-        let mut io = LinkIo::default();
-        link.send(Time::ZERO, Dir::Forward, pkt(1500), &mut io);
-        link.send(Time::ZERO, Dir::Forward, pkt(1500), &mut io);
-        assert_eq!(io.wakes.len(), 1);
-        assert_eq!(io.wakes[0].at, Time(137_000_000));
-        io.wakes.clear();
-        link.wake(Time(137_000_000), 0, &mut io);
-        assert_eq!(io.delivered, vec![(Dir::Forward, 0)]);
-        assert_eq!(io.wakes.len(), 1);
-        assert_eq!((io.wakes[0].at, io.wakes[0].seq), (Time(149_000_000), 2));
+        let mut packets = PacketStore::default();
+        let mut send = |link: &mut FifoLink, t: Time, d: Dir, seq: &mut u64| {
+            let slot = packets.alloc_data(1500, 0, 0, &SEG);
+            let p = LinkPacket { slot, ..pkt(1500) };
+            (slot, link.send_direct(t, d, &p, seq, &mut packets))
+        };
+        let mut seq = 0;
+        let (a, sa) = send(&mut link, Time::ZERO, Dir::Forward, &mut seq);
+        let (b, sb) = send(&mut link, Time::ZERO, Dir::Forward, &mut seq);
+        let (r, sr) = send(&mut link, Time(1_000_000), Dir::Reverse, &mut seq);
+        let (c, sc) = send(&mut link, Time(2_000_000), Dir::Forward, &mut seq);
+        let wake = |at, seq, dir, slot| {
+            FifoSent::InFlight(Some(Wake {
+                at: Time(at),
+                seq,
+                token: head_token(dir, slot),
+            }))
+        };
+        assert_eq!(sa, wake(137_000_000, 1, 0, a));
+        assert_eq!(sb, FifoSent::InFlight(None));
+        assert_eq!(sr, wake(138_000_000, 3, 1, r));
+        assert_eq!(sc, FifoSent::InFlight(None));
+        // The forward head arrives; the next is b, with the sequence number
+        // it took when queued; after it, c.
+        let tok = head_token(0, a);
+        let (d, slot, next, after) = link.wake_direct(Time(137_000_000), tok, &packets);
+        assert_eq!((d, slot, after), (Dir::Forward, a, Some(c)));
+        let (w, n) = next.unwrap();
+        assert_eq!(
+            (w.at, w.seq, w.token, n),
+            (Time(149_000_000), 2, head_token(0, b), b)
+        );
+        let (_, slot, next, after) = link.wake_direct(w.at, w.token, &packets);
+        assert_eq!((slot, after), (b, None));
+        let (w, n) = next.unwrap();
+        assert_eq!((w.at, w.seq, n), (Time(161_000_000), 4, c));
+        let (_, slot, next, _) = link.wake_direct(w.at, w.token, &packets);
+        assert_eq!((slot, next), (c, None));
+        // The reverse direction's list was apart all along.
+        let (d, slot, next, _) = link.wake_direct(Time(138_000_000), head_token(1, r), &packets);
+        assert_eq!((d, slot, next), (Dir::Reverse, r, None));
+        assert_eq!(link.dirs[0].stats.delivered, 3);
     }
 
     #[test]

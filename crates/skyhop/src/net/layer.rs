@@ -85,29 +85,31 @@ pub struct Wake {
     pub token: u32,
 }
 
-/// Per-direction counters every link layer keeps.
+/// Per-direction counters every link layer keeps. In C order, those a
+/// FIFO link adds to at every packet first (one cache line).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct LinkStats {
+    /// Integral of the queue occupancy (packets waiting or in service) over
+    /// time, in packet-nanoseconds; divided by the elapsed time it is the
+    /// time-weighted mean occupancy. Zero for a layer that does not keep it.
+    pub occupancy_ns: u128,
     /// Packets accepted for transmission (not counting queue drops).
     pub packets: u64,
     pub bytes: u64,
-    pub queue_drops: u64,
-    pub channel_drops: u64,
-    /// Packets the link layer itself gave up on, or sent while the link
-    /// was down.
-    pub link_drops: u64,
+    /// Nanoseconds the transmitter was busy (sum of transmission times of
+    /// the packets accepted, up to the instant the statistics are read).
+    pub busy_ns: u64,
     /// Packets delivered at the far end.
     pub delivered: u64,
     /// Largest number of packets waiting or in service (0 for a layer that
     /// does not keep it).
     pub max_occupancy: u32,
-    /// Nanoseconds the transmitter was busy (sum of transmission times of
-    /// the packets accepted, up to the instant the statistics are read).
-    pub busy_ns: u64,
-    /// Integral of the queue occupancy (packets waiting or in service) over
-    /// time, in packet-nanoseconds; divided by the elapsed time it is the
-    /// time-weighted mean occupancy. Zero for a layer that does not keep it.
-    pub occupancy_ns: u128,
+    pub queue_drops: u64,
+    pub channel_drops: u64,
+    /// Packets the link layer itself gave up on, or sent while the link
+    /// was down.
+    pub link_drops: u64,
 }
 
 impl LinkStats {

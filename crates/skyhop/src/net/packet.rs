@@ -42,11 +42,18 @@ impl Packet {
     }
 }
 
-/// The routing header and payload of a packet on the move, in one cache
-/// line; an ACK's SACK blocks (64 bytes of its 112) are kept apart, in the
-/// store's side table, so that a data segment or an ACK without blocks
-/// costs one line at every hop (a packet is read cold when it leaves a
-/// queue or a long link).
+/// The routing header and payload of a packet on the move, and its entry
+/// in the in-flight list of the link direction it is crossing, in one
+/// cache line: a packet is read cold when it leaves a queue or a long link,
+/// and its arrival reads its slot anyway. An ACK's SACK blocks (64 bytes of
+/// its 112) are kept apart, in the store's side table, so that a data
+/// segment or an ACK without blocks costs one line at every hop.
+///
+/// The payload is three words and a flag byte, by kind (`kind`):
+/// a data segment (or SYN) `a` = seq, `b` = TSval, `c` = len, flags
+/// retx and probe; an ACK `a` = ack, `b` = window, `c` = TSecr, flags
+/// window update, TSecr present and the number of SACK blocks; a
+/// datagram `a` = its number, `b` = when sent.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 pub struct Slot {
@@ -54,26 +61,36 @@ pub struct Slot {
     pub conn: u32,
     pub route: u32,
     pub hop: u16,
-    body: Body,
+    kind: u8,
+    flags: u8,
+    a: u64,
+    b: u64,
+    c: u64,
+    /// The in-flight list of the link direction the packet is crossing
+    /// (`net/fifo.rs`): when it arrives at the far end, the event sequence
+    /// number its arrival took when it was queued, and the slot queued
+    /// after it on the same direction (`NO_SLOT`: none yet).
+    pub(crate) arrival: Time,
+    pub(crate) arrival_seq: u64,
+    pub(crate) next: u32,
 }
 
-#[derive(Clone, Copy)]
-enum Body {
-    Data(DataSeg),
-    Ack(AckHead),
-    Datagram { seq: u64, sent_at: Time },
-    External,
-}
+/// No slot (the end of an in-flight list).
+pub(crate) const NO_SLOT: u32 = u32::MAX;
 
-/// An ACK without its SACK blocks (`n_sack`: how many the side table holds).
-#[derive(Clone, Copy)]
-struct AckHead {
-    ack: u64,
-    wnd: u64,
-    tsecr: Option<Time>,
-    window_update: bool,
-    n_sack: u8,
-}
+const KIND_DATA: u8 = 0;
+const KIND_ACK: u8 = 1;
+const KIND_DATAGRAM: u8 = 2;
+const KIND_EXTERNAL: u8 = 3;
+
+/// Flags of a data segment.
+const RETX: u8 = 1;
+const PROBE: u8 = 2;
+/// Flags of an ACK (the number of SACK blocks in the bits above).
+const WINDOW_UPDATE: u8 = 1;
+const HAS_TSECR: u8 = 2;
+const SACK_SHIFT: u32 = 2;
+const _: () = assert!(MAX_SACK_BLOCKS < 1 << (8 - SACK_SHIFT));
 
 /// What a link sees of a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +103,21 @@ pub enum SlotView {
 }
 
 impl Slot {
+    const EMPTY: Slot = Slot {
+        size_bytes: 0,
+        conn: 0,
+        route: 0,
+        hop: 0,
+        kind: KIND_EXTERNAL,
+        flags: 0,
+        a: 0,
+        b: 0,
+        c: 0,
+        arrival: Time::ZERO,
+        arrival_seq: 0,
+        next: NO_SLOT,
+    };
+
     /// Write the routing header of a packet at its route's start, field by
     /// field (for `PacketStore::alloc_data` and `alloc_ack`).
     #[inline(always)]
@@ -97,31 +129,96 @@ impl Slot {
         self
     }
 
+    /// Write a data segment's fields.
+    #[inline(always)]
+    fn set_data(&mut self, d: &DataSeg) {
+        self.kind = KIND_DATA;
+        self.flags = if d.retx { RETX } else { 0 } | if d.probe { PROBE } else { 0 };
+        self.a = d.seq;
+        self.b = d.ts.0;
+        self.c = d.len as u64;
+    }
+
+    /// Write an ACK's fields (its SACK blocks only counted).
+    #[inline(always)]
+    fn set_ack(&mut self, a: &AckSeg) {
+        self.kind = KIND_ACK;
+        self.flags = if a.window_update { WINDOW_UPDATE } else { 0 }
+            | if a.tsecr.is_some() { HAS_TSECR } else { 0 }
+            | (a.sack.len() as u8) << SACK_SHIFT;
+        self.a = a.ack;
+        self.b = a.wnd;
+        self.c = a.tsecr.map_or(0, |t| t.0);
+    }
+
+    /// The payload's kind and fields.
+    #[inline(always)]
+    fn set_payload(&mut self, p: &Payload) {
+        match p {
+            Payload::Data(d) => self.set_data(d),
+            Payload::Ack(a) => self.set_ack(a),
+            Payload::Datagram { seq, sent_at } => {
+                self.kind = KIND_DATAGRAM;
+                self.flags = 0;
+                (self.a, self.b, self.c) = (*seq, sent_at.0, 0);
+            }
+            Payload::External => {
+                self.kind = KIND_EXTERNAL;
+                self.flags = 0;
+                (self.a, self.b, self.c) = (0, 0, 0);
+            }
+        }
+    }
+
+    /// The data segment this slot holds (its kind is `KIND_DATA`).
+    #[inline(always)]
+    fn data(&self) -> DataSeg {
+        DataSeg {
+            seq: self.a,
+            len: self.c as u32,
+            retx: self.flags & RETX != 0,
+            probe: self.flags & PROBE != 0,
+            ts: Time(self.b),
+        }
+    }
+
+    /// The number of SACK blocks of the ACK this slot holds.
+    #[inline(always)]
+    fn n_sack(&self) -> u8 {
+        self.flags >> SACK_SHIFT
+    }
+
     /// What a link layer is told of this packet.
     #[inline(always)]
     pub fn view(&self) -> SlotView {
-        match self.body {
-            Body::Data(d) if d.is_syn() => SlotView::Sim(PacketKind::Syn, 0, d.retx),
-            Body::Data(d) => SlotView::Sim(PacketKind::Data, d.seq, d.retx),
-            Body::Ack(_) => SlotView::Sim(PacketKind::Ack, 0, false),
-            Body::Datagram { seq, .. } => SlotView::Sim(PacketKind::Data, seq, false),
-            Body::External => SlotView::External,
+        match self.kind {
+            KIND_DATA => {
+                let d = self.data();
+                if d.is_syn() {
+                    SlotView::Sim(PacketKind::Syn, 0, d.retx)
+                } else {
+                    SlotView::Sim(PacketKind::Data, d.seq, d.retx)
+                }
+            }
+            KIND_ACK => SlotView::Sim(PacketKind::Ack, 0, false),
+            KIND_DATAGRAM => SlotView::Sim(PacketKind::Data, self.a, false),
+            _ => SlotView::External,
         }
     }
 
     /// A TCP data segment (or SYN) or an ACK: `Some(true)` for an ACK.
     #[inline(always)]
     pub fn tcp_is_ack(&self) -> Option<bool> {
-        match self.body {
-            Body::Data(_) => Some(false),
-            Body::Ack(_) => Some(true),
+        match self.kind {
+            KIND_DATA => Some(false),
+            KIND_ACK => Some(true),
             _ => None,
         }
     }
 
     #[inline]
     pub fn is_external(&self) -> bool {
-        matches!(self.body, Body::External)
+        self.kind == KIND_EXTERNAL
     }
 }
 
@@ -184,27 +281,10 @@ impl PacketStore {
     /// Store `p` in a free slot and return its number.
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> u32 {
-        let body = match p.payload {
-            Payload::Data(d) => Body::Data(d),
-            Payload::Ack(a) => Body::Ack(AckHead {
-                ack: a.ack,
-                wnd: a.wnd,
-                tsecr: a.tsecr,
-                window_update: a.window_update,
-                n_sack: a.sack.len() as u8,
-            }),
-            Payload::Datagram { seq, sent_at } => Body::Datagram { seq, sent_at },
-            Payload::External => Body::External,
-        };
-        let s = Slot {
-            size_bytes: p.size_bytes,
-            conn: p.conn,
-            route: p.route,
-            hop: p.hop,
-            body,
-        };
         let i = self.take_free();
-        self.slots[i] = s;
+        let s = self.slots[i].set_head(p.size_bytes, p.conn, p.route);
+        s.hop = p.hop;
+        s.set_payload(&p.payload);
         if let Payload::Ack(a) = p.payload {
             self.put_blocks(i, &a.sack);
         }
@@ -230,13 +310,7 @@ impl PacketStore {
             Some(i) => i as usize,
             None => {
                 let cap = self.slots.capacity();
-                self.slots.push(Slot {
-                    size_bytes: 0,
-                    conn: 0,
-                    route: 0,
-                    hop: 0,
-                    body: Body::External,
-                });
+                self.slots.push(Slot::EMPTY);
                 if self.slots.capacity() != cap {
                     advise_huge_pages(&self.slots);
                 }
@@ -253,8 +327,9 @@ impl PacketStore {
     #[inline(always)]
     pub fn alloc_data(&mut self, size_bytes: u32, conn: u32, route: u32, seg: &DataSeg) -> u32 {
         let i = self.take_free();
-        self.slots[i].set_head(size_bytes, conn, route).body =
-            Body::Data(DataSeg::read_fields(seg));
+        self.slots[i]
+            .set_head(size_bytes, conn, route)
+            .set_data(&DataSeg::read_fields(seg));
         i as u32
     }
 
@@ -263,13 +338,7 @@ impl PacketStore {
     #[inline(always)]
     pub fn alloc_ack(&mut self, size_bytes: u32, conn: u32, route: u32, a: &AckSeg) -> u32 {
         let i = self.take_free();
-        self.slots[i].set_head(size_bytes, conn, route).body = Body::Ack(AckHead {
-            ack: a.ack,
-            wnd: a.wnd,
-            tsecr: a.tsecr,
-            window_update: a.window_update,
-            n_sack: a.sack.len() as u8,
-        });
+        self.slots[i].set_head(size_bytes, conn, route).set_ack(a);
         self.put_blocks(i, &a.sack);
         i as u32
     }
@@ -289,21 +358,23 @@ impl PacketStore {
     #[inline]
     pub fn get(&self, i: u32) -> Packet {
         let s = &self.slots[i as usize];
-        let payload = match s.body {
-            Body::Data(d) => Payload::Data(d),
-            Body::Ack(h) => Payload::Ack(AckSeg {
-                ack: h.ack,
-                wnd: h.wnd,
-                sack: if h.n_sack == 0 {
-                    SackBlocks::default()
-                } else {
-                    SackBlocks::from_blocks(h.n_sack, self.sack[i as usize].0)
+        let payload = match s.kind {
+            KIND_DATA => Payload::Data(s.data()),
+            KIND_ACK => Payload::Ack(AckSeg {
+                ack: s.a,
+                wnd: s.b,
+                sack: match s.n_sack() {
+                    0 => SackBlocks::default(),
+                    n => SackBlocks::from_blocks(n, self.sack[i as usize].0),
                 },
-                window_update: h.window_update,
-                tsecr: h.tsecr,
+                window_update: s.flags & WINDOW_UPDATE != 0,
+                tsecr: (s.flags & HAS_TSECR != 0).then_some(Time(s.c)),
             }),
-            Body::Datagram { seq, sent_at } => Payload::Datagram { seq, sent_at },
-            Body::External => Payload::External,
+            KIND_DATAGRAM => Payload::Datagram {
+                seq: s.a,
+                sent_at: Time(s.b),
+            },
+            _ => Payload::External,
         };
         Packet {
             size_bytes: s.size_bytes,
@@ -340,9 +411,16 @@ impl PacketStore {
     /// an ACK with SACK blocks, bring its line of the side table in too.
     #[inline(always)]
     pub fn prefetch_blocks(&self, i: u32) {
-        if let Body::Ack(AckHead { n_sack: 1.., .. }) = self.slots[i as usize].body {
+        let s = &self.slots[i as usize];
+        if s.kind == KIND_ACK && s.n_sack() != 0 {
             crate::engine::prefetch(&self.sack[i as usize]);
         }
+    }
+
+    /// The most packets on the move at once so far (the slots ever used:
+    /// a slot is added only when none is free).
+    pub fn high_water(&self) -> usize {
+        self.slots.len()
     }
 
     /// The packets still on the move (not in a free slot).
@@ -435,6 +513,7 @@ mod tests {
         );
         assert!(st.slot(slots[2]).is_external());
         assert_eq!(st.live().len(), all.len());
+        assert_eq!(st.high_water(), all.len());
         // An ACK with blocks taken, then one without in its slot, then one with fewer.
         let i = slots[7];
         assert!(same(&st.take(i), &ack(4)));
@@ -444,6 +523,7 @@ mod tests {
         assert_eq!(st.alloc(ack(1)), i);
         assert!(same(&st.get(i), &ack(1)));
         assert_eq!(st.live().len(), all.len());
+        assert_eq!(st.high_water(), all.len(), "a freed slot is reused");
     }
 
     #[test]

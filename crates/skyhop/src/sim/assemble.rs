@@ -217,6 +217,7 @@ impl World {
             sim_time_s: stop.as_secs_f64(),
             queue_drops: dir_stats().map(|s| s.queue_drops).sum(),
             channel_drops: dir_stats().map(|s| s.channel_drops).sum(),
+            peak_packets: self.packets.high_water() as u64,
         };
         // Per link direction: counters, utilisation and queue occupancy up to `stop`.
         let mut layers = self.layers;

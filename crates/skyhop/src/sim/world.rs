@@ -97,8 +97,7 @@ impl World {
         match ev {
             Ev::Link { link, token } => {
                 if let AnyLinkLayer::Fifo(l) = &mut self.layers[link as usize] {
-                    // The built-in link without the I/O record (same code).
-                    let (dir, slot, next, after) = l.wake_direct(now, token);
+                    let (dir, slot, next, after) = l.wake_direct(now, token, &self.packets);
                     // Prefetching, two arrivals deep: the slot of the packet
                     // after the next head, and (its slot fetched at the
                     // previous arrival) what the next head's arrival reads.
@@ -221,9 +220,8 @@ impl World {
         let dir = Dir::from_index(ld & 1);
         let link = ld >> 1;
         if let AnyLinkLayer::Fifo(l) = &mut self.layers[link] {
-            // The built-in link without the I/O record (same code).
             let mut seq = self.q.seq();
-            let sent = l.send_direct(now, dir, &pkt, &mut seq);
+            let sent = l.send_direct(now, dir, &pkt, &mut seq, &mut self.packets);
             self.q.set_seq(seq);
             match sent {
                 FifoSent::InFlight(Some(w)) => self.q.push_seq(
