@@ -29,24 +29,27 @@ use treap::{Treap, TreapIter};
 /// Ranges kept outside the treap, at the top of the set.
 const TAIL: usize = 4;
 
+/// Laid out in the order written (`repr(C)`): what `is_empty` and `bytes`
+/// read (every ACK and segment arrival) first, then the tail and the hints
+/// an insert reads, the flattened copy (built for a whole-set read) last.
 #[derive(Clone)]
+#[repr(C)]
 pub struct RangeSet {
-    /// Every range below the tail.
-    low: Treap,
+    tail_len: usize,
+    /// Bytes in the tail (`bytes()` is read on every ACK: kept, not summed).
+    tail_bytes: u64,
     /// The start of `low`'s lowest range and the end of its highest
     /// (`None` when `low` is empty).
     low_start: Option<u64>,
     low_end: Option<u64>,
+    /// Every range below the tail.
+    low: Treap,
     /// The highest `min(TAIL, len)` ranges, in order (one slot spare for an
     /// insert before it gives its lowest range to `low`). A flow's activity
     /// is at the top of its sequence space: data arriving in order above
     /// the holes, the newest SACK block, SetPipe()'s look at the top
     /// DupThresh ranges; these touch only the tail, without a descent.
     tail: [(u64, u64); TAIL + 1],
-    tail_len: usize,
-    /// Bytes in the tail (`bytes()` is read on every ACK: kept, not summed).
-    tail_bytes: u64,
-    flat: OnceLock<Vec<(u64, u64)>>,
     /// Ranges known to lie inside the set (the latest ranges `insert`
     /// touched; an ACK repeats its SACK blocks, so most inserts are of
     /// blocks held already): a block inside one is no change, found
@@ -54,6 +57,7 @@ pub struct RangeSet {
     /// merging, so they stay inside until something is removed.
     hints: [(u64, u64); HINTS],
     next_hint: usize,
+    flat: OnceLock<Vec<(u64, u64)>>,
 }
 
 const HINTS: usize = 4;
@@ -512,6 +516,22 @@ fn shift_down(v: &mut [(u64, u64)]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The layout (see the struct): what `is_empty` and `bytes` read in
+    /// the first 64 bytes (the treap's totals are its first field), the
+    /// flattened copy last. A change here is a layout change to measure,
+    /// not a number to update.
+    #[test]
+    fn the_totals_come_first() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(offset_of!(RangeSet, tail_len), 0);
+        assert_eq!(offset_of!(RangeSet, tail_bytes), 8);
+        assert_eq!(offset_of!(RangeSet, low), 48);
+        assert_eq!(
+            offset_of!(RangeSet, flat) + size_of::<OnceLock<Vec<(u64, u64)>>>(),
+            size_of::<RangeSet>()
+        );
+    }
 
     #[test]
     fn insert_merges_and_counts_only_new_bytes() {
