@@ -86,7 +86,7 @@ pub struct ReceiverStats {
 /// delayed-ACK and window state, the counters) in the first four lines,
 /// the out-of-order set after (its emptiness test in the fourth). With
 /// many connections interleaved each arrival brings its receiver into the
-/// cache line by line. `tcp/tests/layout.rs` pins the offsets.
+/// cache line by line. A test below pins the offsets.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct TcpReceiver {
