@@ -41,6 +41,9 @@ fn the_senders_per_event_fields_lie_in_its_first_nine_lines() {
     assert!(offset_of!(TcpSender, core.cfg) + cfg_hot_end <= 9 * LINE);
     // The per-ACK state after it: RTT estimator, controller, scoreboard.
     assert!(offset_of!(TcpSender, core.rtt) >= 9 * LINE);
+    // The scoreboard 48 bytes into a line, as `RangeSet`'s layout expects:
+    // its last line holds only the treap's free list and priority stream.
+    assert_eq!(offset_of!(TcpSender, core.sb), 18 * LINE + 48);
 }
 
 #[test]
