@@ -45,38 +45,42 @@ impl Variant {
 }
 
 /// Per-connection settings. Sizes in bytes.
+///
+/// Laid out in the order written (`repr(C)`): the fields a sender reads on
+/// every ACK or transmission first, so that they share one cache line of
+/// the sender (`SendCore`), the set-up parameters after.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct TcpConfig {
-    pub variant: Variant,
     /// Payload bytes per full segment (SMSS). Default 1460.
     pub mss: u32,
     /// TCP/IP header bytes on every packet. Default 40.
     pub header_bytes: u32,
-    /// Initial window in segments (RFC 5681: 1 in the studies' era; 3 per RFC 3390, 10 per RFC 6928).
-    pub initial_window: u32,
-    /// Initial slow-start threshold in bytes (default: effectively infinite).
-    pub initial_ssthresh: u64,
-    pub rto_initial: Dur,
-    pub rto_min: Dur,
-    pub rto_max: Dur,
-    pub clock_granularity: Dur,
     pub dupthresh: u32,
-    /// Receive buffer of the receiving end host, bytes (its advertised window).
-    pub rcv_buffer: u64,
-    /// SACK blocks per ACK (RFC 2018; 3 when timestamps are on, as in the studies).
-    pub sack_blocks: u32,
-    pub delayed_ack: bool,
-    pub delayed_ack_timeout: Dur,
+    /// At most this many segments per transmission opportunity outside a
+    /// recovery (ns-2's `maxburst_`; 0: no limit).
+    pub maxburst: u32,
+    /// Send buffer: at most this many bytes sent and not acknowledged
+    /// (Linux: `tcp_wmem[2]`). Default unlimited.
+    pub send_buffer: u64,
     /// Cap on unacknowledged bytes (set by a split proxy's `third` policy).
     pub max_unacked: Option<u64>,
-    /// Westwood (ABSE) estimator: the filter constant τ.
-    pub westwood_tau: Dur,
-    /// Westwood (ABSE) estimator: what its filter takes as input.
-    pub westwood_filter: FilterInput,
-    /// Open the connection with a three-way handshake (SYN, SYN-ACK; the
-    /// final ACK rides on the first data segment). Default off: the studies'
-    /// simulator started data at once.
-    pub handshake: bool,
+    pub variant: Variant,
+    /// RFC 7323 timestamps: every segment carries its send time, the
+    /// receiver echoes it, and every ACK of new data gives an RTT sample
+    /// (retransmitted data too, so the back-off of a timeout ends with the
+    /// first ACK of a retransmission). Default off; on in the Linux profile.
+    pub timestamps: bool,
+    /// Pace window-based controllers as Linux sets `sk_pacing_rate`:
+    /// 200 % of cwnd/SRTT in slow start (below half of ssthresh), 120 %
+    /// otherwise (`tcp_pacing_ss_ratio`, `tcp_pacing_ca_ratio`). A
+    /// controller with its own rate (BBR) keeps it. Default off.
+    pub pacing: bool,
+    /// Grow cwnd only while the window is in use (Linux's
+    /// `tcp_is_cwnd_limited`), and take a reduction's ssthresh from cwnd
+    /// (Linux's `ssthresh` hook) rather than from FlightSize. Default off;
+    /// on in the Linux profile.
+    pub cwnd_validation: bool,
     /// RFC 3042 Limited Transmit: a new segment on each of the first two
     /// duplicate ACKs. Default off (the studies' era).
     pub limited_transmit: bool,
@@ -85,72 +89,73 @@ pub struct TcpConfig {
     /// era; a file transfer or bulk source never idles); on in the "linux"
     /// profile (Linux's tcp_slow_start_after_idle).
     pub idle_restart: bool,
-    /// Linux's RTO: SRTT + max(4·RTTVAR, rto_min) instead of RFC 6298's
-    /// max(SRTT + 4·RTTVAR, rto_min). Default off; on in the "linux" profile.
-    pub rttvar_floor: bool,
-    /// RACK-TLP loss detection (RFC 8985) with the SACK scoreboard kept
-    /// across a timeout; used by legs with RFC 6675 recovery (`sack`,
-    /// `prr`) only. Default off (the studies' era); on in the Linux profile.
-    pub rack: bool,
-    /// Hybla's reference round-trip time RTT0 (Caini & Firrincieli 2004: 25 ms).
-    pub hybla_rtt0: Dur,
-    /// ns-2's clock tick (`tcpTick_`): RTT samples and the RTO in whole
-    /// ticks (`tcp/rtt/ns2.rs`); zero: RFC 6298's estimator.
-    pub rtt_tick: Dur,
-    /// With `rtt_tick`: `rto_min` before the back-off multiplies (RFC 2988,
-    /// ns-2's `rfc2988_`), else after.
-    pub rto_min_before_backoff: bool,
-    /// ns-2's NewReno deflates the window on a partial ACK
-    /// (`partial_window_deflation_`).
-    pub partial_window_deflation: bool,
-    /// ns-2's NewReno inflates the window only in a fast recovery
-    /// (`exitFastRetrans_`).
-    pub exit_fast_retrans: bool,
-    /// At most this many segments per transmission opportunity outside a
-    /// recovery (ns-2's `maxburst_`; 0: no limit).
-    pub maxburst: u32,
-    /// Grow cwnd only while the window is in use (Linux's
-    /// `tcp_is_cwnd_limited`), and take a reduction's ssthresh from cwnd
-    /// (Linux's `ssthresh` hook) rather than from FlightSize. Default off;
-    /// on in the Linux profile.
-    pub cwnd_validation: bool,
-    /// RFC 7323 timestamps: every segment carries its send time, the
-    /// receiver echoes it, and every ACK of new data gives an RTT sample
-    /// (retransmitted data too, so the back-off of a timeout ends with the
-    /// first ACK of a retransmission). Default off; on in the Linux profile.
-    pub timestamps: bool,
     /// Spurious-timeout detection and undo: F-RTO (RFC 5682, the SACK
     /// variant, as Linux's `tcp_frto = 2`) and, with timestamps, the Eifel
     /// test (RFC 3522: the ACK echoes a transmission older than the
     /// timeout's retransmission). Needs RACK. Default off; on in the Linux profile.
     pub frto: bool,
-    /// HyStart++ (RFC 9406) in CUBIC's slow start. Needs per-ACK RTT
-    /// samples (timestamps). Default off; on in the Linux profile.
-    pub hystart: bool,
+    /// RACK-TLP loss detection (RFC 8985) with the SACK scoreboard kept
+    /// across a timeout; used by legs with RFC 6675 recovery (`sack`,
+    /// `prr`) only. Default off (the studies' era); on in the Linux profile.
+    pub rack: bool,
+    /// Open the connection with a three-way handshake (SYN, SYN-ACK; the
+    /// final ACK rides on the first data segment). Default off: the studies'
+    /// simulator started data at once.
+    pub handshake: bool,
     /// Byte counting (RFC 3465): slow start grows cwnd by the bytes each
     /// ACK newly delivers, congestion avoidance by one SMSS per cwnd of
     /// delivered bytes (Linux's `tcp_slow_start`, `tcp_cong_avoid_ai`),
     /// instead of one SMSS (or SMSS²/cwnd) per ACK. Default off; on in the
     /// Linux profile.
     pub byte_counting: bool,
-    /// Pace window-based controllers as Linux sets `sk_pacing_rate`:
-    /// 200 % of cwnd/SRTT in slow start (below half of ssthresh), 120 %
-    /// otherwise (`tcp_pacing_ss_ratio`, `tcp_pacing_ca_ratio`). A
-    /// controller with its own rate (BBR) keeps it. Default off.
-    pub pacing: bool,
+    /// HyStart++ (RFC 9406) in CUBIC's slow start. Needs per-ACK RTT
+    /// samples (timestamps). Default off; on in the Linux profile.
+    pub hystart: bool,
+    /// ns-2's NewReno deflates the window on a partial ACK
+    /// (`partial_window_deflation_`).
+    pub partial_window_deflation: bool,
+    /// ns-2's NewReno inflates the window only in a fast recovery
+    /// (`exitFastRetrans_`).
+    pub exit_fast_retrans: bool,
+    /// Initial slow-start threshold in bytes (default: effectively infinite).
+    pub initial_ssthresh: u64,
+    pub rto_initial: Dur,
+    pub rto_min: Dur,
+    pub rto_max: Dur,
+    pub clock_granularity: Dur,
+    /// Receive buffer of the receiving end host, bytes (its advertised window).
+    pub rcv_buffer: u64,
+    pub delayed_ack_timeout: Dur,
+    /// Westwood (ABSE) estimator: the filter constant τ.
+    pub westwood_tau: Dur,
+    /// Hybla's reference round-trip time RTT0 (Caini & Firrincieli 2004: 25 ms).
+    pub hybla_rtt0: Dur,
+    /// ns-2's clock tick (`tcpTick_`): RTT samples and the RTO in whole
+    /// ticks (`tcp/rtt/ns2.rs`); zero: RFC 6298's estimator.
+    pub rtt_tick: Dur,
+    /// AeroTCP's window allocation (used only by the `aerotcp` controller).
+    pub aero: AeroAllocation,
+    /// Initial window in segments (RFC 5681: 1 in the studies' era; 3 per RFC 3390, 10 per RFC 6928).
+    pub initial_window: u32,
+    /// SACK blocks per ACK (RFC 2018; 3 when timestamps are on, as in the studies).
+    pub sack_blocks: u32,
     /// The receiver ACKs at least every this many full-sized segments with
     /// delayed ACKs (RFC 5681 (4.2): 2; OPNET's "Maximum ACK Segments").
     pub delayed_ack_segments: u32,
+    pub delayed_ack: bool,
+    /// Westwood (ABSE) estimator: what its filter takes as input.
+    pub westwood_filter: FilterInput,
+    /// Linux's RTO: SRTT + max(4·RTTVAR, rto_min) instead of RFC 6298's
+    /// max(SRTT + 4·RTTVAR, rto_min). Default off; on in the "linux" profile.
+    pub rttvar_floor: bool,
+    /// With `rtt_tick`: `rto_min` before the back-off multiplies (RFC 2988,
+    /// ns-2's `rfc2988_`), else after.
+    pub rto_min_before_backoff: bool,
     /// Linux's receive-buffer autotuning (`tcp_rcv_space_adjust`,
     /// `tcp_grow_window`): the advertised window starts at
     /// `RCV_INITIAL_WINDOW` and grows with what arrives, up to `rcv_buffer`.
     /// Default off (the buffer is advertised whole); on in the Linux profile.
     pub rcv_autotune: bool,
-    /// Send buffer: at most this many bytes sent and not acknowledged
-    /// (Linux: `tcp_wmem[2]`). Default unlimited.
-    pub send_buffer: u64,
-    /// AeroTCP's window allocation (used only by the `aerotcp` controller).
-    pub aero: AeroAllocation,
 }
 
 /// How AeroTCP sets its congestion window (Shang 2007, chapter on flow

@@ -14,16 +14,19 @@ use super::seg::{AckSeg, DataSeg};
 use super::send_core::SendCore;
 use crate::engine::time::{Dur, Time};
 
+/// Laid out in the order written (`repr(C)`): `established`, read on every
+/// ACK and transmission, last, beside the sender's per-event fields.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(super) struct Handshake {
-    /// Data may flow (always true without a handshake).
-    established: bool,
     /// When the first SYN went out (`None`: not yet sent).
     syn_sent_at: Option<Time>,
-    /// The SYN was retransmitted (no RTT sample; RFC 6298 (5.7)).
-    syn_retx: bool,
     /// When the SYN-ACK arrived (for the results' handshake time).
     established_at: Option<Time>,
+    /// The SYN was retransmitted (no RTT sample; RFC 6298 (5.7)).
+    syn_retx: bool,
+    /// Data may flow (always true without a handshake).
+    established: bool,
 }
 
 impl Handshake {

@@ -129,7 +129,11 @@ pub struct RackStats {
     pub probe_repairs: u64,
 }
 
+/// Laid out in the order written (`repr(C)`, aligned to a cache line):
+/// what a transmission and the sender's `poll_at` read (the records, the
+/// chain's ends, the timer) in the first two lines, the per-ACK state after.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Rack {
     /// Records of segments sent and not cumulatively acknowledged, by sequence.
     segs: VecDeque<Seg>,
@@ -142,8 +146,14 @@ pub struct Rack {
     /// The transmission-time chain (absolute indices), oldest first.
     head: u64,
     tail: u64,
-    /// Starts of records marked lost and not yet retransmitted.
-    pending: BTreeSet<u64>,
+    /// The armed loss timer, if any.
+    pub(super) timer: Option<(Time, LossTimer)>,
+    /// TLP.end_seq: one past the highest byte sent when the probe went out.
+    pub(super) tlp_end_seq: Option<u64>,
+    /// TLP.is_retrans.
+    pub(super) tlp_is_retrans: bool,
+    /// RACK.reordering_seen.
+    reordering_seen: bool,
     /// Bytes of unSACKed records marked lost.
     lost_bytes: u64,
     /// Bytes of unSACKed records with a retransmission in flight.
@@ -159,22 +169,16 @@ pub struct Rack {
     min_rtt: Option<Dur>,
     /// RACK.fack.
     fack: u64,
-    /// RACK.reordering_seen.
-    reordering_seen: bool,
     /// RACK.reo_wnd.
     reo_wnd: Dur,
     dupthresh: u64,
-    /// TLP.end_seq: one past the highest byte sent when the probe went out.
-    pub(super) tlp_end_seq: Option<u64>,
-    /// TLP.is_retrans.
-    pub(super) tlp_is_retrans: bool,
-    /// The armed loss timer, if any.
-    pub(super) timer: Option<(Time, LossTimer)>,
     /// SACKed ranges new on the ACK being processed.
     newly: Vec<(u64, u64)>,
     /// The lowest end of a never-retransmitted segment the last ACK
     /// delivered (F-RTO's "original data acknowledged").
     orig_delivered_end: Option<u64>,
+    /// Starts of records marked lost and not yet retransmitted.
+    pending: BTreeSet<u64>,
     pub stats: RackStats,
 }
 
@@ -688,5 +692,23 @@ impl Rack {
             t = r.xmit_ts;
             id = self.next_of(id);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// The layout (see the struct): what a transmission and `poll_at` read
+    /// in the first two lines. A change here is a layout change to
+    /// measure, not a number to update.
+    #[test]
+    fn the_per_transmission_fields_lie_in_the_first_two_lines() {
+        assert_eq!(align_of::<Rack>(), 64);
+        assert_eq!(offset_of!(Rack, segs), 0);
+        assert!(offset_of!(Rack, timer) + size_of::<Option<(Time, LossTimer)>>() <= 128);
+        assert!(offset_of!(Rack, reordering_seen) < 128);
+        assert_eq!(size_of::<Rack>(), 5 * 64);
     }
 }

@@ -29,24 +29,31 @@ use treap::{Treap, TreapIter};
 /// Ranges kept outside the treap, at the top of the set.
 const TAIL: usize = 4;
 
+/// Laid out in the order written (`repr(C)`): what `is_empty` reads (every
+/// ACK and segment arrival) first, then the low bounds and the flattened
+/// copy (whose state every change clears), the tail and the hints an insert
+/// reads, and the treap last, its free list and priority stream (touched
+/// only when a node is added or freed) in the last 32 bytes. In a sender
+/// and a receiver the set starts 48 bytes into a line, so its 304 bytes
+/// span six lines and the last holds only those 32: a change that adds
+/// no treap node touches five.
 #[derive(Clone)]
+#[repr(C)]
 pub struct RangeSet {
-    /// Every range below the tail.
-    low: Treap,
+    tail_len: usize,
+    /// Bytes in the tail (`bytes()` is read on every ACK: kept, not summed).
+    tail_bytes: u64,
     /// The start of `low`'s lowest range and the end of its highest
     /// (`None` when `low` is empty).
     low_start: Option<u64>,
     low_end: Option<u64>,
+    flat: OnceLock<Vec<(u64, u64)>>,
     /// The highest `min(TAIL, len)` ranges, in order (one slot spare for an
     /// insert before it gives its lowest range to `low`). A flow's activity
     /// is at the top of its sequence space: data arriving in order above
     /// the holes, the newest SACK block, SetPipe()'s look at the top
     /// DupThresh ranges; these touch only the tail, without a descent.
     tail: [(u64, u64); TAIL + 1],
-    tail_len: usize,
-    /// Bytes in the tail (`bytes()` is read on every ACK: kept, not summed).
-    tail_bytes: u64,
-    flat: OnceLock<Vec<(u64, u64)>>,
     /// Ranges known to lie inside the set (the latest ranges `insert`
     /// touched; an ACK repeats its SACK blocks, so most inserts are of
     /// blocks held already): a block inside one is no change, found
@@ -54,6 +61,8 @@ pub struct RangeSet {
     /// merging, so they stay inside until something is removed.
     hints: [(u64, u64); HINTS],
     next_hint: usize,
+    /// Every range below the tail.
+    low: Treap,
 }
 
 const HINTS: usize = 4;
@@ -512,6 +521,22 @@ fn shift_down(v: &mut [(u64, u64)]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The layout (see the struct): what `is_empty` reads first, the
+    /// flattened copy's state in the first 80 bytes, the treap last (its
+    /// free list and priority stream, declared last, are the set's last 32
+    /// bytes). A change here is a layout change to measure, not a number
+    /// to update.
+    #[test]
+    fn the_treap_comes_last() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(offset_of!(RangeSet, tail_len), 0);
+        assert_eq!(offset_of!(RangeSet, tail_bytes), 8);
+        assert_eq!(offset_of!(RangeSet, flat), 48);
+        assert_eq!(offset_of!(RangeSet, low), 232);
+        assert_eq!(size_of::<Treap>(), 72);
+        assert_eq!(size_of::<RangeSet>(), 304);
+    }
 
     #[test]
     fn insert_merges_and_counts_only_new_bytes() {

@@ -115,7 +115,11 @@ pub struct RateSample {
     pub is_ack_delayed: bool,
 }
 
+/// Laid out in the order written (`repr(C)`, aligned to a cache line):
+/// what a transmission reads and writes in the first line and a half, the
+/// per-ACK walk's memory after.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct RateSampler {
     /// C.delivered.
     delivered: u64,
@@ -129,6 +133,14 @@ pub struct RateSampler {
     segs: VecDeque<TxRecord>,
     /// Bytes of `segs` not SACKed.
     outstanding: u64,
+    /// The end of the last record (while there is one): a transmission
+    /// compares with it without reading that record, which the sender last
+    /// touched a pacing interval ago and is out of the cache by now.
+    top: u64,
+    /// Records popped from the front so far: record `i` of `segs` has the
+    /// absolute index `popped + i`.
+    popped: u64,
+    next_walked: usize,
     /// SACK blocks walked lately, each with the absolute index (see
     /// `popped`) its walk stopped at: every record inside one is done, and
     /// no record can come to lie inside one later (records keep their
@@ -137,14 +149,6 @@ pub struct RateSampler {
     /// grown from the same start has nothing below that index (the common
     /// case: the block holding the newest arrival, longer on every ACK).
     walked: [(u64, u64, u64); 4],
-    next_walked: usize,
-    /// Records popped from the front so far: record `i` of `segs` has the
-    /// absolute index `popped + i`.
-    popped: u64,
-    /// The end of the last record (while there is one): a transmission
-    /// compares with it without reading that record, which the sender last
-    /// touched a pacing interval ago and is out of the cache by now.
-    top: u64,
 }
 
 /// Per-ACK accumulator (the `rs` of the draft, before generation).
@@ -370,6 +374,19 @@ impl RateSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The layout (see the struct): what a transmission reads and writes
+    /// in the first line and a half, the ACK's walk memory after. A change
+    /// here is a layout change to measure, not a number to update.
+    #[test]
+    fn the_per_transmission_fields_come_first() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<RateSampler>(), 64);
+        assert_eq!(offset_of!(RateSampler, segs), 32);
+        assert_eq!(offset_of!(RateSampler, top), 72);
+        assert_eq!(offset_of!(RateSampler, walked), 96);
+        assert_eq!(size_of::<RateSampler>(), 3 * 64);
+    }
 
     fn ms(x: u64) -> Time {
         Time(x * 1_000_000)

@@ -81,39 +81,46 @@ pub struct ReceiverStats {
     pub syns_received: u64,
 }
 
+/// Laid out in the order written (`repr(C)`, aligned to a cache line):
+/// what every arriving segment reads and writes (the sequence state, the
+/// delayed-ACK and window state, the counters) in the first four lines,
+/// the out-of-order set after (its emptiness test in the fourth). With
+/// many connections interleaved each arrival brings its receiver into the
+/// cache line by line. A test below pins the offsets.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct TcpReceiver {
     rcv_nxt: u64,
-    ooo: RangeSet,
-    /// SACK blocks in the order to report them (RFC 2018: most recent first).
-    recent: Vec<(u64, u64)>,
     buffer: u64,
     held: u64,
-    auto_release: bool,
-    policy: WindowPolicy,
-    sack_blocks: usize,
-    mss: u64,
-    delayed_ack: bool,
-    delack_timeout: Dur,
-    unacked_segments: u32,
-    delack_at: Option<Time>,
     /// The policy window last advertised (before the ACK-limit adjustment).
     last_adv: u64,
-    /// Cap on the cumulative ACK (the ack-after-forward rule); `None`: no cap.
-    ack_limit: Option<u64>,
     /// The cumulative ACK value last sent.
     last_ack: u64,
+    mss: u64,
+    sack_blocks: usize,
+    delack_timeout: Dur,
+    delack_at: Option<Time>,
+    /// Cap on the cumulative ACK (the ack-after-forward rule); `None`: no cap.
+    ack_limit: Option<u64>,
+    /// RFC 7323 TS.Recent: the TSval to echo.
+    ts_recent: Option<Time>,
+    /// Linux's receive-buffer autotuning (an end host's receiver only).
+    autotune: Option<Box<Autotune>>,
+    /// SACK blocks in the order to report them (RFC 2018: most recent first).
+    recent: Vec<(u64, u64)>,
+    unacked_segments: u32,
+    /// With delayed ACKs, ACK at least every this many full-sized segments.
+    delack_segments: u32,
+    auto_release: bool,
+    policy: WindowPolicy,
+    delayed_ack: bool,
     /// An ACK is owed for bytes up to `rcv_nxt` that the limit held back.
     ack_deferred: bool,
     /// RFC 7323 timestamps: ACKs echo `ts_recent`.
     timestamps: bool,
-    /// RFC 7323 TS.Recent: the TSval to echo.
-    ts_recent: Option<Time>,
-    /// With delayed ACKs, ACK at least every this many full-sized segments.
-    delack_segments: u32,
-    /// Linux's receive-buffer autotuning (an end host's receiver only).
-    autotune: Option<Box<Autotune>>,
     pub stats: ReceiverStats,
+    ooo: RangeSet,
 }
 
 /// What one arriving segment did.
@@ -486,5 +493,27 @@ impl TcpReceiver {
             self.stats.window_updates += 1;
             acks.push(self.make_ack(true));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// The layout (see the struct): what every arrival reads and writes in
+    /// the first four lines, the out-of-order set's emptiness test
+    /// (`RangeSet`'s first fields) at the end of the fourth. A change here
+    /// is a layout change to measure, not a number to update.
+    #[test]
+    fn the_per_arrival_fields_lie_in_the_first_four_lines() {
+        assert_eq!(align_of::<TcpReceiver>(), 64);
+        assert_eq!(offset_of!(TcpReceiver, stats), 160);
+        assert_eq!(
+            offset_of!(TcpReceiver, ooo),
+            160 + size_of::<ReceiverStats>()
+        );
+        assert!(offset_of!(TcpReceiver, ooo) + 16 <= 4 * 64);
+        assert_eq!(size_of::<TcpReceiver>(), 9 * 64);
     }
 }

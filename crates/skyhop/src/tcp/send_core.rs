@@ -20,11 +20,18 @@ use super::rtt::{Ns2Timer, RttEstimator};
 use super::seg::{DataSeg, SackBlocks};
 use crate::engine::time::{Dur, Time};
 
+/// The fields are laid out in the order written (`repr(C)`), the ones
+/// every ACK and every transmission reads first: with many connections
+/// interleaved (a paced sender sends one segment per timer event) each
+/// event brings its connection's state into the cache line by line, so
+/// the per-event fields share as few lines as possible. The sequence
+/// space, window, timers and the pointers to RACK and the rate sampler
+/// come first, then the configuration (its per-event fields first, see
+/// `TcpConfig`), the RTT estimator, the controller and the scoreboard.
+/// `tcp/tests/layout.rs` pins the offsets.
 #[derive(Debug)]
+#[repr(C)]
 pub struct SendCore {
-    pub(super) cfg: TcpConfig,
-    pub(super) cc: Cc,
-    pub(super) st: CcState,
     /// Oldest unacknowledged byte (HighACK in RFC 6675).
     pub(super) snd_una: u64,
     /// Next byte to send (below `snd_max` after a go-back-N reset).
@@ -35,34 +42,37 @@ pub struct SendCore {
     pub(super) app_end: u64,
     /// The peer's advertised window.
     pub(super) rwnd: u64,
-    pub(super) dupacks: u32,
-    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint (one past the highest byte
-    /// sent when recovery or the last timeout began); `None` before any.
-    pub(super) recover: Option<u64>,
-    pub(super) rtt: RttEstimator,
-    pub(super) rto_at: Option<Time>,
-    /// The segment being timed for an RTT sample: (end byte, send time).
-    pub(super) timed: Option<(u64, Time)>,
-    /// SACK scoreboard: SACKed ranges above snd_una.
-    pub(super) sb: RangeSet,
-    /// Pacing: the earliest time the next segment may leave (only with a
-    /// controller that sets a pacing rate).
-    pub(super) pace_at: Option<Time>,
+    pub(super) st: CcState,
     /// Delivery-rate sampler, kept only for a controller that asks for rate
     /// samples (`CongestionOps::wants_rate_samples`); `None` costs others nothing.
     pub(super) rs: Option<Box<RateSampler>>,
     /// RACK-TLP loss detection (RFC 8985), kept only with `TcpConfig::rack`
     /// and an RFC 6675 recovery; `None` costs others nothing.
     pub(super) rack: Option<Box<Rack>>,
+    /// Pacing: the earliest time the next segment may leave (only with a
+    /// controller that sets a pacing rate).
+    pub(super) pace_at: Option<Time>,
+    pub(super) rto_at: Option<Time>,
     /// When data was last sent (for the restart after idle).
     pub(super) last_send: Option<Time>,
-    /// Loss episodes entered (`enter_loss`).
-    pub(super) losses: u64,
+    /// The segment being timed for an RTT sample: (end byte, send time).
+    pub(super) timed: Option<(u64, Time)>,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint (one past the highest byte
+    /// sent when recovery or the last timeout began); `None` before any.
+    pub(super) recover: Option<u64>,
     /// How much of cwnd the sender uses (Linux's `tcp_cwnd_validate`).
     pub(super) cwnd_use: CwndUse,
+    /// Loss episodes entered (`enter_loss`).
+    pub(super) losses: u64,
+    pub(super) dupacks: u32,
     /// At most this many segments per transmission opportunity outside a
     /// recovery (ns-2's `maxburst_`; 0: as many as the window allows).
     pub(super) maxburst: u32,
+    pub(super) cfg: TcpConfig,
+    pub(super) rtt: RttEstimator,
+    pub(super) cc: Cc,
+    /// SACK scoreboard: SACKed ranges above snd_una.
+    pub(super) sb: RangeSet,
 }
 
 /// Linux's record of how much of its window a sender uses

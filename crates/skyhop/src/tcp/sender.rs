@@ -43,21 +43,33 @@ pub struct SenderStats {
     pub window_probes: u64,
 }
 
+/// Laid out in the order written (`repr(C)`, aligned to a cache line):
+/// the handshake's and the timeout episode's rarely read fields first, then
+/// what every ACK and transmission reads (the handshake's `established`,
+/// the episode's flags, the recovery, the persist timer, the counters, the
+/// `SendCore`'s sequence space and window and its configuration's
+/// per-event fields) in one run of lines, then the configuration's set-up
+/// parameters, the RTT estimator, the controller and the scoreboard. With
+/// many connections interleaved (a paced sender sends one segment per timer
+/// event) each event brings its connection's state into the cache line by
+/// line: the fewer lines an event touches, the fewer misses.
+/// `tcp/tests/layout.rs` pins the offsets.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct TcpSender {
-    /// The state a recovery works on (sequence space, window, scoreboard,
-    /// retransmission timer, RACK), with the primitives of every send.
-    pub(super) core: SendCore,
+    pub(super) hs: Handshake,
+    /// A timeout's loss episode, for undoing it if it was spurious.
+    pub(super) undo: undo::Undo,
     /// The loss recovery, owning its own state.
     pub(super) rec: Rec,
     /// The persist timer (RFC 1122 4.2.2.17): when to probe a closed window.
     pub(super) persist_at: Option<Time>,
     /// Window probes sent since the window last opened (the timer backs off).
     pub(super) persist_backoff: u32,
-    pub(super) hs: Handshake,
-    /// A timeout's loss episode, for undoing it if it was spurious.
-    pub(super) undo: undo::Undo,
     pub stats: SenderStats,
+    /// The state a recovery works on (sequence space, window, scoreboard,
+    /// retransmission timer, RACK), with the primitives of every send.
+    pub(super) core: SendCore,
 }
 
 impl TcpSender {

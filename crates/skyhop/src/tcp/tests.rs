@@ -19,6 +19,7 @@ mod frto;
 mod handshake;
 mod hystart;
 mod idle_restart;
+mod layout;
 mod limited_transmit;
 mod maxburst;
 mod newreno;

@@ -69,36 +69,38 @@ pub enum BbrMode {
     ProbeRtt,
 }
 
+/// Laid out in the order written (`repr(C)`): what a paced transmission
+/// reads (the pacing rate, `started`) and the flags first, the filters
+/// after, the mode history (read by traces and tests only) last.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Bbr {
-    mode: BbrMode,
-    pacing_gain: f64,
-    cwnd_gain: f64,
     /// Pacing rate, payload bytes per second.
     pacing_rate: f64,
+    /// Wire bytes per payload byte of a full segment, (MSS + header) / MSS.
+    wire_factor: f64,
+    mode: BbrMode,
+    /// A segment has been sent: `rtprop_stamp` is the connection's.
+    started: bool,
     /// The pacing rate was set from a measured SRTT.
     has_seen_rtt: bool,
-    /// BtlBw's windowed max filter.
-    bw_filter: MaxFilter,
-    rtprop: Option<Dur>,
+    rtprop_expired: bool,
+    probe_rtt_round_done: bool,
+    packet_conservation: bool,
+    in_loss_recovery: bool,
+    round_start: bool,
+    filled_pipe: bool,
+    full_bw_count: u32,
+    pacing_gain: f64,
+    cwnd_gain: f64,
     /// When RTprop was last set; from the connection's first segment on
     /// (Linux's `bbr_init` stamps `min_rtt_stamp` when the connection is
     /// set up), not from the run's time zero.
     rtprop_stamp: Time,
-    rtprop_expired: bool,
-    /// A segment has been sent: `rtprop_stamp` is the connection's.
-    started: bool,
-    probe_rtt_done_stamp: Option<Time>,
-    probe_rtt_round_done: bool,
-    packet_conservation: bool,
     prior_cwnd: u64,
-    in_loss_recovery: bool,
     next_round_delivered: u64,
-    round_start: bool,
     round_count: u64,
-    filled_pipe: bool,
     full_bw: f64,
-    full_bw_count: u32,
     cycle_index: usize,
     cycle_stamp: Time,
     /// Inflight, bytes delivered and C.delivered of the latest ACK.
@@ -106,13 +108,15 @@ pub struct Bbr {
     last_delivered: u64,
     last_total_delivered: u64,
     last_undelivered: u64,
+    init_cwnd: u64,
+    mss: u64,
+    rtprop: Option<Dur>,
+    probe_rtt_done_stamp: Option<Time>,
     /// After a timeout: C.delivered at which everything outstanding at the
     /// timeout has been delivered, when the loss recovery ends.
     rto_recovered_at: Option<u64>,
-    init_cwnd: u64,
-    mss: u64,
-    /// Wire bytes per payload byte of a full segment, (MSS + header) / MSS.
-    wire_factor: f64,
+    /// BtlBw's windowed max filter.
+    bw_filter: MaxFilter,
     /// Every mode entered, in order (for traces and tests).
     modes_seen: Vec<(Time, BbrMode)>,
 }
@@ -585,6 +589,19 @@ impl CongestionOps for Bbr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The layout (see the struct): what a paced transmission reads and
+    /// the flags in the first 32 bytes, the mode history last. A change
+    /// here is a layout change to measure, not a number to update.
+    #[test]
+    fn the_pacing_rate_and_the_flags_come_first() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(offset_of!(Bbr, pacing_rate), 0);
+        assert_eq!(offset_of!(Bbr, wire_factor), 8);
+        assert!(offset_of!(Bbr, started) < 32);
+        assert!(offset_of!(Bbr, full_bw_count) + 4 <= 32);
+        assert_eq!(offset_of!(Bbr, modes_seen) + 24, size_of::<Bbr>());
+    }
 
     #[test]
     fn the_max_filter_is_the_windowed_max_of_every_sample() {

@@ -23,16 +23,19 @@ struct Node {
     sum: u64,
 }
 
-/// The ranges below the tail, in a treap.
+/// The ranges below the tail, in a treap. Laid out in the order written
+/// (`repr(C)`): the root's totals, which `RangeSet::bytes` reads on every
+/// ACK, first.
 #[derive(Clone)]
+#[repr(C)]
 pub(super) struct Treap {
-    nodes: Vec<Node>,
-    free: Vec<u32>,
-    root: u32,
     /// The root's byte total and range count, kept beside it: `bytes()` is
     /// read on every ACK, and the root's node is seldom in the cache then.
     total: u64,
     count: u32,
+    root: u32,
+    nodes: Vec<Node>,
+    free: Vec<u32>,
     /// Deterministic priority stream (the tree's shape never affects results).
     rng: u64,
 }

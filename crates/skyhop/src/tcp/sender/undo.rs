@@ -27,28 +27,32 @@ use crate::tcp::cc::CongestionOps;
 use crate::tcp::recovery::RecoveryOps;
 use crate::tcp::seg::{AckSeg, DataSeg};
 
-/// The state of a timeout's loss episode that undoing needs.
+/// The state of a timeout's loss episode that undoing needs. Laid out in
+/// the order written (`repr(C)`): what only a timeout and its undo read
+/// first, then what every ACK reads or clears (`end`), beside the sender's
+/// per-event fields.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub(crate) struct Undo {
-    /// SND.UNA when the episode began (Linux's `undo_marker`); `None`:
-    /// nothing to undo.
-    marker: Option<u64>,
     /// cwnd and ssthresh before the timeout's reduction (`prior_cwnd`,
     /// `prior_ssthresh`).
     prior_cwnd: u64,
     prior_ssthresh: u64,
-    /// When the episode's first retransmission left (`retrans_stamp`).
-    retrans_stamp: Option<Time>,
-    /// F-RTO runs for this timeout (`tp->frto`).
-    frto: bool,
     /// F-RTO's `high_seq`: new data sent in step 2b lies above it.
     frto_high: u64,
-    /// Step 2b: the next transmission sends new data, not retransmissions.
-    pub(super) send_new: bool,
-    /// SND.UNA at the last timeout (consecutive timeouts without progress).
-    pub(super) last_rto_una: Option<u64>,
     /// Timeouts found spurious and undone.
     pub undos: u64,
+    /// SND.UNA when the episode began (Linux's `undo_marker`); `None`:
+    /// nothing to undo.
+    marker: Option<u64>,
+    /// When the episode's first retransmission left (`retrans_stamp`).
+    retrans_stamp: Option<Time>,
+    /// SND.UNA at the last timeout (consecutive timeouts without progress).
+    pub(super) last_rto_una: Option<u64>,
+    /// F-RTO runs for this timeout (`tp->frto`).
+    frto: bool,
+    /// Step 2b: the next transmission sends new data, not retransmissions.
+    pub(super) send_new: bool,
 }
 
 impl Undo {
