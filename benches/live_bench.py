@@ -115,6 +115,8 @@ def run_case(case, seconds: float, tmp: Path, window: str = "0s") -> dict:
         "lateness_p99_us": (lat["p99_s"] or 0) * 1e6,
         "lateness_max_us": (lat["max_s"] or 0) * 1e6,
         "engine_cpu_share": doc["engine_cpu_s"] / doc["duration_s"],
+        "engine_busiest_second": doc.get("engine_busiest_second", 0.0),
+        "warnings": doc["warnings"],
         # packets per read and per write: what TSO and merging saved
         "packets_per_read": pk["read"] / max(pk.get("device_reads", pk["read"]), 1),
         "packets_per_write": pk["released"] / max(pk.get("device_writes", pk["released"]), 1),

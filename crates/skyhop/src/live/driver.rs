@@ -83,6 +83,9 @@ pub(super) struct WallClock<'a> {
     pub stopped: Option<StopReason>,
     /// Sleep this long past the next event (`LiveOptions::wake_window`).
     pub wake_window: Dur,
+    /// The largest share of a second of wall time the engine's thread
+    /// spent running (user + system), over the run's whole seconds.
+    pub busiest_second: f64,
     /// Record errors (the record stops, the run goes on).
     pub record_error: Option<String>,
     /// pcap files written as the run goes (the packet log drained into them).
@@ -141,6 +144,7 @@ impl<'a> WallClock<'a> {
             counters: LiveCounters::default(),
             stopped: None,
             wake_window: Dur::ZERO,
+            busiest_second: 0.0,
             record_error: None,
             pcap,
             pcap_error: None,
@@ -331,6 +335,7 @@ impl Driver for WallClock<'_> {
         self.start_ns = sys::monotonic_ns();
         let mut next_check = 0u64;
         let mut next_pcap = PCAP_NS;
+        let mut second = (1_000_000_000u64, sys::thread_cpu_s());
         loop {
             let now = self.now();
             let until = now.min(self.end);
@@ -346,6 +351,13 @@ impl Driver for WallClock<'_> {
             self.release(&mut out);
             if now.0 >= next_check {
                 next_check = now.0 + CHECK_NS;
+                if now.0 >= second.0 {
+                    // How busy the thread was over the last second or so.
+                    let cpu = sys::thread_cpu_s();
+                    let wall = (now.0 - (second.0 - 1_000_000_000)) as f64 / 1e9;
+                    self.busiest_second = self.busiest_second.max((cpu - second.1) / wall);
+                    second = (now.0 + 1_000_000_000, cpu);
+                }
                 if now.0 >= next_pcap {
                     next_pcap = now.0 + PCAP_NS;
                     self.write_pcap(world, now);

@@ -104,6 +104,9 @@ pub struct LiveReport {
     pub realtime: Realtime,
     /// CPU seconds the engine's thread used during the run (user + system).
     pub engine_cpu_s: f64,
+    /// The largest share of one second the engine's thread spent running,
+    /// over the run's whole seconds (0 for a run under a second).
+    pub engine_busiest_second: f64,
     /// Each command ran in a PID namespace of its own (`unshare` found).
     pub pid_namespaces: bool,
     /// The record of the hosts' packets, if one was written.
@@ -222,6 +225,28 @@ pub fn check(plan: &Plan, opts: &LiveOptions) -> Result<Vec<u32>, SimError> {
         }
     }
     Ok(live)
+}
+
+/// The warning for an engine thread under SCHED_FIFO that came within
+/// five points of the kernel's real-time limit (`limit`, the share of
+/// each period a real-time thread may run) in its busiest second: past
+/// the limit the kernel stops the thread for the rest of the period (up
+/// to 50 ms of every second), and every packet due then is that late.
+fn busy_warning(busiest: f64, rt: &Realtime, window: Dur, limit: Option<f64>) -> Option<String> {
+    let limit = limit?;
+    if rt.fifo_priority.is_none() || busiest < limit - 0.05 {
+        return None;
+    }
+    let help = if window.0 == 0 {
+        "--wake-window 20us lets it sleep more: at 1 Gb/s, 68 % busy instead of 87-91 %, docs/live.md"
+    } else {
+        "a wider --wake-window, fewer hosts or lower rates"
+    };
+    Some(format!(
+        "the engine's thread was busy {:.0} % of its busiest second, near the kernel's real-time limit of {:.0} % (sched_rt_runtime_us): past it the thread is stopped for the rest of the second, and the packets due then are that late ({help})",
+        busiest * 100.0,
+        limit * 100.0
+    ))
 }
 
 /// The warning for a p99 lateness above `warn_s`, with what may help here:
@@ -427,6 +452,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
     }
     let stop_reason = driver.stopped.unwrap_or(StopReason::Duration);
     let counters = driver.counters;
+    let busiest_second = driver.busiest_second;
     let lateness = driver.lateness.summary();
     let mut record_error = driver.record_error.take();
     let recorder = driver.recorder.take();
@@ -480,6 +506,9 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
     if let Some(w) = lateness_warning(lateness.p99_s, warn_s, opts.realtime, &rt) {
         warnings.push(w);
     }
+    if let Some(w) = busy_warning(busiest_second, &rt, opts.wake_window, sys::rt_limit()) {
+        warnings.push(w);
+    }
     if stop_reason == StopReason::Lateness {
         return Err(SimError::Live {
             detail: format!(
@@ -517,6 +546,7 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
         packets: counters,
         realtime: rt,
         engine_cpu_s,
+        engine_busiest_second: busiest_second,
         pid_namespaces: unshare.is_some(),
         record: opts.record.as_ref().map(|p| p.display().to_string()),
         record_packets,
@@ -553,5 +583,29 @@ mod tests {
         for w in [off, refused, busy] {
             assert!(!w.contains("--realtime"), "no such option: {w}");
         }
+    }
+
+    #[test]
+    fn a_thread_near_the_real_time_limit_is_warned_of() {
+        let fifo = Realtime {
+            fifo_priority: Some(50),
+            ..Default::default()
+        };
+        let none = Realtime::default();
+        let w = busy_warning(0.91, &fifo, Dur::ZERO, Some(0.95)).unwrap();
+        assert!(
+            w.starts_with("the engine's thread was busy 91 % of its busiest second"),
+            "{w}"
+        );
+        assert!(
+            w.contains("limit of 95 %") && w.contains("--wake-window 20us"),
+            "{w}"
+        );
+        let wide = busy_warning(0.93, &fifo, Dur(20_000), Some(0.95)).unwrap();
+        assert!(wide.contains("a wider --wake-window"), "{wide}");
+        // below the limit's five points, without SCHED_FIFO, or no limit: nothing
+        assert_eq!(busy_warning(0.89, &fifo, Dur::ZERO, Some(0.95)), None);
+        assert_eq!(busy_warning(0.99, &none, Dur::ZERO, Some(0.95)), None);
+        assert_eq!(busy_warning(0.99, &fifo, Dur::ZERO, None), None);
     }
 }

@@ -367,6 +367,21 @@ pub(super) fn pollfd(fd: RawFd) -> libc::pollfd {
     }
 }
 
+/// The share of each period a real-time thread may run
+/// (`sched_rt_runtime_us` / `sched_rt_period_us`); `None` when unlimited
+/// (-1) or unreadable.
+pub(super) fn rt_limit() -> Option<f64> {
+    let read = |k: &str| -> Option<f64> {
+        std::fs::read_to_string(format!("/proc/sys/kernel/{k}"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let (runtime, period) = (read("sched_rt_runtime_us")?, read("sched_rt_period_us")?);
+    (runtime >= 0.0 && period > 0.0).then(|| runtime / period)
+}
+
 /// CPU seconds (user + system) the calling thread has used.
 pub(super) fn thread_cpu_s() -> f64 {
     // SAFETY: getrusage into a zeroed struct, for the calling thread.
