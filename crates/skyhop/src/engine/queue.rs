@@ -9,12 +9,10 @@
 //! be popped later and ignored (a paced sender moves its timer earlier on
 //! most transmissions, and thousands of such leftovers made the heap deep).
 //! The timers sit in a winner tree over the keys (a tournament: each inner
-//! node holds the key of the earliest of its four children, the four in one
-//! cache line), so setting, moving or popping one is a fixed walk from its
-//! leaf to the root reading one line per level and moving no entries; a
-//! paced sender pops and sets its timer once per transmission (four
-//! children a node halve the levels of the two a binary tree has, and
-//! with them the lines a walk reads). The heap and the tree share the
+//! node holds the key of the earlier of its two children), so setting,
+//! moving or popping one is a fixed walk from its leaf to the root with one
+//! comparison per level and no entries moved; a paced sender pops and sets
+//! its timer once per transmission. The heap and the tree share the
 //! sequence counter and pop in one (time, sequence) order.
 
 use super::time::Time;
@@ -63,23 +61,17 @@ fn unpack(node: u128) -> u128 {
     ((node >> 64) << 64) | ((node as u64) >> ID_BITS) as u128
 }
 
-/// Four sibling nodes of the timers' tree in one 64-byte line.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Quad([u128; 4]);
-
-/// The keyed timers: a 4-ary winner tree over `cap` leaves (a power of four
-/// of at least 4, or 0). Node 0 is the root; the children of node `i` are
-/// `4i + 1` to `4i + 4`, stored together as `quads[i]` (one cache line), so
-/// a match reads its four players with one line. Leaf `cap / 3 + k` (the
-/// leaves follow the `(cap - 1) / 3` inner nodes) is timer `k`: its packed
-/// key (`VACANT`: none pending); an inner node holds the smallest packed
-/// key below it, which names its timer. A match whose result did not
-/// change leaves every match above it as it was, so a replay stops there.
+/// The keyed timers: a winner tree over `cap` leaves (a power of two of at
+/// least 2, or 0). Node `cap + k` is timer `k`: its packed key (`VACANT`:
+/// none pending); inner node `i` (`1 <= i < cap`, children `2i` and
+/// `2i + 1`) holds the smallest packed key below it, which names its timer.
+/// A match whose result did not change leaves every match above it as it
+/// was, so a replay stops there. Siblings are stored side by side
+/// (`pairs[i]` holds nodes `2i` and `2i + 1`, the root is `pairs[0][1]`),
+/// so a match reads its two players with one load.
 struct Timers<E> {
     cap: usize,
-    root: u128,
-    quads: Vec<Quad>,
+    pairs: Vec<[u128; 2]>,
     evs: Vec<Option<E>>,
     pending: usize,
 }
@@ -88,72 +80,50 @@ impl<E: Copy> Timers<E> {
     fn new() -> Self {
         Timers {
             cap: 0,
-            root: VACANT,
-            quads: Vec::new(),
+            pairs: Vec::new(),
             evs: Vec::new(),
             pending: 0,
         }
     }
 
-    /// Node `j` of the tree (not the root).
+    /// Node `i` of the tree.
     #[inline(always)]
-    fn node_mut(&mut self, j: usize) -> &mut u128 {
-        &mut self.quads[(j - 1) / 4].0[(j - 1) % 4]
-    }
-
-    /// Leaf `k`'s node.
-    #[inline(always)]
-    fn leaf(&self, k: usize) -> u128 {
-        let j = (self.cap - 1) / 3 + k;
-        self.quads[(j - 1) / 4].0[(j - 1) % 4]
+    fn node(&self, i: usize) -> u128 {
+        self.pairs[i / 2][i % 2]
     }
 
     /// Set leaf `k`'s node and replay the matches above it.
     #[inline(always)]
     fn replay(&mut self, k: usize, node: u128) {
-        let mut j = (self.cap - 1) / 3 + k;
-        *self.node_mut(j) = node;
-        loop {
-            let i = (j - 1) / 4;
-            let [a, b, c, d] = self.quads[i].0;
-            let w = a.min(b).min(c.min(d));
-            let up = if i == 0 {
-                &mut self.root
-            } else {
-                self.node_mut(i)
-            };
+        let mut i = self.cap + k;
+        self.pairs[i / 2][i % 2] = node;
+        i /= 2;
+        while i >= 1 {
+            let [a, b] = self.pairs[i];
+            let w = a.min(b);
+            let up = &mut self.pairs[i / 2][i % 2];
             if *up == w {
                 break;
             }
             *up = w;
-            if i == 0 {
-                break;
-            }
-            j = i;
+            i /= 2;
         }
     }
 
-    /// Room for timer `k`: the tree grows to a power of four and is
-    /// rebuilt (rare).
+    /// Room for timer `k`: the tree doubles and is rebuilt (rare).
     fn grow(&mut self, k: usize) {
         assert!(k < 1 << ID_BITS, "more than 2^24 keyed timers");
-        let mut cap = 4;
-        while cap < k + 1 {
-            cap *= 4;
+        let cap = (k + 1).next_power_of_two().max(2);
+        let mut nodes = vec![VACANT; 2 * cap];
+        for (j, n) in nodes[cap..].iter_mut().enumerate() {
+            if j < self.cap {
+                *n = self.node(self.cap + j);
+            }
         }
-        let inner = (cap - 1) / 3;
-        let mut nodes = vec![VACANT; inner + cap];
-        for j in 0..self.cap {
-            nodes[inner + j] = self.leaf(j);
+        for i in (1..cap).rev() {
+            nodes[i] = nodes[2 * i].min(nodes[2 * i + 1]);
         }
-        for i in (0..inner).rev() {
-            nodes[i] = nodes[4 * i + 1..4 * i + 5].iter().copied().min().unwrap();
-        }
-        self.root = nodes[0];
-        self.quads = nodes[1..]
-            .chunks_exact(4)
-            .map(|c| Quad([c[0], c[1], c[2], c[3]]))
-            .collect();
+        self.pairs = nodes.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
         self.evs.resize(cap, None);
         self.cap = cap;
     }
@@ -163,7 +133,7 @@ impl<E: Copy> Timers<E> {
         if k >= self.cap {
             self.grow(k);
         }
-        if self.leaf(k) == VACANT {
+        if self.node(self.cap + k) == VACANT {
             self.pending += 1;
         }
         self.evs[k] = Some(e.ev);
@@ -173,7 +143,7 @@ impl<E: Copy> Timers<E> {
     /// Remove and return the earliest timer's event (one must be pending).
     #[inline]
     fn pop(&mut self) -> Entry<E> {
-        let node = self.root;
+        let node = self.node(1);
         let k = (node & ID_MASK) as usize;
         let e = Entry {
             key: unpack(node),
@@ -186,13 +156,13 @@ impl<E: Copy> Timers<E> {
 
     #[inline(always)]
     fn first_key(&self) -> Option<u128> {
-        (self.pending > 0).then(|| unpack(self.root))
+        (self.pending > 0).then(|| unpack(self.node(1)))
     }
 
     /// The earliest timer's event (one must be pending).
     #[inline(always)]
     fn first_ev(&self) -> Option<&E> {
-        self.evs[(self.root & ID_MASK) as usize].as_ref()
+        self.evs[(self.node(1) & ID_MASK) as usize].as_ref()
     }
 }
 
