@@ -432,6 +432,98 @@ mod tests {
     }
 
     #[test]
+    fn reserved_sequence_numbers_keep_their_place_in_a_deep_heap() {
+        // Pushes with fresh numbers, numbers reserved earlier and pushed
+        // later (`next_seq` + `push_seq`, as a link's head arrival), numbers
+        // taken through a copy and handed back (`seq` + `set_seq`), timers,
+        // and pops, against a sorted reference; the heap grows to thousands
+        // of entries (a dozen levels), drains to empty and grows again.
+        let mut rng = crate::engine::rng::RngStream::derive(7, "queue deep");
+        let mut q = EventQueue::new();
+        // (time, seq, timer, tag), kept sorted by (time, seq).
+        type Naive = Vec<(u64, u64, Option<u32>, u32)>;
+        fn add(naive: &mut Naive, e: (u64, u64, Option<u32>, u32)) {
+            let i = naive.partition_point(|x| (x.0, x.1) < (e.0, e.1));
+            naive.insert(i, e);
+        }
+        let mut naive: Naive = Vec::new();
+        let mut reserved: Vec<u64> = Vec::new();
+        let (mut now, mut tag, mut peak, mut emptied) = (0u64, 0u32, 0usize, 0);
+        for round in 0..60_000u32 {
+            // Fill for 6 000 steps, drain for 4 000, and so on, so the heap
+            // is often deep and now and then empty.
+            let filling = round % 10_000 < 6_000;
+            let x = rng.uniform();
+            let at = now + (rng.uniform() * 200.0) as u64 % 40;
+            tag += 1;
+            if filling && x < 0.35 {
+                q.push(Time(at), tag);
+                add(&mut naive, (at, q.seq(), None, tag));
+            } else if filling && x < 0.45 {
+                reserved.push(q.next_seq());
+            } else if filling && x < 0.6 && !reserved.is_empty() {
+                let seq = reserved.swap_remove((rng.uniform() * reserved.len() as f64) as usize);
+                q.push_seq(Time(at), seq, tag);
+                add(&mut naive, (at, seq, None, tag));
+            } else if filling && x < 0.65 {
+                // A component takes three numbers from a copy of the
+                // counter, schedules the second, and hands the counter back.
+                let mut seq = q.seq();
+                seq += 2;
+                q.push_seq(Time(at), seq, tag);
+                add(&mut naive, (at, seq, None, tag));
+                q.set_seq(seq + 1);
+            } else if filling && x < 0.75 {
+                let id = (rng.uniform() * 40.0) as u32;
+                q.set_timer(id, Time(at), tag);
+                naive.retain(|e| e.2 != Some(id));
+                add(&mut naive, (at, q.seq(), Some(id), tag));
+            } else if filling && x < 0.85 {
+                q.push(Time(at), tag);
+                add(&mut naive, (at, q.seq(), None, tag));
+            } else if !naive.is_empty() {
+                let e = naive.remove(0);
+                assert_eq!(q.peek_time(), Some(Time(e.0)));
+                assert_eq!(q.peek(), Some(&e.3));
+                now = e.0;
+                assert_eq!(q.pop(), Some((Time(e.0), e.3)));
+            } else {
+                assert_eq!(q.pop(), None);
+                assert!(q.is_empty());
+                emptied += 1;
+            }
+            assert_eq!(q.len(), naive.len());
+            peak = peak.max(naive.len());
+        }
+        assert!(peak > 2000, "the heap was only {peak} deep");
+        assert!(emptied > 100, "the heap was emptied {emptied} times");
+    }
+
+    #[test]
+    fn every_small_heap_drains_in_order() {
+        // Each size up to three levels of four, the keys in every rotation
+        // of a fixed shuffle, ties in time broken by the sequence number:
+        // the last group's unused slots never take part.
+        let keys = [
+            5u64, 1, 4, 1, 3, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6,
+        ];
+        for n in 0..=keys.len() {
+            for r in 0..n.max(1) {
+                let mut q = EventQueue::new();
+                let mut want = Vec::new();
+                for j in 0..n {
+                    let t = keys[(j + r) % n];
+                    q.push(Time(t), j);
+                    want.push((t, j));
+                }
+                want.sort();
+                let got: Vec<_> = std::iter::from_fn(|| q.pop().map(|(t, j)| (t.0, j))).collect();
+                assert_eq!(got, want, "{n} entries, rotation {r}");
+            }
+        }
+    }
+
+    #[test]
     #[should_panic(expected = "in the past")]
     fn scheduling_in_the_past_is_refused() {
         let mut q = EventQueue::new();
