@@ -42,7 +42,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     scn, _ = load_live_scenario(read_source(args.scenario), _scenario_sets(args), commands)
     grace = duration_s(args.grace, "--grace")
     warn = duration_s(args.lateness_warn, "--lateness-warn")
-    duration_s(args.wake_window, "--wake-window")  # refused before anything starts
+    wake = duration_s(args.wake_window, "--wake-window")
     abort = None
     if args.lateness_abort is not None:
         abort = duration_s(args.lateness_abort, "--lateness-abort")
@@ -61,7 +61,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     network = json.loads(_core.describe(scn.loaded)) if args.json else None
     old_term = signal.signal(signal.SIGTERM, on_term)
     try:
-        doc = _live_run(scn, commands, seed, args, grace, warn, abort, pcap_links)
+        doc = _live_run(scn, commands, seed, args, (grace, warn, wake, abort), pcap_links)
     finally:
         signal.signal(signal.SIGTERM, old_term)
     result, report = doc["result"], doc["live"]
@@ -93,13 +93,12 @@ def _live_run(
     commands: list[Any],
     seed: int,
     args: argparse.Namespace,
-    grace: float,
-    warn: float,
-    abort: float | None,
+    times: tuple[float, float, float, float | None],
     pcap_links: list[str] | None,
 ) -> dict[str, Any]:
     from ..live import live
-    from ..units import duration_s
+
+    grace, warn, wake, abort = times
 
     return live(
         scn,
@@ -107,7 +106,7 @@ def _live_run(
         seed=seed,
         grace_s=grace,
         lateness_warn_s=warn,
-        wake_window_s=duration_s(args.wake_window, "--wake-window"),
+        wake_window_s=wake,
         lateness_abort_s=abort,
         realtime=not args.no_realtime,
         record=args.record,

@@ -335,7 +335,9 @@ impl Driver for WallClock<'_> {
         self.start_ns = sys::monotonic_ns();
         let mut next_check = 0u64;
         let mut next_pcap = PCAP_NS;
-        let mut second = (1_000_000_000u64, sys::thread_cpu_s());
+        // Where the current second of the thread's CPU time began: (when,
+        // CPU seconds used then).
+        let mut second = (0u64, sys::thread_cpu_s());
         loop {
             let now = self.now();
             let until = now.min(self.end);
@@ -351,12 +353,12 @@ impl Driver for WallClock<'_> {
             self.release(&mut out);
             if now.0 >= next_check {
                 next_check = now.0 + CHECK_NS;
-                if now.0 >= second.0 {
+                if now.0 - second.0 >= 1_000_000_000 {
                     // How busy the thread was over the last second or so.
                     let cpu = sys::thread_cpu_s();
-                    let wall = (now.0 - (second.0 - 1_000_000_000)) as f64 / 1e9;
+                    let wall = (now.0 - second.0) as f64 / 1e9;
                     self.busiest_second = self.busiest_second.max((cpu - second.1) / wall);
-                    second = (now.0 + 1_000_000_000, cpu);
+                    second = (now.0, cpu);
                 }
                 if now.0 >= next_pcap {
                     next_pcap = now.0 + PCAP_NS;

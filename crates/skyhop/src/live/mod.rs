@@ -397,9 +397,9 @@ pub fn run_live(plan: &Plan, seed: u64, opts: &LiveOptions) -> Result<LiveOutcom
     } else {
         Realtime::default()
     };
-    let steer_errors: Vec<String> = hosts.iter().filter_map(|h| h.steer_error.clone()).collect();
-    rt.receive_cpus = steer.filter(|_| steer_errors.is_empty());
-    rt.notes.extend(steer_errors.into_iter().take(1));
+    let steer_error = hosts.iter().find_map(|h| h.steer_error.clone());
+    rt.receive_cpus = steer.filter(|_| steer_error.is_none());
+    rt.notes.extend(steer_error);
     let end = Time(opts.duration.unwrap_or(plan.duration).0);
     let recorder = match &opts.record {
         Some(p) => {

@@ -299,8 +299,7 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
                 let l = &plan.links[d];
                 packets =
                     packets.saturating_add(bytes_in(rate.min(l.rate_bps), l.delay) / size + 1);
-                if f.legs.is_empty() {
-                    let sent = sat(rate as f64 * duration_s / 8.0 / size as f64) + 1;
+                if let (true, Some((sent, _))) = (f.legs.is_empty(), probe_sent) {
                     demand[d] = demand[d].saturating_add(sent);
                     smallest[d] = smallest[d].min(size);
                 }
@@ -359,15 +358,13 @@ pub fn estimate(plan: &Plan, rec: &Recording) -> Estimate {
             // A probe keeps one point per datagram received (its one-way
             // delay), whichever series are asked: what it sends, not what
             // its path's bottleneck could carry.
-            if f.app.datagrams() && f.quic.is_none() {
-                if let Some((sent, _)) = probe_sent(plan, fi, duration_s) {
-                    e.add(
-                        true,
-                        "--trace".into(),
-                        sent.saturating_mul(BYTES_PER_TRACE_POINT),
-                        hint,
-                    );
-                }
+            if let Some((sent, _)) = probe_sent(plan, fi, duration_s) {
+                e.add(
+                    true,
+                    "--trace".into(),
+                    sent.saturating_mul(BYTES_PER_TRACE_POINT),
+                    hint,
+                );
                 continue;
             }
             let mut rows: u64 = 0;
