@@ -136,22 +136,26 @@ struct End {
 }
 
 /// The moving part of one FIFO direction: what a packet reads first, in
-/// two cache lines (the sample index, both ends' samples, the last arrival,
-/// the visibility test's constants), then what only a new sample or the
-/// rare path needs.
+/// two cache lines (the sample index, both ends' samples, the visibility
+/// already shown, the last arrival, the visibility test's kind), then what
+/// only a new sample or the rare path needs.
 #[repr(C, align(64))]
 pub struct DirMotion {
     /// Index of the orbit samples held (`i64::MIN`: none yet).
     k: i64,
     a: End,
-    last_arrival: Time,
+    /// Transmissions starting up to this time find the direction up
+    /// without a test (`start_at`): shown for the whole of a sample
+    /// interval at once (`show_up`).
+    up_until: Time,
     b: End,
-    /// With a minimum elevation: its sine; with a maximum range: the range.
-    vis_param: f64,
+    last_arrival: Time,
     vis: VisKind,
     kinds: [EndKind; 2],
     pub when_down: WhenDown,
     pub lose_in_flight: bool,
+    /// With a minimum elevation: its sine; with a maximum range: the range.
+    vis_param: f64,
     pub visibility: Visibility,
     pub positions: Arc<Positions>,
     pub from: u32,
@@ -193,11 +197,18 @@ impl DirMotion {
             ),
             Visibility::MaxRange(r) => (VisKind::MaxRange, r),
         };
+        // Always up: never tested.
+        let up_until = if vis == VisKind::Always {
+            Time::MAX
+        } else {
+            Time::ZERO
+        };
         DirMotion {
             k: i64::MIN,
             a,
-            last_arrival: Time::ZERO,
+            up_until,
             b,
+            last_arrival: Time::ZERO,
             vis_param,
             vis,
             kinds: [ka, kb],
@@ -297,7 +308,11 @@ impl DirMotion {
     /// instant it is up again within the horizon (found on a 100 ms grid,
     /// then to the microsecond by bisection).
     pub fn start_at(&mut self, start: Time) -> Option<Time> {
+        if start < self.up_until {
+            return Some(start);
+        }
         if self.up_at(start) {
+            self.show_up(start);
             return Some(start);
         }
         if self.when_down == WhenDown::Drop {
@@ -323,6 +338,60 @@ impl DirMotion {
             }
         }
         Some(hi)
+    }
+
+    /// The direction is up at `start` (its samples are those of `start`'s
+    /// interval): if it is up over the whole of that sample interval with a
+    /// margin, transmissions starting later in it skip the test (start
+    /// times on a direction never go back). Over one interval both ends
+    /// move on straight lines (interpolated samples), so their difference
+    /// `d` is affine in time; the elevation test `d·up − |d|·sin(min)`
+    /// (a ground observer: `up` fixed; a mask at or above the horizon) and
+    /// the range test `r − |d|` are concave in `d`, so each is at least its
+    /// smaller value at the interval's two samples. A metre of margin there
+    /// covers the rounding of the interpolation, many orders over. Ends
+    /// following a track, or an observer that moves, are always tested.
+    #[inline(never)]
+    fn show_up(&mut self, start: Time) {
+        const MARGIN_M: f64 = 1.0;
+        const SAMPLE_NS: u64 = 100_000_000;
+        const _: () = assert!(SAMPLE_S == 0.1);
+        let [ka, kb] = self.kinds;
+        if ka == EndKind::Track || kb == EndKind::Track || !(0..1 << 31).contains(&self.k) {
+            return;
+        }
+        // The two ends at the interval's samples (a fixed end's place is p0).
+        let at = |e: &End, kind: EndKind, i: usize| {
+            if i == 1 && kind == EndKind::Orbit {
+                e.p1
+            } else {
+                e.p0
+            }
+        };
+        let shown = (0..2).all(|i| {
+            let (a, b) = (at(&self.a, ka, i), at(&self.b, kb, i));
+            match self.vis {
+                VisKind::Always => true,
+                VisKind::MinElevation(observer_is_from) => {
+                    let (obs, target, kind, e) = if observer_is_from {
+                        (a, b, ka, &self.a)
+                    } else {
+                        (b, a, kb, &self.b)
+                    };
+                    let d = target.minus(obs);
+                    kind == EndKind::Fixed
+                        && self.vis_param >= 0.0
+                        && d.dot(e.p1) - d.norm() * self.vis_param >= MARGIN_M
+                }
+                VisKind::MaxRange => self.vis_param - a.distance(b) >= MARGIN_M,
+            }
+        });
+        // Up to a microsecond before the interval's end (where the sample
+        // index taken from the time in seconds still reads k).
+        let until = Time((self.k as u64 + 1) * SAMPLE_NS - 1_000);
+        if shown && start < until {
+            self.up_until = until;
+        }
     }
 
     /// The arrival of a packet whose last bit leaves at `end`, or `None`
@@ -444,6 +513,81 @@ mod tests {
                     assert_eq!(r.up_at(at), a.distance(b) <= 1.5e6, "{from}>{to} at {t}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_sample_interval_shown_up_answers_as_the_test_would() {
+        // A ground station under a Kuiper satellite at t = 0: the pass
+        // ends within minutes. Every 2 997 µs for 20 min, a transmission's
+        // start is answered by `start_at` (which skips the test inside an
+        // interval shown up) and by the test itself on fresh samples:
+        // elevation masks of 30° and 0° seen from the ground, the same
+        // from the satellite (a mask below its horizon; never shown: its up
+        // moves), and a range rule.
+        use crate::geo::Vec3;
+        use crate::mobility::{preset, Epoch, Sampled};
+        let orb = preset("kuiper-630")
+            .unwrap()
+            .shell
+            .orbiters(Epoch::Y2000)
+            .unwrap();
+        let sat = NodeMotion::Orbit(orb[17].clone());
+        let under = sat
+            .position(0.0)
+            .scale(6_371_000.0 / sat.position(0.0).norm());
+        let pos = Arc::new(Positions {
+            nodes: vec![Some(NodeMotion::Fixed(under)), Some(sat)],
+        });
+        let sees = |vis: Visibility, g: Vec3, s: Vec3| match vis {
+            Visibility::MinElevation {
+                observer_is_from: true,
+                min_deg,
+            } => Visibility::sees(min_deg, g, s),
+            Visibility::MinElevation { min_deg, .. } => Visibility::sees(min_deg, s, g),
+            Visibility::MaxRange(r) => g.distance(s) <= r,
+            Visibility::Always => true,
+        };
+        let el = |observer_is_from, min_deg| Visibility::MinElevation {
+            observer_is_from,
+            min_deg,
+        };
+        for (vis, shown_somewhere) in [
+            (el(true, 30.0), true),
+            (el(true, 0.0), true),
+            (el(false, -70.0), false),
+            (Visibility::MaxRange(1.2e6), true),
+        ] {
+            let mut m = DirMotion::new(pos.clone(), 0, 1, vis, WhenDown::Drop, false);
+            let (mut cg, mut cs) = (Sampled::default(), Sampled::default());
+            let (mut ups, mut downs, mut shown) = (0, 0, 0);
+            let mut last_shown = Time::ZERO;
+            for i in 0..400_400u64 {
+                let t = Time(i * 2_997_000);
+                let s = t.as_secs_f64();
+                let g = pos.position_sampled(0, s, &mut cg);
+                let sat = pos.position_sampled(1, s, &mut cs);
+                let want = sees(vis, g, sat);
+                assert_eq!(m.start_at(t).is_some(), want, "{vis:?} at {t}");
+                if want {
+                    ups += 1
+                } else {
+                    downs += 1
+                }
+                if m.up_until != last_shown {
+                    last_shown = m.up_until;
+                    shown += 1;
+                }
+            }
+            assert!(
+                ups > 1000 && downs > 1000,
+                "{vis:?}: {ups} up, {downs} down"
+            );
+            assert_eq!(
+                shown > 100,
+                shown_somewhere,
+                "{vis:?}: {shown} intervals shown"
+            );
         }
     }
 }
