@@ -304,6 +304,28 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// A hint: the one-off event due after the one [`pop`](Self::pop)
+    /// would return, as far as the heap shows it (a timer, or what the
+    /// next event schedules, may come between).
+    #[inline(always)]
+    pub fn peek_after_next(&self) -> Option<&E> {
+        let h = &self.heap;
+        if let (Some(a), Some(b)) = (h.first(), self.timers.first_key()) {
+            if b < a.key {
+                return Some(&a.ev);
+            }
+        }
+        match h.len() {
+            0 | 1 => None,
+            2 => Some(&h[1].ev),
+            _ => Some(if h[2].key < h[1].key {
+                &h[2].ev
+            } else {
+                &h[1].ev
+            }),
+        }
+    }
+
     /// Pop the earliest event and advance `now` to its time.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, E)> {

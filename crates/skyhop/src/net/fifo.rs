@@ -12,13 +12,14 @@
 //! per packet. Queue occupancy is recovered from the pending departure times.
 //! A wake-up's token names the direction (bit 0) and the head packet's slot
 //! (the bits above), so that whoever holds the event can bring the packet
-//! in before the wake-up is due ([`FifoLink::prefetch_head`]).
+//! in before the wake-up is due (`World::prefetch_next`).
 //!
 //! The in-flight list is kept in the packets' slots (`PacketStore`): each
-//! slot holds its packet's arrival time and sequence number and the slot
-//! queued after it on the same direction; the direction holds the first
-//! and the last. The arrival reads the packet's slot anyway, so the list
-//! costs no memory of its own and no cache line beyond the slots. The
+//! slot holds the slot queued after it on the same direction, with that
+//! packet's arrival time and sequence number; the direction holds the
+//! first and the last. The arrival reads the packet's slot anyway, so the
+//! list costs no memory of its own and no cache line beyond the slots, and
+//! an arrival schedules the next without reading the next packet's line. The
 //! engine calls the link through [`FifoLink::send_direct`] and
 //! [`FifoLink::wake_direct`], which are handed the packet store.
 //!
@@ -310,10 +311,7 @@ impl FifoLink {
         match d.enqueue(now, pkt) {
             Enqueue::Arrives(t) => {
                 *seq += 1;
-                let s = packets.slot_mut(pkt.slot);
-                s.arrival = t;
-                s.arrival_seq = *seq;
-                s.next = NO_SLOT;
+                packets.slot_mut(pkt.slot).next = NO_SLOT;
                 let wake = if d.head == NO_SLOT {
                     d.head = pkt.slot;
                     Some(Wake {
@@ -322,7 +320,10 @@ impl FifoLink {
                         token: head_token(dir.index(), pkt.slot),
                     })
                 } else {
-                    packets.slot_mut(d.tail).next = pkt.slot;
+                    let tail = packets.slot_mut(d.tail);
+                    tail.next = pkt.slot;
+                    tail.next_arrival = t;
+                    tail.next_seq = *seq;
                     None
                 };
                 d.tail = pkt.slot;
@@ -334,35 +335,34 @@ impl FifoLink {
         }
     }
 
-    /// The head packet of the direction `token` names arrives; returns its
-    /// slot, the next head's wake-up and slot, and the slot of the packet
-    /// after that (for prefetching).
+    /// The head packet of the direction `token` names arrives at `now`;
+    /// returns its slot, and the next head's wake-up and slot (read from
+    /// the arriving packet's slot: the next head's own line is not read).
     #[inline(always)]
     pub fn wake_direct(
         &mut self,
         now: Time,
         token: u32,
         packets: &PacketStore,
-    ) -> (Dir, u32, Option<(Wake, u32)>, Option<u32>) {
+    ) -> (Dir, u32, Option<(Wake, u32)>) {
         let dir = Dir::from_index((token & 1) as usize);
         let d = &mut self.dirs[dir.index()];
         let slot = d.head;
         assert!(slot != NO_SLOT, "FIFO link woken with nothing in flight");
+        debug_assert_eq!(slot, token >> 1);
         let s = packets.slot(slot);
-        debug_assert_eq!((s.arrival, slot), (now, token >> 1));
         d.stats.delivered += 1;
         d.head = s.next;
         if d.head == NO_SLOT {
-            return (dir, slot, None, None);
+            return (dir, slot, None);
         }
-        let n = packets.slot(d.head);
+        debug_assert!(s.next_arrival >= now);
         let next = Wake {
-            at: n.arrival,
-            seq: n.arrival_seq,
+            at: s.next_arrival,
+            seq: s.next_seq,
             token: head_token(dir.index(), d.head),
         };
-        let after = (n.next != NO_SLOT).then_some(n.next);
-        (dir, slot, Some((next, d.head)), after)
+        (dir, slot, Some((next, d.head)))
     }
 }
 
@@ -371,15 +371,6 @@ impl FifoLink {
 fn head_token(dir: usize, slot: u32) -> u32 {
     debug_assert!(slot < 1 << 31, "packet slots beyond 2^31");
     dir as u32 | slot << 1
-}
-
-impl FifoLink {
-    /// A hint: the wake-up `token` is the next event: bring in its packet's
-    /// slot (named by the token), which holds its place in the in-flight list.
-    #[inline(always)]
-    pub fn prefetch_head(&self, token: u32, packets: &PacketStore) {
-        packets.prefetch(token >> 1);
-    }
 }
 
 /// The engine moves a FIFO link's packets through `send_direct` and
@@ -507,23 +498,28 @@ mod tests {
         assert_eq!(sr, wake(138_000_000, 3, 1, r));
         assert_eq!(sc, FifoSent::InFlight(None));
         // The forward head arrives; the next is b, with the sequence number
-        // it took when queued; after it, c.
+        // it took when queued (both kept in a's slot, with b's place).
+        assert_eq!(
+            (packets.slot(a).next, packets.slot(a).next_arrival),
+            (b, Time(149_000_000))
+        );
+        assert_eq!((packets.slot(b).next, packets.slot(c).next), (c, NO_SLOT));
         let tok = head_token(0, a);
-        let (d, slot, next, after) = link.wake_direct(Time(137_000_000), tok, &packets);
-        assert_eq!((d, slot, after), (Dir::Forward, a, Some(c)));
+        let (d, slot, next) = link.wake_direct(Time(137_000_000), tok, &packets);
+        assert_eq!((d, slot), (Dir::Forward, a));
         let (w, n) = next.unwrap();
         assert_eq!(
             (w.at, w.seq, w.token, n),
             (Time(149_000_000), 2, head_token(0, b), b)
         );
-        let (_, slot, next, after) = link.wake_direct(w.at, w.token, &packets);
-        assert_eq!((slot, after), (b, None));
+        let (_, slot, next) = link.wake_direct(w.at, w.token, &packets);
+        assert_eq!(slot, b);
         let (w, n) = next.unwrap();
         assert_eq!((w.at, w.seq, n), (Time(161_000_000), 4, c));
-        let (_, slot, next, _) = link.wake_direct(w.at, w.token, &packets);
+        let (_, slot, next) = link.wake_direct(w.at, w.token, &packets);
         assert_eq!((slot, next), (c, None));
         // The reverse direction's list was apart all along.
-        let (d, slot, next, _) = link.wake_direct(Time(138_000_000), head_token(1, r), &packets);
+        let (d, slot, next) = link.wake_direct(Time(138_000_000), head_token(1, r), &packets);
         assert_eq!((d, slot, next), (Dir::Reverse, r, None));
         assert_eq!(link.dirs[0].stats.delivered, 3);
     }

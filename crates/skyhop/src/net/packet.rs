@@ -67,11 +67,14 @@ pub struct Slot {
     b: u64,
     c: u64,
     /// The in-flight list of the link direction the packet is crossing
-    /// (`net/fifo.rs`): when it arrives at the far end, the event sequence
-    /// number its arrival took when it was queued, and the slot queued
-    /// after it on the same direction (`NO_SLOT`: none yet).
-    pub(crate) arrival: Time,
-    pub(crate) arrival_seq: u64,
+    /// (`net/fifo.rs`): the slot queued after it on the same direction
+    /// (`NO_SLOT`: none yet), and when that packet arrives at the far end
+    /// with the event sequence number its arrival took when it was queued.
+    /// The successor's arrival is kept here, not in its own slot, so that
+    /// an arrival, which reads its own slot anyway, schedules the next
+    /// one without reading the next packet's line.
+    pub(crate) next_arrival: Time,
+    pub(crate) next_seq: u64,
     pub(crate) next: u32,
 }
 
@@ -113,8 +116,8 @@ impl Slot {
         a: 0,
         b: 0,
         c: 0,
-        arrival: Time::ZERO,
-        arrival_seq: 0,
+        next_arrival: Time::ZERO,
+        next_seq: 0,
         next: NO_SLOT,
     };
 

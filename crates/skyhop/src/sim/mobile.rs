@@ -234,24 +234,29 @@ impl World {
 }
 
 impl World {
-    /// A hint, before an event runs: if the next event is a packet's
-    /// arrival at the end of a FIFO link, bring in its slot and the line of
-    /// the direction's in-flight list it pops, so that those misses overlap
-    /// with this event's work. With many link directions busy (a moving
-    /// network carrying hundreds of thousands of packets) a direction's
-    /// next arrival is hundreds of events away and its lines have left the
-    /// cache by then; the next event's are still there. Only in a moving
-    /// world: a static one's few directions keep their lines, and its
-    /// prefetches two arrivals ahead (`World::dispatch`) find them in time.
+    /// A hint, before an event runs: if the next event, or the one after
+    /// it, is a packet's arrival at the end of a FIFO link, bring in its
+    /// slot (named by the token), which holds its place in the in-flight
+    /// list, so that the misses overlap with this event's work (and the
+    /// next's). With many link directions busy (a moving network carrying
+    /// hundreds of thousands of packets) a direction's next arrival is
+    /// hundreds of events away and its lines have left the cache by then;
+    /// one event ahead was too short to bring a slot in from memory. The
+    /// layer's kind is not read (its record is cold too): a wake-up of
+    /// another kind of layer names no slot, and its hint is wasted, never
+    /// wrong. Only in a moving world: a static one's few directions keep
+    /// their lines, and its prefetches two arrivals ahead
+    /// (`World::prefetch_arrival`) find them in time.
     #[inline(always)]
     pub(super) fn prefetch_next(&self) {
         if self.mobile.is_none() {
             return;
         }
-        if let Some(&Ev::Link { link, token }) = self.q.peek() {
-            if let AnyLinkLayer::Fifo(l) = &self.layers[link as usize] {
-                l.prefetch_head(token, &self.packets);
-            }
+        if let Some(&Ev::Link { token, .. }) = self.q.peek() {
+            self.packets.prefetch(token >> 1);
+        }
+        if let Some(&Ev::Link { token, .. }) = self.q.peek_after_next() {
+            self.packets.prefetch(token >> 1);
         }
     }
 }

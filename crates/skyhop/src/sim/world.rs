@@ -97,13 +97,7 @@ impl World {
         match ev {
             Ev::Link { link, token } => {
                 if let AnyLinkLayer::Fifo(l) = &mut self.layers[link as usize] {
-                    let (dir, slot, next, after) = l.wake_direct(now, token, &self.packets);
-                    // Prefetching, two arrivals deep: the slot of the packet
-                    // after the next head, and (its slot fetched at the
-                    // previous arrival) what the next head's arrival reads.
-                    if let Some(a) = after {
-                        self.packets.prefetch(a);
-                    }
+                    let (dir, slot, next) = l.wake_direct(now, token, &self.packets);
                     if let Some((w, n)) = next {
                         let token = w.token;
                         self.q.push_seq(w.at, w.seq, Ev::Link { link, token });
@@ -265,17 +259,23 @@ impl World {
         self.deliver(now, slot);
     }
 
-    /// A hint: the packet in `slot` (its slot prefetched an arrival earlier)
-    /// arrives soon; if that ends its route, bring what its delivery reads
-    /// into the cache (an ACK's SACK blocks; with more than `PREFETCH_CONNS`
-    /// connections, the TCP endpoint's state). Not in a moving world (next
-    /// hops are found on the way: no last hop to know).
+    /// A hint, two arrivals deep in a static world: the packet in `slot`
+    /// (the next head; its slot prefetched an arrival earlier) arrives
+    /// soon: bring in the slot of the packet after it, and if its arrival
+    /// ends its route, what its delivery reads (an ACK's SACK blocks; with
+    /// more than `PREFETCH_CONNS` connections, the TCP endpoint's state).
+    /// Not in a moving world: next hops are found on the way (no last hop
+    /// to know), and a direction's next arrival is hundreds of events away
+    /// (`World::prefetch_next` brings in the next event's slot instead).
     #[inline(always)]
     fn prefetch_arrival(&self, slot: u32) {
         if self.mobile.is_some() {
             return;
         }
         let s = self.packets.slot(slot);
+        if s.next != crate::net::packet::NO_SLOT {
+            self.packets.prefetch(s.next);
+        }
         if s.hop as usize + 1 != self.routes[s.route as usize].len() {
             return;
         }
