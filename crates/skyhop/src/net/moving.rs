@@ -144,7 +144,7 @@ pub struct DirMotion {
     /// Index of the orbit samples held (`i64::MIN`: none yet).
     k: i64,
     a: End,
-    /// Transmissions starting up to this time find the direction up
+    /// Transmissions starting before this time find the direction up
     /// without a test (`start_at`): shown for the whole of a sample
     /// interval at once (`show_up`).
     up_until: Time,
