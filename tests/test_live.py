@@ -304,7 +304,9 @@ def test_linux_tcp_uploads_through_a_dama_beam_intact_and_the_beam_agrees(tmp_pa
     assert up["bytes"] >= n and up["queue_drops"] == 0 and up["channel_drops"] == 0
     # The beam's own report agrees with its member links' counters: per
     # terminal the timeslots granted and used, the packets that crossed
-    # the return link (each has its access delay) and the forward frames;
+    # the return link (each had its access delay taken when its first
+    # burst left; a live run ends on the wall clock, and one still on its
+    # way then has its delay and no delivery yet) and the forward frames;
     # the beam never granted more timeslots than it had, nor did a
     # terminal use more than it was granted, and the bursts carried at
     # least the IP bytes.
@@ -314,7 +316,8 @@ def test_linux_tcp_uploads_through_a_dama_beam_intact_and_the_beam_agrees(tmp_pa
         rtn, fwd = links[(m, "reverse")], links[(m, "forward")]
         assert per[m]["return_slots_granted"] == rtn["slots_granted"], m
         assert per[m]["return_slots_used"] == rtn["slots_used"] <= rtn["slots_granted"], m
-        assert per[m]["access_delays"] == rtn["delivered"], m
+        started = per[m]["access_delays"]
+        assert rtn["delivered"] <= started <= rtn["packets"] - rtn["link_drops"], m
         assert per[m]["forward_frames"] == fwd["frames"], m
         assert rtn["slots_used"] * 188 >= rtn["bytes"], m
     assert beam["return_slots_used"] == sum(per[m]["return_slots_used"] for m in per)
