@@ -350,18 +350,29 @@ impl<E: Copy> EventQueue<E> {
 
     #[inline(always)]
     fn insert(&mut self, e: Entry<E>) {
-        let h = &mut self.heap;
-        h.push(e);
-        let mut i = h.len() - 1;
+        self.heap.push(e);
+        self.sift_up(self.heap.len() - 1, e);
+    }
+
+    /// Put `e` in the empty place `i` (below the heap's length), moving it
+    /// up past every parent due after it.
+    #[inline(always)]
+    fn sift_up(&mut self, mut i: usize, e: Entry<E>) {
+        let h = &mut self.heap[..];
+        assert!(i < h.len());
         while i > 0 {
             let p = (i - 1) / ARITY;
-            if h[p].key <= e.key {
-                break;
+            // SAFETY: p < i < h.len().
+            unsafe {
+                if h.get_unchecked(p).key <= e.key {
+                    break;
+                }
+                *h.get_unchecked_mut(i) = *h.get_unchecked(p);
             }
-            h[i] = h[p];
             i = p;
         }
-        h[i] = e;
+        // SAFETY: i is the place given or a parent of it.
+        unsafe { *h.get_unchecked_mut(i) = e };
     }
 
     /// Put `e` (the former last entry) in the root's place, bottom-up: the
@@ -383,11 +394,11 @@ impl<E: Copy> EventQueue<E> {
         let n = h.len();
         let mut i = 0;
         // The walk's indices are all below `n` (`i` is 0 or a child found
-        // below `n`; `c` and `c + 1` are tested against it; a parent is
-        // below its child): it reads and writes without bounds checks, which
-        // were a third of its instructions.
+        // below `n`; `c` and `c + 1` are tested against it): it reads and
+        // writes without bounds checks, which were a third of its
+        // instructions.
         loop {
-            let c = 2 * i + 1;
+            let c = ARITY * i + 1;
             // The smaller child, chosen without a branch (which way the
             // keys go is a coin toss the predictor loses half the time).
             let m = if c + 1 < n {
@@ -402,18 +413,7 @@ impl<E: Copy> EventQueue<E> {
             unsafe { *h.get_unchecked_mut(i) = *h.get_unchecked(m) };
             i = m;
         }
-        while i > 0 {
-            let p = (i - 1) / 2;
-            // SAFETY: p < i < n.
-            unsafe {
-                if h.get_unchecked(p).key <= e.key {
-                    break;
-                }
-                *h.get_unchecked_mut(i) = *h.get_unchecked(p);
-            }
-            i = p;
-        }
-        h[i] = e;
+        self.sift_up(i, e);
     }
 }
 
