@@ -299,6 +299,20 @@ def load_stats(r: dict) -> dict:
     }
 
 
+def pop_idle(city: str, n: int, reach: str | None) -> dict:
+    """Idle RTT quantiles from `city`'s terminal to its PoP over `n` starts
+    (with `reach`: only gateways that near the terminal)."""
+    pop = pop_of(city)
+    rtts = []
+    for st in starts(n):
+        scn = scenario(city, duration=60, start=st, flows=probes(city, pop))
+        scn["links"]["internet"]["between"] = [pop, "server"]
+        if reach is not None:
+            scn["access"]["reach"] = reach
+        rtts += idle_rtts(run_one(scn))
+    return {"pop": pop, **({"reach": reach} if reach is not None else {}), **quantiles(rtts)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer start instants")
@@ -316,34 +330,13 @@ def main() -> None:
     )
 
     # S1: terminal -> its PoP, idle (Mohan et al.: bent pipe, RIPE Atlas).
-    s1 = {}
-    europe = ("London", "Paris", "Brussels", "Amsterdam", "Berlin", "Rome", "Madrid")
-    for city in europe if "pop_idle" in todo else ():
-        pop = pop_of(city)
-        rtts = []
-        for st in starts(n):
-            scn = scenario(city, duration=60, start=st, flows=probes(city, pop))
-            scn["links"]["internet"]["between"] = [pop, "server"]
-            rtts += idle_rtts(run_one(scn))
-        s1[city] = {"pop": pop, **quantiles(rtts)}
-    if s1:
-        results["setups"]["pop_idle"] = s1
-
     # S1b: the same with the gateways limited to those within 800 km of the
     # terminal (access.reach): traffic lands near the user and crosses the
     # fibre to the PoP. Only Rome's path changes (Milano instead of Frankfurt).
-    s1b = {}
-    for city in europe if "pop_idle_near" in todo else ():
-        pop = pop_of(city)
-        rtts = []
-        for st in starts(n):
-            scn = scenario(city, duration=60, start=st, flows=probes(city, pop))
-            scn["links"]["internet"]["between"] = [pop, "server"]
-            scn["access"]["reach"] = NEAR_REACH
-            rtts += idle_rtts(run_one(scn))
-        s1b[city] = {"pop": pop, "reach": NEAR_REACH, **quantiles(rtts)}
-    if s1b:
-        results["setups"]["pop_idle_near"] = s1b
+    europe = ("London", "Paris", "Brussels", "Amsterdam", "Berlin", "Rome", "Madrid")
+    for setup, reach in (("pop_idle", None), ("pop_idle_near", NEAR_REACH)):
+        if setup in todo:
+            results["setups"][setup] = {city: pop_idle(city, n, reach) for city in europe}
 
     # S2: terminal -> a server 1 ms behind its PoP, idle (Ookla's median latency
     # per country: a Speedtest server near the user, reached through the PoP).
