@@ -16,6 +16,10 @@ use super::plan::{bytes_in, quic_stretches, Plan};
 
 /// Bytes charged per QUIC connection for both ends' quinn and rustls state
 /// (connection, streams, packet spaces, TLS session), beside its data.
+/// Measured: 57 KB a connection (peak resident memory of 101 and 401 bulk
+/// QUIC flows sharing a 10 Mb/s, 5 ms link for 3 s: 15.0 and 32.0 MB, the
+/// engine's per-flow state and report included); a little over twice that
+/// is charged, as for pcap packets.
 pub const BYTES_PER_QUIC_CONNECTION: u64 = 128 * 1024;
 /// IPv4 and UDP headers of a datagram.
 const UDP_HEADERS: u64 = 28;
