@@ -412,6 +412,15 @@ impl DirMotion {
 mod tests {
     use super::*;
 
+    /// Kuiper-630's satellites at the J2000 epoch (the tests' orbits).
+    fn kuiper_orbiters() -> Vec<crate::mobility::Orbiter> {
+        crate::mobility::preset("kuiper-630")
+            .unwrap()
+            .shell
+            .orbiters(crate::mobility::Epoch::Y2000)
+            .unwrap()
+    }
+
     #[test]
     fn the_inline_delay_is_geos_bit_for_bit() {
         // Ranges from a metre to beyond GEO, drawn at random, and ranges
@@ -445,12 +454,8 @@ mod tests {
         // the delay equals the one from Positions::position_sampled (each
         // orbit with its own Sampled cache, fixed places and tracks exact).
         use crate::geo::{geodetic_to_ecef, Track, Waypoint};
-        use crate::mobility::{preset, Epoch, Sampled};
-        let orb = preset("kuiper-630")
-            .unwrap()
-            .shell
-            .orbiters(Epoch::Y2000)
-            .unwrap();
+        use crate::mobility::Sampled;
+        let orb = kuiper_orbiters();
         let wp = |at_s, lat_deg, lon_deg, alt_m| Waypoint {
             lat_deg,
             lon_deg,
@@ -526,12 +531,8 @@ mod tests {
         // from the satellite (a mask below its horizon; never shown: its up
         // moves), and a range rule.
         use crate::geo::Vec3;
-        use crate::mobility::{preset, Epoch, Sampled};
-        let orb = preset("kuiper-630")
-            .unwrap()
-            .shell
-            .orbiters(Epoch::Y2000)
-            .unwrap();
+        use crate::mobility::Sampled;
+        let orb = kuiper_orbiters();
         let sat = NodeMotion::Orbit(orb[17].clone());
         let under = sat
             .position(0.0)
