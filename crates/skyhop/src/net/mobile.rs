@@ -241,6 +241,7 @@ struct Candidate {
 }
 
 /// A moving network at run time.
+#[derive(Clone)]
 pub struct MovingNet {
     pub plan: MotionPlan,
     pub nodes: usize,
@@ -403,6 +404,76 @@ pub struct RoutingState {
     pub dist: Vec<Vec<u64>>,
     /// Recomputations so far.
     pub updates: u64,
+    /// The next recomputation, under way on a thread of its own.
+    ahead: Option<Ahead>,
+    /// The copy of the network that thread works on, between recomputations.
+    spare: Option<MovingNet>,
+    /// Never run ahead (every recomputation on the caller's thread).
+    pub synchronous: bool,
+    /// Recomputations taken from a thread that ran ahead.
+    pub taken_ahead: u64,
+}
+
+/// A recomputation started ahead of its time: the graph and the trees of
+/// `t` are a function of `t` alone (the positions then, the links
+/// visible), so they can be built while the run simulates the epoch
+/// before, on the processor's other core. The main thread takes them at
+/// `t` instead of building them; results are the same bit for bit.
+struct Ahead {
+    t: Dur,
+    handle: std::thread::JoinHandle<Prepared>,
+}
+
+/// What a recomputation ahead hands back.
+struct Prepared {
+    net: MovingNet,
+    graph: Graph,
+    /// The destinations it computed (those in use when it started: a
+    /// prefix of the destinations at `t`, which only grow).
+    dests: Vec<u32>,
+    next: Vec<Vec<u32>>,
+    dist: Vec<Vec<u64>>,
+}
+
+/// Whether recomputations run ahead on a thread of their own: where the
+/// machine has a second processor to run them, and a recomputation costs
+/// more than starting a thread (some tens of microseconds): `nodes` ×
+/// `dests` of at least [`AHEAD_MIN_WORK`] (a constellation's hundreds of
+/// satellites, not a few aircraft and their ground stations).
+fn ahead_enabled(nodes: usize, dests: usize) -> bool {
+    nodes.saturating_mul(dests) >= AHEAD_MIN_WORK
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
+
+/// Nodes × destinations from which recomputations run ahead (a tree over
+/// a thousand nodes takes some hundreds of microseconds).
+const AHEAD_MIN_WORK: usize = 2_000;
+
+/// The graph of `t` and every destination's tree on it.
+fn prepare(mut net: MovingNet, t: Dur, dests: Vec<u32>) -> Prepared {
+    let g = snapshot_at(&mut net, t);
+    let (mut next, mut dist) = (vec![Vec::new(); dests.len()], vec![Vec::new(); dests.len()]);
+    for (i, &d) in dests.iter().enumerate() {
+        g.tree_to(d, &mut dist[i], &mut next[i]);
+    }
+    Prepared {
+        net,
+        graph: g,
+        dests,
+        next,
+        dist,
+    }
+}
+
+/// The routing graph of the epoch starting at `t` (links up at `t` and,
+/// when routes hold for the epoch, still up at its end).
+fn snapshot_at(net: &mut MovingNet, t: Dur) -> Graph {
+    let until = net
+        .plan
+        .routing
+        .holds_for_epoch()
+        .then(|| net.plan.routing.next_after(t).as_secs_f64());
+    net.snapshot(t.as_secs_f64(), until)
 }
 
 impl RoutingState {
@@ -429,16 +500,55 @@ impl RoutingState {
 
     /// Recompute every destination's tree at `t_s` (with the policy's epoch end).
     pub fn recompute(&mut self, net: &mut MovingNet, t: Dur) {
-        let until = net
-            .plan
-            .routing
-            .holds_for_epoch()
-            .then(|| net.plan.routing.next_after(t).as_secs_f64());
-        let g = net.snapshot(t.as_secs_f64(), until);
-        self.recompute_on(&g);
+        let g = match self.take_ahead(t) {
+            Some(g) => g,
+            None => {
+                let g = snapshot_at(net, t);
+                self.recompute_on(&g);
+                g
+            }
+        };
         if let Some(a) = net.plan.access.as_deref() {
             a.install(t, &g, &self.dests, &mut self.next, &mut self.dist);
         }
+        if !self.synchronous && ahead_enabled(net.nodes, self.dests.len()) {
+            let next_t = net.plan.routing.next_after(t);
+            let wnet = self.spare.take().unwrap_or_else(|| net.clone());
+            let dests = self.dests.clone();
+            let handle = std::thread::Builder::new()
+                .name("skyhop-routes".into())
+                .spawn(move || prepare(wnet, next_t, dests))
+                .expect("a thread for the next route recomputation");
+            self.ahead = Some(Ahead { t: next_t, handle });
+        }
+    }
+
+    /// The recomputation of `t` built ahead, if one was: its trees taken
+    /// in (those of destinations added since computed here), its graph
+    /// returned. `None`: none was started for `t`; compute it now.
+    fn take_ahead(&mut self, t: Dur) -> Option<Graph> {
+        let ahead = self.ahead.take()?;
+        let at = ahead.t;
+        let p = match ahead.handle.join() {
+            Ok(p) => p,
+            Err(e) => std::panic::resume_unwind(e),
+        };
+        self.spare = Some(p.net);
+        let k = p.dests.len();
+        if at != t || self.dests.get(..k) != Some(&p.dests[..]) {
+            return None;
+        }
+        for (i, (next, dist)) in p.next.into_iter().zip(p.dist).enumerate() {
+            self.next[i] = next;
+            self.dist[i] = dist;
+        }
+        for s in k..self.dests.len() {
+            p.graph
+                .tree_to(self.dests[s], &mut self.dist[s], &mut self.next[s]);
+        }
+        self.updates += 1;
+        self.taken_ahead += 1;
+        Some(p.graph)
     }
 
     /// Recompute every destination's tree on graph `g`.
@@ -556,5 +666,102 @@ mod tests {
             ))
         ));
         assert!(net.link_kind(1, 2).is_none());
+    }
+
+    /// Kuiper-630 with its +Grid and six cities, every 100 ms.
+    fn kuiper_with_cities() -> MovingNet {
+        let shell = crate::mobility::preset("kuiper-630").unwrap().shell;
+        let (planes, per) = (shell.planes, shell.per_plane);
+        let orbiters = shell.orbiters(crate::mobility::Epoch::Y2000).unwrap();
+        let cities = [
+            (51.5, -0.1),
+            (40.7, -74.0),
+            (35.7, 139.7),
+            (-33.9, 151.2),
+            (19.1, 72.9),
+            (-23.5, -46.6),
+        ];
+        let g = cities.len() as u32;
+        let mut nodes: Vec<Option<NodeMotion>> = cities
+            .iter()
+            .map(|&(lat, lon)| Some(NodeMotion::Fixed(geodetic_to_ecef(lat, lon, 0.0))))
+            .collect();
+        nodes.extend(orbiters.into_iter().map(|o| Some(NodeMotion::Orbit(o))));
+        let sat = |p: u32, k: u32| g + (p % planes) * per + k % per;
+        let mut isls = Vec::new();
+        for p in 0..planes {
+            for k in 0..per {
+                isls.push((sat(p, k), sat(p, k + 1)));
+                isls.push((sat(p, k), sat(p + 1, k)));
+            }
+        }
+        let n = nodes.len() as u32;
+        let plan = MotionPlan {
+            positions: Arc::new(Positions { nodes }),
+            extra_nodes: (g..n).map(|i| format!("s{i}")).collect(),
+            links: vec![],
+            isls,
+            isl_class: 0,
+            gsls: vec![GslRule {
+                grounds: (0..g).collect(),
+                sats: g..n,
+                min_elevation_deg: 30.0,
+                max_range_m: None,
+                class: 0,
+            }],
+            classes: vec![],
+            routing: RoutingPolicy::Interval(Dur::from_millis(100)),
+            when_down: WhenDown::Drop,
+            lose_in_flight: false,
+            access: None,
+            start_spread: Dur::ZERO,
+            start_offset: Dur::ZERO,
+        };
+        MovingNet::new(plan, &[])
+    }
+
+    #[test]
+    fn routes_built_ahead_are_the_routes_built_in_turn() {
+        // Two routing states over the same network, one always on the
+        // caller's thread, through ten updates; destinations are added
+        // between updates (after the next update was started ahead with
+        // the destinations before), and one update comes off its schedule
+        // (the one started ahead is then not used).
+        let mut net = kuiper_with_cities();
+        let mut now = RoutingState::new(net.nodes);
+        now.synchronous = true;
+        let mut ahead = RoutingState::new(net.nodes);
+        for rs in [&mut now, &mut ahead] {
+            rs.slot(0);
+            rs.slot(3);
+        }
+        let mut t = Dur::ZERO;
+        for step in 0..10 {
+            if step == 4 {
+                t = Dur(t.0 + 37_000_000);
+            }
+            now.recompute(&mut net, t);
+            ahead.recompute(&mut net, t);
+            assert_eq!(now.dests, ahead.dests, "at {t}");
+            assert!(now.next == ahead.next && now.dist == ahead.dist, "at {t}");
+            // Every city reaches every destination through the grid.
+            for s in 0..now.dests.len() as u32 {
+                for src in 0..6 {
+                    assert!(!now.path(s, src).is_empty(), "{src} to slot {s} at {t}");
+                }
+            }
+            if step == 2 || step == 6 {
+                for rs in [&mut now, &mut ahead] {
+                    rs.slot(1 + step as u32 / 2);
+                }
+            }
+            t = net.plan.routing.next_after(t);
+        }
+        assert_eq!(now.dests.len(), 4);
+        assert_eq!(now.taken_ahead, 0);
+        if ahead_enabled(net.nodes, 2) {
+            // Taken at every update but the first and the one off schedule.
+            assert_eq!(ahead.taken_ahead, 8);
+        }
     }
 }
