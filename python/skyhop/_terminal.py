@@ -404,9 +404,9 @@ def print_bench_table(report: dict[str, Any]) -> None:
     from rich.table import Table
 
     rounds = report.get("rounds", 1)
-    title = "skyhop bench (one thread)"
+    title = "skyhop bench (one run at a time)"
     if rounds > 1:
-        title = f"skyhop bench (one thread; fastest of {rounds} rounds)"
+        title = f"skyhop bench (one run at a time; fastest of {rounds} rounds)"
     table = Table(title=title)
     cols = ["scenario", "runs", "wall (s)", "events/s", "packet-hops/s", "sim s / wall s"]
     compared = [r for r in report["results"] if "baseline" in r]

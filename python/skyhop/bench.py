@@ -1,7 +1,8 @@
 """``skyhop bench``: how fast the engine simulates.
 
-Runs each benchmark scenario for a number of seeds, one after the other on
-one thread, and reports wall time, events per second, packet-hops per second
+Runs each benchmark scenario for a number of seeds, one after the other
+(a moving world's next route trees are built ahead on a second thread
+where the machine has one), and reports wall time, events per second, packet-hops per second
 (one packet crossing one link direction) and simulated seconds per wall
 second, from the engine counters of each RunResult; for a scenario with QUIC
 flows also the QUIC datagrams (both ends of every connection) per second of

@@ -530,7 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
         "bench",
         help="measure simulator speed (events/s, packet-hops/s)",
         description="Run benchmark scenarios and report wall time, events per second, "
-        "packet-hops per second and simulated seconds per wall second (one thread).",
+        "packet-hops per second and simulated seconds per wall second (one run at a time).",
     )
     p_bench.add_argument(
         "scenarios",
