@@ -629,27 +629,8 @@ mod tests {
                 fixed(0.0, 15.0, 550e3),
             ],
         });
-        let plan = MotionPlan {
-            positions,
-            extra_nodes: vec!["s1".into(), "s2".into(), "s3".into()],
-            links: vec![],
-            isls: vec![],
-            isl_class: 0,
-            gsls: vec![GslRule {
-                grounds: vec![0],
-                sats: 1..4,
-                min_elevation_deg: 25.0,
-                max_range_m: None,
-                class: 0,
-            }],
-            classes: vec![],
-            routing: RoutingPolicy::Interval(Dur::from_millis(100)),
-            when_down: WhenDown::Drop,
-            lose_in_flight: false,
-            access: None,
-            start_spread: Dur::ZERO,
-            start_offset: Dur::ZERO,
-        };
+        let extra = vec!["s1".into(), "s2".into(), "s3".into()];
+        let plan = test_plan(positions, extra, vec![], vec![0], 1..4, 25.0);
         let mut net = MovingNet::new(plan, &[]);
         let g = net.snapshot(0.0, None);
         assert_eq!(g.edges(), 2);
@@ -696,16 +677,32 @@ mod tests {
             }
         }
         let n = nodes.len() as u32;
-        let plan = MotionPlan {
-            positions: Arc::new(Positions { nodes }),
-            extra_nodes: (g..n).map(|i| format!("s{i}")).collect(),
+        let extra = (g..n).map(|i| format!("s{i}")).collect();
+        let positions = Arc::new(Positions { nodes });
+        let plan = test_plan(positions, extra, isls, (0..g).collect(), g..n, 30.0);
+        MovingNet::new(plan, &[])
+    }
+
+    /// A plan of no plan links: `isls`, and one ground-to-satellite rule
+    /// (by minimum elevation), routes every 100 ms.
+    fn test_plan(
+        positions: Arc<Positions>,
+        extra_nodes: Vec<String>,
+        isls: Vec<(u32, u32)>,
+        grounds: Vec<u32>,
+        sats: std::ops::Range<u32>,
+        min_elevation_deg: f64,
+    ) -> MotionPlan {
+        MotionPlan {
+            positions,
+            extra_nodes,
             links: vec![],
             isls,
             isl_class: 0,
             gsls: vec![GslRule {
-                grounds: (0..g).collect(),
-                sats: g..n,
-                min_elevation_deg: 30.0,
+                grounds,
+                sats,
+                min_elevation_deg,
                 max_range_m: None,
                 class: 0,
             }],
@@ -716,8 +713,7 @@ mod tests {
             access: None,
             start_spread: Dur::ZERO,
             start_offset: Dur::ZERO,
-        };
-        MovingNet::new(plan, &[])
+        }
     }
 
     #[test]
