@@ -408,7 +408,8 @@ pub struct RoutingState {
     ahead: Option<Ahead>,
     /// The copy of the network that thread works on, between recomputations.
     spare: Option<MovingNet>,
-    /// Never run ahead (every recomputation on the caller's thread).
+    /// Never run ahead (every recomputation on the caller's thread): set
+    /// where the machine has no second processor to run ahead on.
     pub synchronous: bool,
     /// Recomputations taken from a thread that ran ahead.
     pub taken_ahead: u64,
@@ -435,27 +436,31 @@ struct Prepared {
     dist: Vec<Vec<u64>>,
 }
 
-/// Whether recomputations run ahead on a thread of their own: where the
-/// machine has a second processor to run them, and a recomputation costs
-/// more than starting a thread (some tens of microseconds): `nodes` ×
-/// `dests` of at least [`AHEAD_MIN_WORK`] (a constellation's hundreds of
-/// satellites, not a few aircraft and their ground stations).
-fn ahead_enabled(nodes: usize, dests: usize) -> bool {
+/// Whether a recomputation is worth a thread of its own (it costs more
+/// than starting one, some tens of microseconds): `nodes` × `dests` of at
+/// least [`AHEAD_MIN_WORK`] (a constellation's hundreds of satellites, not
+/// a few aircraft and their ground stations).
+fn worth_ahead(nodes: usize, dests: usize) -> bool {
     nodes.saturating_mul(dests) >= AHEAD_MIN_WORK
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
 }
 
 /// Nodes × destinations from which recomputations run ahead (a tree over
 /// a thousand nodes takes some hundreds of microseconds).
 const AHEAD_MIN_WORK: usize = 2_000;
 
+/// The tree towards each of `dests` on `g`, into `dist` and `next` (one
+/// entry per destination).
+fn trees_on(g: &Graph, dests: &[u32], dist: &mut [Vec<u64>], next: &mut [Vec<u32>]) {
+    for (i, &d) in dests.iter().enumerate() {
+        g.tree_to(d, &mut dist[i], &mut next[i]);
+    }
+}
+
 /// The graph of `t` and every destination's tree on it.
 fn prepare(mut net: MovingNet, t: Dur, dests: Vec<u32>) -> Prepared {
     let g = snapshot_at(&mut net, t);
     let (mut next, mut dist) = (vec![Vec::new(); dests.len()], vec![Vec::new(); dests.len()]);
-    for (i, &d) in dests.iter().enumerate() {
-        g.tree_to(d, &mut dist[i], &mut next[i]);
-    }
+    trees_on(&g, &dests, &mut dist, &mut next);
     Prepared {
         net,
         graph: g,
@@ -480,6 +485,7 @@ impl RoutingState {
     pub fn new(nodes: usize) -> RoutingState {
         RoutingState {
             slot_of: vec![NO_HOP; nodes],
+            synchronous: std::thread::available_parallelism().is_ok_and(|n| n.get() < 2),
             ..Default::default()
         }
     }
@@ -511,7 +517,7 @@ impl RoutingState {
         if let Some(a) = net.plan.access.as_deref() {
             a.install(t, &g, &self.dests, &mut self.next, &mut self.dist);
         }
-        if !self.synchronous && ahead_enabled(net.nodes, self.dests.len()) {
+        if !self.synchronous && worth_ahead(net.nodes, self.dests.len()) {
             let next_t = net.plan.routing.next_after(t);
             let wnet = self.spare.take().unwrap_or_else(|| net.clone());
             let dests = self.dests.clone();
@@ -542,10 +548,12 @@ impl RoutingState {
             self.next[i] = next;
             self.dist[i] = dist;
         }
-        for s in k..self.dests.len() {
-            p.graph
-                .tree_to(self.dests[s], &mut self.dist[s], &mut self.next[s]);
-        }
+        trees_on(
+            &p.graph,
+            &self.dests[k..],
+            &mut self.dist[k..],
+            &mut self.next[k..],
+        );
         self.updates += 1;
         self.taken_ahead += 1;
         Some(p.graph)
@@ -561,9 +569,7 @@ impl RoutingState {
     pub fn recompute_on_threads(&mut self, g: &Graph, threads: usize) {
         let n = self.dests.len();
         if threads <= 1 || n < 2 * threads {
-            for s in 0..n {
-                g.tree_to(self.dests[s], &mut self.dist[s], &mut self.next[s]);
-            }
+            trees_on(g, &self.dests, &mut self.dist, &mut self.next);
         } else {
             let chunk = n.div_ceil(threads);
             std::thread::scope(|sc| {
@@ -573,11 +579,7 @@ impl RoutingState {
                     .zip(self.dist.chunks_mut(chunk))
                     .zip(self.next.chunks_mut(chunk))
                 {
-                    sc.spawn(move || {
-                        for i in 0..dests.len() {
-                            g.tree_to(dests[i], &mut dist[i], &mut next[i]);
-                        }
-                    });
+                    sc.spawn(move || trees_on(g, dests, dist, next));
                 }
             });
         }
@@ -755,7 +757,7 @@ mod tests {
         }
         assert_eq!(now.dests.len(), 4);
         assert_eq!(now.taken_ahead, 0);
-        if ahead_enabled(net.nodes, 2) {
+        if !ahead.synchronous {
             // Taken at every update but the first and the one off schedule.
             assert_eq!(ahead.taken_ahead, 8);
         }
