@@ -262,14 +262,21 @@ def read_results_json(path: str | os.PathLike[str], key: str) -> Any:
 
 
 def read_results_table(path: str | os.PathLike[str], key: str = "plot"):
-    """A Parquet table of a sweep; ScenarioError naming a damaged one."""
-    import io
+    """A Parquet table of a sweep; ScenarioError naming a damaged one.
 
+    The bytes are handed to Arrow as a copy Arrow owns, never as a Python
+    file object: Arrow may drop its last reference to its source on one of
+    its own threads after the read returns, and a Python object dropped there
+    while the interpreter exits aborts the process ("terminate called without
+    an active exception", SIGABRT) in place of skyhop's exit status."""
     import pandas as pd
+    import pyarrow as pa
 
     data = read_results_bytes(path, key)
+    sink = pa.BufferOutputStream()
+    sink.write(data)
     try:
-        return pd.read_parquet(io.BytesIO(data))
+        return pd.read_parquet(pa.BufferReader(sink.getvalue()))
     except Exception as e:  # pyarrow's errors are many; any of them: one line
         raise ScenarioError(
             os.fspath(path), key, f"cannot read it as a Parquet table ({type(e).__name__}: {e})"
