@@ -287,3 +287,32 @@ def test_a_sweep_summary_sizes_the_proxies(tmp_path, monkeypatch, capsys):
         }
     print_sweep_table("sw", doc)
     assert "occupancy" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("reader", ["file", "results"])
+def test_parquet_is_read_from_a_source_arrow_owns(tmp_path, monkeypatch, reader):
+    """Arrow may release the source of a read on one of its own threads after
+    the read returns; a Python file object released there while the
+    interpreter exits aborts the process (SIGABRT, "terminate called without
+    an active exception"). So skyhop's Parquet reads hand pandas an Arrow
+    file (a path would become a Python file object under pandas < 3, a
+    BytesIO is one), and read the same table as pandas does from the path."""
+    import pyarrow as pa
+
+    from skyhop.documents import read_results_table
+    from skyhop.tables import read_parquet
+
+    path = tmp_path / "t.parquet"
+    df = pd.DataFrame({"seed": [1, 2], "flow": ["a", "b"], "goodput_bps": [1.5, None]})
+    df.to_parquet(path, index=False)
+    seen = []
+    real = pd.read_parquet
+
+    def spy(source, *args, **kwargs):
+        seen.append(source)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(pd, "read_parquet", spy)
+    got = read_parquet(path) if reader == "file" else read_results_table(path)
+    assert len(seen) == 1 and isinstance(seen[0], pa.NativeFile), seen
+    pd.testing.assert_frame_equal(got, real(path))

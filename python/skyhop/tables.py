@@ -26,11 +26,13 @@ clash with a field of the records or a column of the head, as for ``links``
 the name does not end in ``s``). A record of a top-level table gets the head
 and its index.
 
-Only the standard library is imported here; pandas only by :func:`frame`.
+Only the standard library is imported here; pandas only by :func:`frame`
+and :func:`read_parquet` (with pyarrow).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "frame",
     "index_column",
     "is_table",
+    "read_parquet",
 ]
 
 #: one list of records of one run: ``{"table": NAME, "flow": FLOW or None, "records": [...]}``
@@ -144,3 +147,19 @@ def numeric_nulls(df):
         ):
             df[col] = df[col].astype("float64")
     return df
+
+
+def read_parquet(path: str | os.PathLike[str]):
+    """A Parquet file skyhop wrote, as a DataFrame (``pandas.read_parquet``'s).
+
+    The file is handed to Arrow opened by Arrow (``pyarrow.OSFile``), never
+    as a Python file object, which pandas before 3.0 makes of a local path:
+    Arrow may drop its last reference to the file on one of its own threads
+    after the read returns, and a Python object released there while the
+    interpreter exits aborts the process ("terminate called without an
+    active exception") in place of the command's exit status."""
+    import pandas as pd
+    import pyarrow as pa
+
+    with pa.OSFile(os.fspath(path)) as f:
+        return pd.read_parquet(f)

@@ -157,6 +157,7 @@ def _run_one(exp: Experiment, ctx: Context) -> dict[str, Any]:
     import pandas as pd
 
     from .._output import write_table
+    from ..tables import read_parquet
 
     ctx.out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -176,7 +177,7 @@ def _run_one(exp: Experiment, ctx: Context) -> dict[str, Any]:
     for d in sorted((ctx.out / "sweeps").iterdir()):
         f = d / "results.parquet"
         if f.exists():
-            df = pd.read_parquet(f)
+            df = read_parquet(f)
             df.insert(0, "sweep", d.name)
             frames.append(df)
     if frames:

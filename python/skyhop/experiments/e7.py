@@ -424,9 +424,9 @@ class E7:
                 rows["short_completion_s"] = stats([r["short_s"] for r in runs])
             px = ctx.out / "sweeps" / name / "proxies.parquet"
             if args.get("proxies") and px.exists():
-                import pandas as pd
+                from ..tables import read_parquet
 
-                pf = pd.read_parquet(px)
+                pf = read_parquet(px)
                 rows["proxy_max_occupancy_bytes"] = {
                     node: stats(list(g["max_occupancy_bytes"]))
                     for node, g in pf.groupby(pf["node"].str.rstrip("0123456789"))

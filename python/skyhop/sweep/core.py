@@ -233,7 +233,7 @@ def sweep_frame(
     a DataFrame. Warnings become ``RuntimeWarning`` unless ``on_warning`` is given."""
     import warnings
 
-    import pandas as pd
+    from ..tables import read_parquet
 
     def warn(message: str) -> None:
         warnings.warn(message, RuntimeWarning, stacklevel=6)
@@ -258,9 +258,9 @@ def sweep_frame(
             )
         with tempfile.TemporaryDirectory(prefix="skyhop-sweep-") as tmp:
             run_sweep(scenario, grid, out=tmp, **kwargs)
-            return pd.read_parquet(Path(tmp) / "results.parquet")
+            return read_parquet(Path(tmp) / "results.parquet")
     info = run_sweep(scenario, grid, out=out, resume=resume, **kwargs)
-    df = pd.read_parquet(Path(out) / "results.parquet")
+    df = read_parquet(Path(out) / "results.parquet")
     df.attrs["tables"] = info["tables"]
     if "traces" in info:
         df.attrs["traces"] = info["traces"]
