@@ -265,10 +265,7 @@ def read_results_table(path: str | os.PathLike[str], key: str = "plot"):
     """A Parquet table of a sweep; ScenarioError naming a damaged one.
 
     The bytes are handed to Arrow as a copy Arrow owns, never as a Python
-    file object: Arrow may drop its last reference to its source on one of
-    its own threads after the read returns, and a Python object dropped there
-    while the interpreter exits aborts the process ("terminate called without
-    an active exception", SIGABRT) in place of skyhop's exit status."""
+    file object (why: :func:`skyhop.tables.read_parquet`)."""
     import pandas as pd
     import pyarrow as pa
 
